@@ -1,0 +1,1 @@
+"""Zhejiang and Fujian mahjong server."""

@@ -1,0 +1,699 @@
+"""One hand (盘) as a deterministic state machine: ``state, events = step(state, action)``.
+
+The same ruleset, seed, context and action list give the same hand, bit for bit. `step`
+refuses an illegal action with `IllegalAction(code)` and leaves the state it was given
+untouched (it works on a copy). Draws, replacement draws and the end of the wall happen
+inside `step`: the state always waits for a seat's decision, or has ended.
+
+Phases:
+- ``turn``: the seat in turn discards, declares 暗杠 / 加杠, or 胡 (自摸).
+- ``claim``: after a discard, the seats offered a claim answer (胡 > 碰/杠 > 吃; several 胡:
+  the first seat after the discarder, 截和, unless the variant has 一炮多响). The window
+  resolves as soon as no answer still to come could change the result.
+- ``rob``: after a 加杠, seats that can 胡 on the added tile may rob it (抢杠).
+- ``ended``: won, drawn (流局) or escaped; `settlement` holds the points.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.rules.actions import (
+    Action,
+    AddedKong,
+    Chow,
+    ConcealedKong,
+    Discard,
+    Escape,
+    ExposedKong,
+    Hu,
+    Pass,
+    Pung,
+)
+from app.rules.errors import IllegalAction
+from app.rules.events import (
+    Dealt,
+    Discarded,
+    Drew,
+    Escaped,
+    Event,
+    ExhaustiveDraw,
+    HandEnded,
+    HandStarted,
+    Melded,
+    TransferRecord,
+    WildTurned,
+    Won,
+)
+from app.rules.tiles import NUM_KINDS, Tile, counts_of, tiles_of
+from app.rules.variants.base import Ruleset, Settlement, TableContext, WildSetup
+from app.rules.wall import Dice, Wall, deal, roll_dice, shuffled
+
+Phase = Literal["turn", "claim", "rob", "ended"]
+MeldKind = Literal["chow", "pung", "exposed_kong", "concealed_kong", "added_kong"]
+KONGS = ("exposed_kong", "concealed_kong", "added_kong")
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A declared set. `tiles` are physical; `plays_as` is the kind it plays as (a chow's
+    lowest tile, or the pung/kong tile), which differs only for 白板 standing for the face."""
+
+    kind: MeldKind
+    tiles: tuple[Tile, ...]
+    plays_as: Tile
+    claimed: Tile | None = None
+    from_seat: int | None = None
+
+    @property
+    def is_kong(self) -> bool:
+        return self.kind in KONGS
+
+
+@dataclass(frozen=True, slots=True)
+class RiverTile:
+    """A discard, in the order of play; `claimed` once another seat took it."""
+
+    seat: int
+    tile: Tile
+    claimed: bool = False
+
+
+@dataclass(slots=True)
+class ClaimWindow:
+    tile: Tile
+    discarder: int
+    robbing: bool  # a 加杠 being robbed (抢杠), not a discard
+    options: dict[int, tuple[Action, ...]]
+    answers: dict[int, Action] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class WinRecord:
+    """A 胡, with the facts scoring needs."""
+
+    seat: int
+    from_seat: int | None  # the discarder (犯枪) or the robbed seat; None for 自摸
+    tile: Tile | None  # the winning tile (physical); None for a dealt 天胡
+    self_draw: bool
+    robbed_kong: bool = False
+    kong_win: bool = False  # won on a replacement draw (杠上开花)
+    dealt_hand: bool = False  # the dealt hand plus at most its first draw (天胡 / 地胡)
+
+
+@dataclass(slots=True)
+class HandState:
+    ruleset: Ruleset
+    ctx: TableContext
+    seed: int
+    dice: Dice
+    wild: WildSetup
+    wall: Wall
+    concealed: list[list[int]]  # per seat, counts of physical kinds 0-41
+    melds: list[list[Meld]]
+    river: list[RiverTile]
+    phase: Phase = "turn"
+    turn: int = 0
+    drawn: Tile | None = None  # what the seat in turn just drew
+    from_tail: bool = False
+    may_self_win: bool = True
+    window: ClaimWindow | None = None
+    draws: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    penalties: list[Event] = field(default_factory=list)
+    wins: list[WinRecord] = field(default_factory=list)
+    escaped: int | None = None
+    outcome: str | None = None
+    settlement: Settlement | None = None
+    steps: int = 0
+
+    @property
+    def dealer(self) -> int:
+        return self.ctx.dealer
+
+    def clone(self) -> HandState:
+        window = self.window
+        if window is not None:
+            window = ClaimWindow(
+                window.tile, window.discarder, window.robbing, window.options, dict(window.answers)
+            )
+        return HandState(
+            self.ruleset,
+            self.ctx,
+            self.seed,
+            self.dice,
+            self.wild,
+            self.wall,
+            [c[:] for c in self.concealed],
+            [m[:] for m in self.melds],
+            self.river[:],
+            self.phase,
+            self.turn,
+            self.drawn,
+            self.from_tail,
+            self.may_self_win,
+            window,
+            self.draws[:],
+            self.penalties[:],
+            self.wins[:],
+            self.escaped,
+            self.outcome,
+            self.settlement,
+            self.steps,
+        )
+
+    # --- what tiles play as -------------------------------------------------------------
+
+    def plays_as(self, tile: Tile) -> Tile | None:
+        """The kind a physical tile plays as: None for a wild, the face for its substitute."""
+        wild = self.wild
+        if tile == wild.wild:
+            return None
+        if tile == wild.substitute:
+            return wild.wild
+        return tile
+
+    def physical(self, kind: Tile) -> Tile:
+        """The physical tile that plays as `kind` (the inverse of `plays_as`)."""
+        if kind == self.wild.wild and self.wild.substitute is not None:
+            return self.wild.substitute
+        return kind
+
+    def effective(self, seat: int) -> tuple[list[int], int]:
+        """The seat's concealed tiles as they play: a 34-count vector and the wild count."""
+        counts = self.concealed[seat][:NUM_KINDS]
+        wild, sub = self.wild.wild, self.wild.substitute
+        if wild is None:
+            return counts, 0
+        wilds = counts[wild]
+        counts[wild] = 0
+        if sub is not None:
+            counts[wild] = counts[sub]
+            counts[sub] = 0
+        return counts, wilds
+
+    def winning_counts(self, win: WinRecord) -> tuple[list[int], int]:
+        """The winner's concealed tiles as they play, the winning tile included (with several
+        winners on one discard, only the nearest holds the tile itself)."""
+        counts, wilds = self.effective(win.seat)
+        if win.tile is not None and self.wins and win is not self.wins[0]:
+            kind = self.plays_as(win.tile)
+            if kind is None:
+                wilds += 1
+            else:
+                counts[kind] += 1
+        return counts, wilds
+
+    def hand_tiles(self, seat: int) -> list[Tile]:
+        return tiles_of(self.concealed[seat])
+
+    def can_win_with(self, seat: int, tile: Tile | None) -> bool:
+        counts, wilds = self.effective(seat)
+        if tile is not None:
+            kind = self.plays_as(tile)
+            if kind is None:
+                wilds += 1
+            else:
+                counts[kind] += 1
+        return self.ruleset.can_win(self, seat, counts, wilds)
+
+
+# --- starting a hand -------------------------------------------------------------------
+
+
+def new_hand(ruleset: Ruleset, seed: int, ctx: TableContext) -> tuple[HandState, list[Event]]:
+    """Shuffle, roll, deal and turn the wild. Every random choice of the hand happens here,
+    from `random.Random(seed)`."""
+    rng = random.Random(seed)
+    dice = roll_dice(rng)
+    wall = Wall(shuffled(ruleset.tile_set(), rng))
+    dealt, wall = deal(wall, ctx.dealer, ruleset.hand_size)
+    wild, wall = ruleset.setup_wild(wall, rng, ctx.dealer)
+    wall = wall.with_reserve(ruleset.tail_reserve)
+    concealed = []
+    for tiles in dealt:
+        counts = [0] * 42
+        for t in tiles:
+            counts[t] += 1
+        concealed.append(counts)
+    state = HandState(
+        ruleset=ruleset,
+        ctx=ctx,
+        seed=seed,
+        dice=dice,
+        wild=wild,
+        wall=wall,
+        concealed=concealed,
+        melds=[[], [], [], []],
+        river=[],
+        turn=ctx.dealer,
+    )
+    events: list[Event] = [HandStarted(ruleset.name, ctx.dealer, dice, len(ruleset.tile_set()))]
+    events += [Dealt(s, len(dealt[s]), tuple(sorted(dealt[s]))) for s in range(4)]
+    if wild.wild is not None and wild.indicator is not None:
+        events.append(WildTurned(wild.dice, wild.indicator, wild.wild, wild.substitute))
+    return state, events
+
+
+# --- what a seat may do ----------------------------------------------------------------
+
+
+def pending_seats(state: HandState) -> list[int]:
+    """The seats whose decision the hand is waiting for."""
+    if state.phase == "turn":
+        return [state.turn]
+    if state.phase in ("claim", "rob") and state.window is not None:
+        w = state.window
+        return [s for s in w.options if s not in w.answers]
+    return []
+
+
+def legal_actions(state: HandState, seat: int) -> list[Action]:
+    """Every action `seat` may take now (Escape, always accepted, is not listed)."""
+    if state.phase == "turn":
+        if seat != state.turn:
+            return []
+        actions: list[Action] = []
+        if state.may_self_win and state.can_win_with(seat, None):
+            actions.append(Hu(seat))
+        actions += _kongs(state, seat)
+        actions += [Discard(seat, t) for t in _discardable(state, seat)]
+        return actions
+    if state.phase in ("claim", "rob") and state.window is not None:
+        w = state.window
+        if seat in w.options and seat not in w.answers:
+            return [*w.options[seat], Pass(seat)]
+    return []
+
+
+def _discardable(state: HandState, seat: int) -> list[Tile]:
+    held = [t for t, c in enumerate(state.concealed[seat]) if c]
+    if state.ruleset.wild_discard == "forbidden" and state.wild.wild is not None:
+        without_wild = [t for t in held if t != state.wild.wild]
+        held = without_wild or held
+    return state.ruleset.allowed_discards(state, seat, held)
+
+
+def _kongs(state: HandState, seat: int) -> list[Action]:
+    if state.wall.remaining <= 0:
+        return []
+    counts, _ = state.effective(seat)
+    actions: list[Action] = [
+        ConcealedKong(seat, state.physical(k)) for k in range(NUM_KINDS) if counts[k] == 4
+    ]
+    for meld in state.melds[seat]:
+        if meld.kind == "pung" and counts[meld.plays_as]:
+            actions.append(AddedKong(seat, state.physical(meld.plays_as)))
+    return actions
+
+
+def _claim_options(state: HandState, seat: int, tile: Tile, last: bool) -> tuple[Action, ...]:
+    options: list[Action] = []
+    if state.can_win_with(seat, tile):
+        options.append(Hu(seat))
+    if last:
+        return tuple(options)
+    kind = state.plays_as(tile)
+    if kind is None:
+        return tuple(options)
+    counts, _ = state.effective(seat)
+    if counts[kind] >= 2:
+        options.append(Pung(seat))
+    if counts[kind] >= 3 and state.wall.remaining > 0:
+        options.append(ExposedKong(seat))
+    if state.ruleset.allow_chow and seat == (state.turn + 1) % 4 and kind < 27:
+        suit = kind // 9
+        for low in (kind - 2, kind - 1, kind):
+            if low < 0 or low // 9 != suit or (low + 2) // 9 != suit:
+                continue
+            others = [t for t in (low, low + 1, low + 2) if t != kind]
+            if all(counts[t] for t in others):
+                options.append(Chow(seat, low))
+    return tuple(options)
+
+
+# --- the step --------------------------------------------------------------------------
+
+
+def step(state: HandState, action: Action) -> tuple[HandState, list[Event]]:
+    """Apply one seat's action. Raises IllegalAction and leaves `state` untouched."""
+    _validate(state, action)
+    new = state.clone()
+    new.steps += 1
+    events: list[Event] = []
+    if isinstance(action, Escape):
+        _escape(new, action.seat, events)
+    elif new.phase == "turn":
+        _apply_turn(new, action, events)
+    else:
+        assert new.window is not None
+        new.window.answers[action.seat] = action
+        _resolve_window(new, events)
+    return new, events
+
+
+def _validate(state: HandState, action: Action) -> None:
+    if not isinstance(action, Action.__args__):  # type: ignore[attr-defined]
+        raise IllegalAction("unknown_action", f"not an action: {action!r}")
+    seat = action.seat
+    if not isinstance(seat, int) or not 0 <= seat < 4:
+        raise IllegalAction("bad_seat", f"no seat {seat!r}")
+    if state.phase == "ended":
+        raise IllegalAction("hand_over", "the hand has ended")
+    if isinstance(action, Escape):
+        return
+    if state.phase == "turn":
+        if seat != state.turn:
+            raise IllegalAction("not_your_turn", f"it is seat {state.turn}'s turn")
+        if isinstance(action, Discard):
+            tile = action.tile
+            if not isinstance(tile, int) or not 0 <= tile < 42 or not state.concealed[seat][tile]:
+                raise IllegalAction("tile_not_in_hand", f"seat {seat} holds no tile {tile!r}")
+            if tile not in _discardable(state, seat):
+                if tile == state.wild.wild:
+                    raise IllegalAction("wild_discard_forbidden", "a wild may not be discarded")
+                raise IllegalAction("discard_restricted", "the variant requires another discard")
+            return
+        if isinstance(action, Hu):
+            if not (state.may_self_win and state.can_win_with(seat, None)):
+                raise IllegalAction("cannot_win", "the hand is not complete")
+            return
+        if isinstance(action, (ConcealedKong, AddedKong)):
+            if action not in _kongs(state, seat):
+                code = "no_tiles_left" if state.wall.remaining <= 0 else "not_offered"
+                raise IllegalAction(code, f"no such kong for seat {seat}")
+            return
+        raise IllegalAction("not_offered", f"{action.type} is not possible on one's own turn")
+    window = state.window
+    assert window is not None
+    if seat not in window.options:
+        raise IllegalAction("not_your_turn", f"seat {seat} has no claim on this tile")
+    if seat in window.answers:
+        raise IllegalAction("already_answered", f"seat {seat} has answered")
+    if not isinstance(action, Pass) and action not in window.options[seat]:
+        raise IllegalAction("not_offered", f"{action.type} was not offered to seat {seat}")
+
+
+def _apply_turn(state: HandState, action: Action, events: list[Event]) -> None:
+    seat = action.seat
+    if isinstance(action, Discard):
+        _discard(state, seat, action.tile, events)
+    elif isinstance(action, Hu):
+        record = WinRecord(
+            seat=seat,
+            from_seat=None,
+            tile=state.drawn,
+            self_draw=True,
+            kong_win=state.from_tail,
+            dealt_hand=_is_dealt_hand(state, seat),
+        )
+        _win(state, [record], events)
+    elif isinstance(action, ConcealedKong):
+        kind = state.plays_as(action.tile)
+        assert kind is not None
+        state.concealed[seat][action.tile] -= 4
+        state.melds[seat].append(Meld("concealed_kong", (action.tile,) * 4, kind))
+        events.append(Melded(seat, "concealed_kong", (action.tile,) * 4))
+        _draw(state, seat, events, from_tail=True)
+    elif isinstance(action, AddedKong):
+        state.concealed[seat][action.tile] -= 1
+        options = {
+            s: (Hu(s),)
+            for s in _others(seat)
+            if state.can_win_with(s, action.tile)
+        }
+        if options:
+            state.phase = "rob"
+            state.window = ClaimWindow(action.tile, seat, True, options)
+            state.drawn = None
+        else:
+            _complete_added_kong(state, seat, action.tile, events)
+
+
+def _is_dealt_hand(state: HandState, seat: int) -> bool:
+    expected = 0 if seat == state.dealer else 1
+    return (
+        state.draws[seat] == expected
+        and not state.from_tail
+        and not state.melds[seat]
+        and all(r.seat != seat for r in state.river)
+    )
+
+
+def _discard(state: HandState, seat: int, tile: Tile, events: list[Event]) -> None:
+    state.concealed[seat][tile] -= 1
+    state.river.append(RiverTile(seat, tile))
+    state.drawn = None
+    state.from_tail = False
+    events.append(Discarded(seat, tile, tile == state.wild.wild))
+    penalties = state.ruleset.after_discard(state, seat, tile)
+    state.penalties += penalties
+    events += penalties
+    last = state.wall.live == 0
+    options: dict[int, tuple[Action, ...]] = {}
+    if state.plays_as(tile) is not None:  # a discarded wild is dead
+        for s in _others(seat):
+            offered = _claim_options(state, s, tile, last)
+            if offered:
+                options[s] = offered
+    if options:
+        state.phase = "claim"
+        state.window = ClaimWindow(tile, seat, False, options)
+    elif last:
+        _exhaustive_draw(state, events)
+    else:
+        _draw(state, (seat + 1) % 4, events)
+
+
+def _others(seat: int) -> list[int]:
+    """The other seats in turn order after `seat`."""
+    return [(seat + i) % 4 for i in (1, 2, 3)]
+
+
+def _resolve_window(state: HandState, events: list[Event]) -> None:
+    """Resolve the claim window once no missing answer could change the result."""
+    w = state.window
+    assert w is not None
+    order = sorted(w.options, key=lambda s: (s - w.discarder) % 4)
+    hu_seats = [s for s in order if any(isinstance(a, Hu) for a in w.options[s])]
+    if state.ruleset.multi_win and hu_seats:
+        if any(s not in w.answers for s in hu_seats):
+            return
+        winners = [s for s in hu_seats if isinstance(w.answers[s], Hu)]
+        if winners:
+            _claim_win(state, winners, events)
+            return
+    else:
+        for s in hu_seats:
+            if s not in w.answers:
+                return
+            if isinstance(w.answers[s], Hu):
+                _claim_win(state, [s], events)
+                return
+    for kinds in ((Pung, ExposedKong), (Chow,)):
+        for s in order:
+            if not any(isinstance(a, kinds) for a in w.options[s]):
+                continue
+            if s not in w.answers:
+                return
+            answer = w.answers[s]
+            if isinstance(answer, kinds):
+                _claim_meld(state, answer, events)
+                return
+    # everyone passed
+    state.window = None
+    if w.robbing:
+        _complete_added_kong(state, w.discarder, w.tile, events)
+    elif state.wall.live == 0:
+        _exhaustive_draw(state, events)
+    else:
+        _draw(state, (w.discarder + 1) % 4, events)
+
+
+def _claim_win(state: HandState, winners: list[int], events: list[Event]) -> None:
+    w = state.window
+    assert w is not None
+    if not w.robbing:
+        _mark_claimed(state)
+    records = []
+    for seat in winners:
+        records.append(
+            WinRecord(seat=seat, from_seat=w.discarder, tile=w.tile, self_draw=False,
+                      robbed_kong=w.robbing)
+        )
+    # the tile goes to the winner (the nearest one, with several)
+    state.concealed[winners[0]][w.tile] += 1
+    state.window = None
+    _win(state, records, events)
+
+
+def _mark_claimed(state: HandState) -> None:
+    last = state.river[-1]
+    state.river[-1] = RiverTile(last.seat, last.tile, True)
+
+
+def _claim_meld(state: HandState, action: Action, events: list[Event]) -> None:
+    w = state.window
+    assert w is not None
+    seat = action.seat
+    tile = w.tile
+    kind = state.plays_as(tile)
+    assert kind is not None
+    hand = state.concealed[seat]
+    if isinstance(action, Chow):
+        used = [state.physical(t) for t in (action.low, action.low + 1, action.low + 2) if t != kind]
+        meld = Meld("chow", tuple(sorted([*used, tile])), action.low, tile, w.discarder)
+    elif isinstance(action, Pung):
+        used = [state.physical(kind)] * 2
+        meld = Meld("pung", (*used, tile), kind, tile, w.discarder)
+    else:
+        used = [state.physical(kind)] * 3
+        meld = Meld("exposed_kong", (*used, tile), kind, tile, w.discarder)
+    for t in used:
+        hand[t] -= 1
+    _mark_claimed(state)
+    state.melds[seat].append(meld)
+    state.window = None
+    events.append(Melded(seat, meld.kind, meld.tiles, tile, w.discarder))
+    if meld.kind == "exposed_kong":
+        _draw(state, seat, events, from_tail=True)
+    else:
+        state.phase = "turn"
+        state.turn = seat
+        state.drawn = None
+        state.from_tail = False
+        state.may_self_win = False
+
+
+def _complete_added_kong(state: HandState, seat: int, tile: Tile, events: list[Event]) -> None:
+    kind = state.plays_as(tile)
+    melds = state.melds[seat]
+    for i, meld in enumerate(melds):
+        if meld.kind == "pung" and meld.plays_as == kind:
+            melds[i] = Meld("added_kong", (*meld.tiles, tile), meld.plays_as, meld.claimed,
+                            meld.from_seat)
+            break
+    events.append(Melded(seat, "added_kong", melds[i].tiles, tile))
+    _draw(state, seat, events, from_tail=True)
+
+
+def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = False) -> None:
+    wall = state.wall
+    if from_tail:
+        tile, state.wall = wall.draw_tail()
+    elif wall.live <= 0:
+        _exhaustive_draw(state, events)
+        return
+    else:
+        tile, state.wall = wall.draw_front()
+    state.concealed[seat][tile] += 1
+    state.draws[seat] += 1
+    state.phase = "turn"
+    state.turn = seat
+    state.drawn = tile
+    state.from_tail = from_tail
+    state.may_self_win = True
+    events.append(Drew(seat, from_tail, tile))
+
+
+def _win(state: HandState, records: list[WinRecord], events: list[Event]) -> None:
+    state.wins = records
+    for r in records:
+        score = state.ruleset.score(state, r)
+        hand = state.hand_tiles(r.seat)
+        if r is not records[0] and r.tile is not None:
+            hand = sorted([*hand, r.tile])  # the discard went to the nearest winner
+        events.append(
+            Won(r.seat, r.from_seat, r.tile, r.self_draw, r.robbed_kong, tuple(hand),
+                score.specials, score.multiplier)
+        )
+    _finish(state, "win", events)
+
+
+def _exhaustive_draw(state: HandState, events: list[Event]) -> None:
+    events.append(ExhaustiveDraw())
+    _finish(state, "draw", events)
+
+
+def _escape(state: HandState, seat: int, events: list[Event]) -> None:
+    state.escaped = seat
+    state.window = None
+    events.append(Escaped(seat))
+    _finish(state, "escape", events)
+
+
+def _finish(state: HandState, outcome: str, events: list[Event]) -> None:
+    state.phase = "ended"
+    state.outcome = outcome
+    state.window = None
+    settlement = state.ruleset.settle(state)
+    state.settlement = settlement
+    events.append(
+        HandEnded(
+            outcome=outcome,
+            winners=tuple(w.seat for w in state.wins),
+            hands=tuple(tuple(state.hand_tiles(s)) for s in range(4)),
+            transfers=tuple(
+                TransferRecord(t.payer, t.payee, t.points, t.reason) for t in settlement.transfers
+            ),
+            net=settlement.net(),
+            house=settlement.house,
+        )
+    )
+
+
+# --- accounting ------------------------------------------------------------------------
+
+
+def tile_census(state: HandState) -> list[int]:
+    """Every tile of the hand, wherever it is: wall, indicator, hands, melds, river, and a
+    tile held in a 抢杠 window. Equals the ruleset's tile set at every step."""
+    counts = [0] * 42
+    for t in state.wall.remaining_tiles():
+        counts[t] += 1
+    if state.wild.indicator is not None:
+        counts[state.wild.indicator] += 1
+    for seat in range(4):
+        for t, c in enumerate(state.concealed[seat]):
+            counts[t] += c
+        for meld in state.melds[seat]:
+            for t in meld.tiles:
+                counts[t] += 1
+    for r in state.river:
+        if not r.claimed:
+            counts[r.tile] += 1
+    if state.phase == "rob" and state.window is not None:
+        counts[state.window.tile] += 1
+    return counts
+
+
+def full_census(ruleset: Ruleset) -> list[int]:
+    counts = [0] * 42
+    for t in ruleset.tile_set():
+        counts[t] += 1
+    return counts
+
+
+def replay(ruleset: Ruleset, seed: int, ctx: TableContext, actions: list[Action]) -> tuple[HandState, list[Event]]:
+    """Re-run a hand from its seed and recorded actions."""
+    state, events = new_hand(ruleset, seed, ctx)
+    for action in actions:
+        state, more = step(state, action)
+        events += more
+    return state, events
+
+
+__all__ = [
+    "HandState",
+    "Meld",
+    "RiverTile",
+    "WinRecord",
+    "counts_of",
+    "legal_actions",
+    "new_hand",
+    "pending_seats",
+    "replay",
+    "step",
+    "tile_census",
+]

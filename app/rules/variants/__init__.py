@@ -1,0 +1,15 @@
+"""The rule sets, by name."""
+
+from __future__ import annotations
+
+from app.rules.variants.base import Ruleset
+from app.rules.variants.lishui import Lishui
+
+VARIANTS: dict[str, Ruleset] = {"lishui": Lishui()}
+
+
+def get_ruleset(name: str) -> Ruleset:
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise ValueError(f"unknown variant {name!r}; known: {', '.join(VARIANTS)}") from None

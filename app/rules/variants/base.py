@@ -1,0 +1,127 @@
+"""What a variant is: plain data plus a few pure hooks the hand state machine calls.
+
+The state machine never branches on a variant's name; it asks its `Ruleset`. A new variant
+is a subclass in a module of its own.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from app.rules.tiles import Tile, full_set
+from app.rules.wall import Dice, Wall
+
+if TYPE_CHECKING:
+    from app.rules.events import Event
+    from app.rules.hand import HandState, WinRecord
+
+
+@dataclass(frozen=True, slots=True)
+class WildSetup:
+    """The hand's wild tile (财神 / 百搭 / 金) and what plays as its face.
+
+    `wild` is the tile kind whose copies are wild; `substitute` is the kind that plays as an
+    ordinary copy of the wild's face (白板 in 丽水 and 温州), or None.
+    """
+
+    wild: Tile | None = None
+    indicator: Tile | None = None
+    substitute: Tile | None = None
+    dice: Dice | None = None
+
+
+NO_WILD = WildSetup()
+
+
+@dataclass(frozen=True, slots=True)
+class TableContext:
+    """What a hand needs to know about the table it is played at."""
+
+    dealer: int = 0
+    streak: int = 0  # the dealer's consecutive wins before this hand (牢庄 / 连庄)
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """Points moving from one seat to another for one reason. Never negative, never a float."""
+
+    payer: int
+    payee: int
+    points: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    transfers: tuple[Transfer, ...] = ()
+    house: tuple[int, int, int, int] = (0, 0, 0, 0)  # rewards from the house, not from seats
+
+    def net(self) -> tuple[int, int, int, int]:
+        totals = list(self.house)
+        for t in self.transfers:
+            totals[t.payer] -= t.points
+            totals[t.payee] += t.points
+        return (totals[0], totals[1], totals[2], totals[3])
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """How a win is valued: its named specials and the resulting multiplier."""
+
+    specials: tuple[str, ...]
+    multiplier: int
+
+
+def split(points: int, payer: int, payees: list[int]) -> list[tuple[int, int]]:
+    """Divide `points` among `payees` (RULES.md 1): each gets floor(P/k), the remainder goes one
+    point each to the payees following the payer in turn order."""
+    if not payees:
+        return []
+    share, rest = divmod(points, len(payees))
+    ordered = sorted(payees, key=lambda s: (s - payer) % 4)
+    return [(seat, share + (1 if i < rest else 0)) for i, seat in enumerate(ordered)]
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Base of every variant. Subclasses set the data fields and override the hooks."""
+
+    name: str = "base"
+    hand_size: int = 13
+    with_flowers: bool = False
+    tail_reserve: int = 0
+    multi_win: bool = False  # 一炮多响 instead of 截和
+    allow_chow: bool = True
+    wild_discard: Literal["allowed", "forbidden"] = "allowed"
+    options: object = field(default=None)
+
+    def tile_set(self) -> list[Tile]:
+        return full_set(with_flowers=self.with_flowers)
+
+    def setup_wild(self, wall: Wall, rng: random.Random, dealer: int) -> tuple[WildSetup, Wall]:
+        """Choose the wild after dealing; returns the wall without the indicator."""
+        return NO_WILD, wall
+
+    def can_win(self, state: HandState, seat: int, counts: list[int], wilds: int) -> bool:
+        """Whether `seat`'s concealed part (effective counts, wild count) completes its hand."""
+        raise NotImplementedError
+
+    def score(self, state: HandState, win: WinRecord) -> Score:
+        raise NotImplementedError
+
+    def allowed_discards(self, state: HandState, seat: int, held: list[Tile]) -> list[Tile]:
+        """Which of the held tiles may be discarded now (温州 restricts this)."""
+        return held
+
+    def after_discard(self, state: HandState, seat: int, tile: Tile) -> list[Event]:
+        """Penalty events a discard causes (the discard is already in `state.river`)."""
+        return []
+
+    def settle(self, state: HandState) -> Settlement:
+        raise NotImplementedError
+
+    def next_context(self, state: HandState) -> TableContext:
+        """The context of the next hand at the table, from this finished hand."""
+        raise NotImplementedError

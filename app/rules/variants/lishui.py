@@ -1,0 +1,229 @@
+"""丽水 Lishui rules (RULES.md section 2; seeds 000 and 001).
+
+136 tiles, 13-tile hands (the dealer 14). After the deal the dealer rolls again and the
+N-th tile from the tail is turned: its kind is the 财神 (3 live copies) and 白板 plays as an
+ordinary copy of the 财神's face. Specials add their multipliers; base 3/5/7/9 by the
+dealer's streak (牢庄); penalties 被跟, 误打财神, 统包 and 抢杠.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from app.rules.events import Event, Penalized
+from app.rules.tiles import WHITE, Tile
+from app.rules.variants.base import (
+    Ruleset,
+    Score,
+    Settlement,
+    TableContext,
+    Transfer,
+    WildSetup,
+    split,
+)
+from app.rules.wall import Wall, roll_dice
+from app.rules.winning import is_bu_da, is_seven_pairs, is_standard_win
+
+if TYPE_CHECKING:
+    from app.rules.hand import HandState, WinRecord
+
+
+@dataclass(frozen=True)
+class LishuiOptions:
+    """Every [decided] point of RULES.md section 2, named, with its default."""
+
+    wild_discard_penalized: bool = True  # 误打财神 allowed with a penalty; False forbids it
+    follow_penalty: bool = True  # 被跟
+    tongbao: bool = True  # 统包 after three 吃 fed to the next seat
+    tongbao_chows: int = 3
+    tongbao_covers_deal_in: bool = True  # the 统包 payer also pays the 犯枪 point
+    deal_in_point: int = 1  # 犯枪 pays this much more
+    base_first: int = 3  # 底 for a dealer's first hand
+    base_step: int = 2  # +2 per consecutive dealer win (3, 5, 7, 9)
+    base_max: int = 9
+    escape_multiple: int = 10  # escape: 10 x base, shared by the other three
+    reseat_after_session: bool = True  # seats redrawn after every 版 (the table's concern)
+
+
+# name -> (self-drawn, not self-drawn); None: cannot apply that way
+SPECIALS: dict[str, tuple[int | None, int | None]] = {
+    "pure_suit": (8, 4),  # 清一色
+    "all_honours": (8, 4),  # 字一色
+    "seven_pairs": (4, 2),  # 七对子
+    "all_pungs": (4, 2),  # 大对子
+    "bu_da": (4, 2),  # 不搭 (十三不搭)
+    "wild_meets_wild": (4, None),  # 财神会
+    "robbing_kong": (None, 4),  # 抢杠
+    "heavenly": (8, None),  # 天胡
+    "earthly": (4, None),  # 地胡
+    "kong_win": (4, None),  # 杠上开花
+}
+PLAIN = (2, 1)
+
+
+def _pung_cost(c: int) -> int:
+    return (-c) % 3
+
+
+def is_all_pungs(counts: list[int], wilds: int) -> bool:
+    """大对子 for the concealed part: one pair and only pungs, wilds filling in."""
+    need = 0
+    best_pair = 2  # a pair of two wilds
+    for c in counts:
+        if c:
+            need += _pung_cost(c)
+            best_pair = min(best_pair, (2 - c) % 3 - _pung_cost(c))
+    return (sum(counts) + wilds) % 3 == 2 and need + best_pair <= wilds
+
+
+@dataclass(frozen=True)
+class Lishui(Ruleset):
+    name: str = "lishui"
+    hand_size: int = 13
+    options: LishuiOptions = field(default_factory=LishuiOptions)
+
+    def __post_init__(self) -> None:
+        mode = "allowed" if self.options.wild_discard_penalized else "forbidden"
+        object.__setattr__(self, "wild_discard", mode)
+
+    # --- the 财神 --------------------------------------------------------------------
+
+    def setup_wild(self, wall: Wall, rng: random.Random, dealer: int) -> tuple[WildSetup, Wall]:
+        """The dealer rolls; the N-th tile counted from the tail is turned up (RULES.md 2)."""
+        dice = roll_dice(rng)
+        indicator, wall = wall.take_from_tail(sum(dice))
+        substitute = None if indicator == WHITE else WHITE
+        return WildSetup(indicator, indicator, substitute, dice), wall
+
+    # --- winning -----------------------------------------------------------------------
+
+    def can_win(self, state: HandState, seat: int, counts: list[int], wilds: int) -> bool:
+        if is_standard_win(counts, wilds):
+            return True
+        if state.melds[seat]:
+            return False
+        return is_seven_pairs(counts, wilds) or is_bu_da(counts, wilds)
+
+    def score(self, state: HandState, win: WinRecord) -> Score:
+        """The specials of the reading that pays most; multipliers add (RULES.md 2)."""
+        counts, wilds = state.winning_counts(win)
+        melds = state.melds[win.seat]
+        kinds = [k for k, c in enumerate(counts) if c] + [m.plays_as for m in melds]
+        common: list[str] = []
+        if kinds and all(k < 27 for k in kinds) and len({k // 9 for k in kinds}) == 1:
+            common.append("pure_suit")
+        if kinds and all(k >= 27 for k in kinds):
+            common.append("all_honours")
+        if win.self_draw and win.tile == state.wild.wild and wilds >= 2:
+            common.append("wild_meets_wild")
+        if win.robbed_kong:
+            common.append("robbing_kong")
+        if win.dealt_hand:
+            common.append("heavenly" if win.seat == state.dealer else "earthly")
+        if win.kong_win:
+            common.append("kong_win")
+
+        shapes: list[list[str]] = []
+        if is_standard_win(counts, wilds):
+            chows = any(m.kind == "chow" for m in melds)
+            shapes.append(["all_pungs"] if not chows and is_all_pungs(counts, wilds) else [])
+        if not melds and is_seven_pairs(counts, wilds):
+            shapes.append(["seven_pairs"])
+        if not melds and is_bu_da(counts, wilds):
+            shapes.append(["bu_da"])
+        best = max((self._value(common + s, win.self_draw) for s in shapes), key=lambda x: x[1])
+        return Score(best[0], best[1])
+
+    @staticmethod
+    def _value(names: list[str], self_draw: bool) -> tuple[tuple[str, ...], int]:
+        column = 0 if self_draw else 1
+        applied = [n for n in names if SPECIALS[n][column] is not None]
+        if not applied:
+            return (), PLAIN[column]
+        return tuple(applied), sum(SPECIALS[n][column] or 0 for n in applied)
+
+    # --- penalties during play ---------------------------------------------------------
+
+    def after_discard(self, state: HandState, seat: int, tile: Tile) -> list[Event]:
+        events: list[Event] = []
+        if tile == state.wild.wild:
+            events.append(Penalized(seat, "wild_discard", tile))  # 误打财神
+        river = state.river
+        if self.options.follow_penalty and len(river) >= 4:
+            run = river[-4:]
+            if (
+                all(r.tile == tile for r in run)
+                and not any(r.claimed for r in run[:3])
+                and all(run[i + 1].seat == (run[i].seat + 1) % 4 for i in range(3))
+            ):
+                events.append(Penalized(run[0].seat, "followed", tile))  # 被跟
+        return events
+
+    # --- settlement --------------------------------------------------------------------
+
+    def base(self, ctx: TableContext) -> int:
+        o = self.options
+        return min(o.base_first + o.base_step * ctx.streak, o.base_max)
+
+    def settle(self, state: HandState) -> Settlement:
+        base = self.base(state.ctx)
+        if state.outcome == "escape":
+            assert state.escaped is not None
+            payer = state.escaped
+            others = [s for s in range(4) if s != payer]
+            amount = self.options.escape_multiple * base
+            return Settlement(
+                tuple(Transfer(payer, s, p, "escape") for s, p in split(amount, payer, others))
+            )
+        transfers: list[Transfer] = []
+        for penalty in state.penalties:
+            assert isinstance(penalty, Penalized)
+            transfers += [
+                Transfer(penalty.seat, s, 1, penalty.reason) for s in range(4) if s != penalty.seat
+            ]
+        if state.outcome == "win":
+            transfers += self._win_transfers(state, state.wins[0], base)
+        return Settlement(tuple(transfers))
+
+    def _win_transfers(self, state: HandState, win: WinRecord, base: int) -> list[Transfer]:
+        winner = win.seat
+        multiplier = self.score(state, win).multiplier
+        dealer = state.dealer
+        shares: dict[int, int] = {}
+        for loser in range(4):
+            if loser != winner:
+                unit = base if dealer in (winner, loser) else 1
+                shares[loser] = unit * multiplier
+        deal_in = win.from_seat
+        covering = deal_in if win.robbed_kong else self._tongbao_payer(state, winner)
+        out: list[Transfer] = []
+        for loser, points in shares.items():
+            payer = covering if covering is not None else loser
+            out.append(Transfer(payer, winner, points, "win" if payer == loser else "covers"))
+        if deal_in is not None:
+            payer = deal_in
+            if covering is not None and (win.robbed_kong or self.options.tongbao_covers_deal_in):
+                payer = covering
+            out.append(Transfer(payer, winner, self.options.deal_in_point, "deal_in"))
+        return out
+
+    def _tongbao_payer(self, state: HandState, winner: int) -> int | None:
+        """统包: seat A fed three 吃 to its next seat B; if A or B wins, the other pays all."""
+        if not self.options.tongbao:
+            return None
+        need = self.options.tongbao_chows
+        before, after = (winner - 1) % 4, (winner + 1) % 4
+        if sum(m.kind == "chow" and m.from_seat == before for m in state.melds[winner]) >= need:
+            return before
+        if sum(m.kind == "chow" and m.from_seat == winner for m in state.melds[after]) >= need:
+            return after
+        return None
+
+    def next_context(self, state: HandState) -> TableContext:
+        """The dealer stays only by winning (牢庄); otherwise, also after a draw, the next seat."""
+        ctx = state.ctx
+        if state.outcome == "win" and any(w.seat == ctx.dealer for w in state.wins):
+            return TableContext(dealer=ctx.dealer, streak=ctx.streak + 1)
+        return TableContext(dealer=(ctx.dealer + 1) % 4, streak=0)

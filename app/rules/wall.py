@@ -1,0 +1,101 @@
+"""The wall (牌墙): a seeded shuffle, dice, dealing, front draws and tail (海底) draws.
+
+The wall is a uniform random permutation of the tile set drawn from an injected
+`random.Random` (RULES.md 1: the dice do not move the break point). Normal draws take the
+front; replacement draws after a 杠 or a flower take the tail. A variant may keep a number
+of tail tiles for replacements only (温州 16, 福州 18+). A tile turned up to show the wild
+is taken out of the wall: no draw takes it and it counts in no reserve.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from app.rules.tiles import Tile
+
+Dice = tuple[int, int]
+
+
+def roll_dice(rng: random.Random) -> Dice:
+    return (rng.randint(1, 6), rng.randint(1, 6))
+
+
+def first_dealer(dice: Dice) -> int:
+    """The table's first dealer: seat (sum - 1) mod 4 counted from seat 0."""
+    return (sum(dice) - 1) % 4
+
+
+def shuffled(tiles: list[Tile], rng: random.Random) -> tuple[Tile, ...]:
+    order = list(tiles)
+    rng.shuffle(order)
+    return tuple(order)
+
+
+@dataclass(frozen=True, slots=True)
+class Wall:
+    """An immutable wall with a front pointer and a tail pointer.
+
+    `tiles[head:tail]` are the tiles still in the wall; `reserve` of them, at the tail end,
+    can only be drawn as replacements.
+    """
+
+    tiles: tuple[Tile, ...]
+    head: int = 0
+    tail: int = -1
+    reserve: int = 0
+
+    def __post_init__(self) -> None:
+        if self.tail < 0:
+            object.__setattr__(self, "tail", len(self.tiles))
+
+    @property
+    def remaining(self) -> int:
+        """Tiles still in the wall, reserve included."""
+        return self.tail - self.head
+
+    @property
+    def live(self) -> int:
+        """Tiles a normal (front) draw may still take."""
+        return max(0, self.tail - self.head - self.reserve)
+
+    def remaining_tiles(self) -> tuple[Tile, ...]:
+        return self.tiles[self.head : self.tail]
+
+    def draw_front(self) -> tuple[Tile, Wall]:
+        if self.live <= 0:
+            raise IndexError("no live tile left at the front of the wall")
+        return self.tiles[self.head], Wall(self.tiles, self.head + 1, self.tail, self.reserve)
+
+    def draw_tail(self) -> tuple[Tile, Wall]:
+        if self.remaining <= 0:
+            raise IndexError("no tile left at the tail of the wall")
+        return self.tiles[self.tail - 1], Wall(self.tiles, self.head, self.tail - 1, self.reserve)
+
+    def take_from_tail(self, n: int) -> tuple[Tile, Wall]:
+        """Remove the n-th tile counted from the tail (1 = the last tile): a wild indicator."""
+        if not 1 <= n <= self.remaining:
+            raise IndexError(f"no {n}-th tile from the tail")
+        index = self.tail - n
+        tiles = self.tiles[:index] + self.tiles[index + 1 :]
+        return self.tiles[index], Wall(tiles, self.head, self.tail - 1, self.reserve)
+
+    def with_reserve(self, reserve: int) -> Wall:
+        return Wall(self.tiles, self.head, self.tail, reserve)
+
+
+def deal(wall: Wall, dealer: int, hand_size: int) -> tuple[list[list[Tile]], Wall]:
+    """Deal from the front, as at a real table (抓牌): rounds of four tiles from the dealer in
+    turn order, then one tile each until every seat has `hand_size`, then one more for the
+    dealer."""
+    hands: list[list[Tile]] = [[] for _ in range(4)]
+    order = [(dealer + i) % 4 for i in range(4)]
+    while len(hands[order[-1]]) < hand_size:
+        for seat in order:
+            take = 4 if hand_size - len(hands[seat]) >= 4 else 1
+            for _ in range(take):
+                tile, wall = wall.draw_front()
+                hands[seat].append(tile)
+    tile, wall = wall.draw_front()
+    hands[dealer].append(tile)
+    return hands, wall
