@@ -222,14 +222,32 @@ class HandState:
 # --- starting a hand -------------------------------------------------------------------
 
 
-def new_hand(ruleset: Ruleset, seed: int, ctx: TableContext) -> tuple[HandState, list[Event]]:
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A fixed wall order and dice instead of the seeded shuffle: for tests and the admin's
+    test mode, so that any scenario can be reproduced (see `app.rules.scenario`)."""
+
+    wall: tuple[Tile, ...]
+    dice: Dice = (1, 1)
+    wild_dice: Dice = (1, 1)
+
+
+def new_hand(
+    ruleset: Ruleset, seed: int, ctx: TableContext, preset: Preset | None = None
+) -> tuple[HandState, list[Event]]:
     """Shuffle, roll, deal and turn the wild. Every random choice of the hand happens here,
-    from `random.Random(seed)`."""
+    from `random.Random(seed)`: the dice, the wall order, then the second roll."""
     rng = random.Random(seed)
     dice = roll_dice(rng)
-    wall = Wall(shuffled(ruleset.tile_set(), rng))
+    tiles = shuffled(ruleset.tile_set(), rng)
+    wild_dice = roll_dice(rng)
+    if preset is not None:
+        if sorted(preset.wall) != sorted(ruleset.tile_set()):
+            raise ValueError("a preset wall must hold exactly the variant's tile set")
+        tiles, dice, wild_dice = preset.wall, preset.dice, preset.wild_dice
+    wall = Wall(tiles)
     dealt, wall = deal(wall, ctx.dealer, ruleset.hand_size)
-    wild, wall = ruleset.setup_wild(wall, rng, ctx.dealer)
+    wild, wall = ruleset.setup_wild(wall, wild_dice, ctx.dealer)
     wall = wall.with_reserve(ruleset.tail_reserve)
     concealed = []
     for tiles in dealt:
@@ -308,16 +326,16 @@ def _kongs(state: HandState, seat: int) -> list[Action]:
     return actions
 
 
-def _claim_options(state: HandState, seat: int, tile: Tile, last: bool) -> tuple[Action, ...]:
+def _claim_options(state: HandState, seat: int, kind: Tile, last: bool) -> tuple[Action, ...]:
+    """What `seat` may claim on a discard that plays as `kind`."""
     options: list[Action] = []
-    if state.can_win_with(seat, tile):
+    counts, wilds = state.effective(seat)
+    counts[kind] += 1
+    if state.ruleset.can_win(state, seat, counts, wilds):
         options.append(Hu(seat))
+    counts[kind] -= 1
     if last:
         return tuple(options)
-    kind = state.plays_as(tile)
-    if kind is None:
-        return tuple(options)
-    counts, _ = state.effective(seat)
     if counts[kind] >= 2:
         options.append(Pung(seat))
     if counts[kind] >= 3 and state.wall.remaining > 0:
@@ -452,9 +470,10 @@ def _discard(state: HandState, seat: int, tile: Tile, events: list[Event]) -> No
     events += penalties
     last = state.wall.live == 0
     options: dict[int, tuple[Action, ...]] = {}
-    if state.plays_as(tile) is not None:  # a discarded wild is dead
+    kind = state.plays_as(tile)
+    if kind is not None:  # a discarded wild is dead
         for s in _others(seat):
-            offered = _claim_options(state, s, tile, last)
+            offered = _claim_options(state, s, kind, last)
             if offered:
                 options[s] = offered
     if options:

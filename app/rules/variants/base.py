@@ -6,7 +6,6 @@ is a subclass in a module of its own.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -100,8 +99,9 @@ class Ruleset:
     def tile_set(self) -> list[Tile]:
         return full_set(with_flowers=self.with_flowers)
 
-    def setup_wild(self, wall: Wall, rng: random.Random, dealer: int) -> tuple[WildSetup, Wall]:
-        """Choose the wild after dealing; returns the wall without the indicator."""
+    def setup_wild(self, wall: Wall, dice: Dice, dealer: int) -> tuple[WildSetup, Wall]:
+        """Choose the wild after dealing, with the hand's second roll of the dice; returns the
+        wall without the indicator."""
         return NO_WILD, wall
 
     def can_win(self, state: HandState, seat: int, counts: list[int], wilds: int) -> bool:

@@ -8,7 +8,6 @@ dealer's streak (牢庄); penalties 被跟, 误打财神, 统包 and 抢杠.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ from app.rules.variants.base import (
     WildSetup,
     split,
 )
-from app.rules.wall import Wall, roll_dice
+from app.rules.wall import Dice, Wall
 from app.rules.winning import is_bu_da, is_seven_pairs, is_standard_win
 
 if TYPE_CHECKING:
@@ -90,9 +89,8 @@ class Lishui(Ruleset):
 
     # --- the 财神 --------------------------------------------------------------------
 
-    def setup_wild(self, wall: Wall, rng: random.Random, dealer: int) -> tuple[WildSetup, Wall]:
+    def setup_wild(self, wall: Wall, dice: Dice, dealer: int) -> tuple[WildSetup, Wall]:
         """The dealer rolls; the N-th tile counted from the tail is turned up (RULES.md 2)."""
-        dice = roll_dice(rng)
         indicator, wall = wall.take_from_tail(sum(dice))
         substitute = None if indicator == WHITE else WHITE
         return WildSetup(indicator, indicator, substitute, dice), wall

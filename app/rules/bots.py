@@ -1,0 +1,141 @@
+"""Two bots that play any variant through `legal_actions`: random-legal and greedy.
+
+The greedy bot always takes a 胡; otherwise it discards the tile that leaves the lowest
+向听 (shanten), never a wild when another discard is legal, and claims 碰 / 杠 / 吃 only
+when the claim lowers its shanten (a kong: when it does not raise it). It is also the
+server's 托管 (autoplay).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from app.rules.actions import (
+    Action,
+    AddedKong,
+    Chow,
+    ConcealedKong,
+    Discard,
+    ExposedKong,
+    Hu,
+    Pass,
+    Pung,
+)
+from app.rules.hand import HandState
+from app.rules.shanten import shanten
+from app.rules.tiles import Tile
+
+
+class Bot(Protocol):
+    def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action: ...
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions with its own seeded RNG."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
+        return legal[self.rng.randrange(len(legal))]
+
+
+class GreedyBot:
+    """Lowers its shanten greedily; deterministic for a given state."""
+
+    def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
+        for action in legal:
+            if isinstance(action, Hu):
+                return action
+        counts, wilds = state.effective(seat)
+        seven = not state.melds[seat]
+        if state.phase == "turn":
+            return self._turn(state, seat, legal, counts, wilds, seven)
+        return self._claim(state, legal, counts, wilds, seven)
+
+    def _turn(
+        self,
+        state: HandState,
+        seat: int,
+        legal: list[Action],
+        counts: list[int],
+        wilds: int,
+        seven: bool,
+    ) -> Action:
+        discards = [a for a in legal if isinstance(a, Discard)]
+        best, best_shanten = _best_discard(state, discards, counts, wilds, seven)
+        for action in legal:
+            if isinstance(action, (ConcealedKong, AddedKong)):
+                kind = state.plays_as(action.tile)
+                assert kind is not None
+                after = counts[:]
+                after[kind] -= 4 if isinstance(action, ConcealedKong) else 1
+                if shanten(after, wilds) <= best_shanten:
+                    return action
+        return best if best is not None else legal[0]
+
+    def _claim(
+        self, state: HandState, legal: list[Action], counts: list[int], wilds: int, seven: bool
+    ) -> Action:
+        window = state.window
+        assert window is not None
+        kind = state.plays_as(window.tile)
+        now = shanten(counts, wilds, seven_pairs=seven)
+        pass_action = next(a for a in legal if isinstance(a, Pass))
+        if kind is None:
+            return pass_action
+        for action in legal:
+            if isinstance(action, ExposedKong):
+                after = counts[:]
+                after[kind] -= 3
+                if shanten(after, wilds) <= now:
+                    return action
+            if isinstance(action, (Pung, Chow)):
+                after = counts[:]
+                if isinstance(action, Pung):
+                    after[kind] -= 2
+                else:
+                    for t in (action.low, action.low + 1, action.low + 2):
+                        if t != kind:
+                            after[t] -= 1
+                if _min_after_discard(after, wilds) < now:
+                    return action
+        return pass_action
+
+
+def _min_after_discard(counts: list[int], wilds: int) -> int:
+    best = 99
+    for t, c in enumerate(counts):
+        if c:
+            counts[t] -= 1
+            best = min(best, shanten(counts, wilds))
+            counts[t] += 1
+    return best
+
+
+def _neighbours(counts: list[int], kind: int) -> int:
+    if kind >= 27:
+        return counts[kind]
+    low = kind - kind % 9
+    return sum(counts[t] for t in range(max(low, kind - 2), min(low + 9, kind + 3)))
+
+
+def _best_discard(
+    state: HandState, discards: list[Action], counts: list[int], wilds: int, seven: bool
+) -> tuple[Action | None, int]:
+    best: Action | None = None
+    best_key: tuple[int, int, int] | None = None
+    for action in discards:
+        assert isinstance(action, Discard)
+        tile: Tile = action.tile
+        kind = state.plays_as(tile)
+        if kind is None:
+            key = (shanten(counts, wilds - 1, seven_pairs=seven), 1, 99)  # a wild: last resort
+        else:
+            counts[kind] -= 1
+            key = (shanten(counts, wilds, seven_pairs=seven), 0, _neighbours(counts, kind))
+            counts[kind] += 1
+        if best_key is None or key < best_key:
+            best, best_key = action, key
+    return best, (best_key[0] if best_key else 99)

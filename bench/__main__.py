@@ -1,0 +1,55 @@
+"""Run every benchmark and rewrite bench/results.md with the machine noted.
+
+    python -m bench
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import sys
+from pathlib import Path
+
+from bench import bench_selfplay, bench_winning
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()} "
+        f"({platform.python_implementation()}), {platform.system()} {platform.release()}"
+    )
+
+
+def main() -> None:
+    sections = [
+        "# Benchmark results",
+        "",
+        f"Machine: {machine()}. Run on {dt.date.today().isoformat()} with `python -m bench`;",
+        "every figure is on one core, each ratio against a baseline run in the same process.",
+        "",
+        "## Win checks and waits",
+        "",
+        bench_winning.run(),
+        "",
+        "## Self-play",
+        "",
+        bench_selfplay.run(),
+        "",
+    ]
+    text = "\n".join(sections)
+    print(text)
+    (Path(__file__).parent / "results.md").write_text(text)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

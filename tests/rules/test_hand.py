@@ -1,0 +1,196 @@
+"""Properties of the hand state machine, on random play of the Lishui ruleset."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.rules.actions import (
+    Action,
+    AddedKong,
+    Chow,
+    ConcealedKong,
+    Discard,
+    Escape,
+    ExposedKong,
+    Hu,
+    Pass,
+    Pung,
+)
+from app.rules.errors import IllegalAction
+from app.rules.hand import (
+    HandState,
+    full_census,
+    legal_actions,
+    new_hand,
+    pending_seats,
+    replay,
+    step,
+    tile_census,
+)
+from app.rules.variants.base import TableContext
+from app.rules.variants.lishui import Lishui
+from app.rules.views import seat_view
+from app.rules.wall import Wall
+
+RULES = Lishui()
+SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
+
+
+def random_play(seed: int, stop_after: int | None = None) -> tuple[HandState, list[Action], list]:
+    rng = random.Random(seed)
+    ctx = TableContext(dealer=seed % 4, streak=seed % 5)
+    state, events = new_hand(RULES, seed, ctx)
+    actions: list[Action] = []
+    while state.phase != "ended" and (stop_after is None or len(actions) < stop_after):
+        seat = rng.choice(pending_seats(state))
+        action = rng.choice(legal_actions(state, seat))
+        state, more = step(state, action)
+        actions.append(action)
+        events += more
+    return state, actions, events
+
+
+@settings(max_examples=60, deadline=None)
+@given(SEEDS)
+def test_every_tile_is_accounted_for_after_every_step(seed: int) -> None:
+    rng = random.Random(seed)
+    state, _ = new_hand(RULES, seed, TableContext(dealer=seed % 4))
+    full = full_census(RULES)
+    assert tile_census(state) == full
+    while state.phase != "ended":
+        seat = rng.choice(pending_seats(state))
+        state, _ = step(state, rng.choice(legal_actions(state, seat)))
+        assert tile_census(state) == full
+
+
+@settings(max_examples=40, deadline=None)
+@given(SEEDS)
+def test_replaying_the_actions_from_the_seed_gives_identical_events(seed: int) -> None:
+    state, actions, events = random_play(seed)
+    again, replayed = replay(RULES, seed, state.ctx, actions)
+    assert replayed == events
+    assert again.settlement == state.settlement
+
+
+@settings(max_examples=40, deadline=None)
+@given(SEEDS)
+def test_settlements_are_zero_sum(seed: int) -> None:
+    state, _, _ = random_play(seed)
+    assert state.settlement is not None
+    assert sum(state.settlement.net()) == 0
+
+
+def _candidate_actions(state: HandState, rng: random.Random) -> list[Action]:
+    """Legal actions and a spread of plausible and hostile ones."""
+    candidates: list[Action] = []
+    for seat in range(4):
+        candidates += legal_actions(state, seat)
+        tile = rng.randrange(42)
+        candidates += [
+            Discard(seat, tile),
+            Chow(seat, rng.randrange(27)),
+            Pung(seat),
+            ExposedKong(seat),
+            ConcealedKong(seat, tile),
+            AddedKong(seat, tile),
+            Hu(seat),
+            Pass(seat),
+        ]
+    candidates += [Discard(7, 0), Pass(-1), Hu(4), Discard(0, -3), Discard(0, 99)]
+    return candidates
+
+
+@settings(max_examples=40, deadline=None)
+@given(SEEDS, st.integers(min_value=0, max_value=150))
+def test_legal_actions_apply_and_everything_else_is_refused_unchanged(seed: int, at: int) -> None:
+    state, _, _ = random_play(seed, stop_after=at)
+    rng = random.Random(seed ^ at)
+    for action in _candidate_actions(state, rng):
+        before = state.clone()
+        legal = 0 <= action.seat < 4 and action in legal_actions(state, action.seat)
+        if legal:
+            after, events = step(state, action)
+            assert events or after.window is not None and after.window.answers
+        else:
+            with pytest.raises(IllegalAction) as refused:
+                step(state, action)
+            assert refused.value.code
+        assert state == before, "step changed the state it was given"
+
+
+def test_an_escape_is_accepted_at_any_time_and_ends_the_hand() -> None:
+    state, _, _ = random_play(11, stop_after=20)
+    after, events = step(state, Escape(2))
+    assert after.phase == "ended" and after.outcome == "escape"
+    assert events[-1].kind == "hand_ended"
+    with pytest.raises(IllegalAction) as refused:
+        step(after, Discard(0, 0))
+    assert refused.value.code == "hand_over"
+
+
+def test_an_out_of_turn_discard_is_refused_with_its_code() -> None:
+    state, _ = new_hand(RULES, 5, TableContext(dealer=0))
+    tile = next(t for t, c in enumerate(state.concealed[1]) if c)
+    with pytest.raises(IllegalAction) as refused:
+        step(state, Discard(1, tile))
+    assert refused.value.code == "not_your_turn"
+    missing = next(t for t, c in enumerate(state.concealed[0][:34]) if not c)
+    with pytest.raises(IllegalAction) as refused:
+        step(state, Discard(0, missing))
+    assert refused.value.code == "tile_not_in_hand"
+
+
+def _hidden_shuffle(state: HandState, seat: int, rng: random.Random) -> HandState:
+    """The same state with every tile `seat` cannot see redistributed: the wall order and the
+    other seats' concealed tiles (each keeping its size)."""
+    other = state.clone()
+    pool = list(state.wall.remaining_tiles())
+    sizes = {}
+    for s in range(4):
+        if s != seat:
+            tiles = [t for t, c in enumerate(other.concealed[s]) for _ in range(c)]
+            sizes[s] = len(tiles)
+            pool += tiles
+    rng.shuffle(pool)
+    for s, size in sizes.items():
+        counts = [0] * 42
+        for t in pool[:size]:
+            counts[t] += 1
+        pool = pool[size:]
+        other.concealed[s] = counts
+    w = state.wall
+    tiles = w.tiles[: w.head] + tuple(pool) + w.tiles[w.tail :]
+    other.wall = Wall(tiles, w.head, w.tail, w.reserve)
+    return other
+
+
+@settings(max_examples=60, deadline=None)
+@given(SEEDS, st.integers(min_value=0, max_value=120), st.integers(min_value=0, max_value=3))
+def test_a_seats_view_does_not_depend_on_what_it_cannot_see(seed: int, at: int, seat: int) -> None:
+    state, _, _ = random_play(seed, stop_after=at)
+    if state.phase == "ended":
+        return
+    view = seat_view(state, seat)
+    shuffled = _hidden_shuffle(state, seat, random.Random(seed))
+    assert seat_view(shuffled, seat) == view
+    assert all(v["hand"] is None for v in view["seats"] if v["seat"] != seat)
+    assert "wall" not in json.dumps(view).replace("wall_remaining", "").replace("wall_live", "")
+
+
+@settings(max_examples=30, deadline=None)
+@given(SEEDS)
+def test_events_for_a_seat_hide_other_seats_tiles(seed: int) -> None:
+    state, _, events = random_play(seed)
+    for seat in range(4):
+        for event in events:
+            seen = event.for_seat(seat).to_dict()
+            owner = seen.get("seat")
+            if event.kind in ("dealt", "drew") and owner != seat:
+                assert seen["tiles" if event.kind == "dealt" else "tile"] is None
+            if event.kind == "melded" and seen["meld"] == "concealed_kong" and owner != seat:
+                assert seen["tiles"] is None
