@@ -122,12 +122,11 @@ def _neighbours(counts: list[int], kind: int) -> int:
 
 
 def _best_discard(
-    state: HandState, discards: list[Action], counts: list[int], wilds: int, seven: bool
+    state: HandState, discards: list[Discard], counts: list[int], wilds: int, seven: bool
 ) -> tuple[Action | None, int]:
     best: Action | None = None
     best_key: tuple[int, int, int] | None = None
     for action in discards:
-        assert isinstance(action, Discard)
         tile: Tile = action.tile
         kind = state.plays_as(tile)
         if kind is None:

@@ -30,8 +30,14 @@ class Event:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         for key, value in data.items():
             if isinstance(value, tuple):
-                data[key] = [dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v for v in value]
+                data[key] = [_plain(v) for v in value]
         return {"kind": self.kind, **data}
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return list(value) if isinstance(value, tuple) else value
 
 
 @dataclass(frozen=True, slots=True)

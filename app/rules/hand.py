@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from app.rules.actions import (
     Action,
@@ -72,8 +72,7 @@ class Meld:
         return self.kind in KONGS
 
 
-@dataclass(frozen=True, slots=True)
-class RiverTile:
+class RiverTile(NamedTuple):
     """A discard, in the order of play; `claimed` once another seat took it."""
 
     seat: int
@@ -127,6 +126,10 @@ class HandState:
     outcome: str | None = None
     settlement: Settlement | None = None
     steps: int = 0
+    # per seat: (concealed tiles as bytes, whether some tile completes them); a cache
+    ready_cache: list[tuple[bytes, bool] | None] = field(
+        default_factory=lambda: [None, None, None, None], compare=False, repr=False
+    )
 
     @property
     def dealer(self) -> int:
@@ -161,6 +164,7 @@ class HandState:
             self.outcome,
             self.settlement,
             self.steps,
+            self.ready_cache[:],
         )
 
     # --- what tiles play as -------------------------------------------------------------
@@ -205,6 +209,27 @@ class HandState:
                 counts[kind] += 1
         return counts, wilds
 
+    def count_playing_as(self, seat: int, kind: Tile) -> int:
+        """How many of the seat's concealed tiles play as `kind` (wilds are not counted)."""
+        wild = self.wild
+        if kind == wild.substitute:
+            return 0  # the substitute's own kind: its copies play as the face
+        tile = self.physical(kind)
+        return 0 if tile == wild.wild else self.concealed[seat][tile]
+
+    def is_ready(self, seat: int) -> bool:
+        """听: whether some tile could complete the seat's hand, i.e. the hand plus one wild
+        wins (a wild may stand for any tile). A necessary condition for winning on a discard,
+        cached by the seat's concealed tiles: it is asked on every discard."""
+        key = bytes(self.concealed[seat])
+        cached = self.ready_cache[seat]
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        counts, wilds = self.effective(seat)
+        ready = self.ruleset.can_win(self, seat, counts, wilds + 1)
+        self.ready_cache[seat] = (key, ready)
+        return ready
+
     def hand_tiles(self, seat: int) -> list[Tile]:
         return tiles_of(self.concealed[seat])
 
@@ -244,15 +269,15 @@ def new_hand(
     if preset is not None:
         if sorted(preset.wall) != sorted(ruleset.tile_set()):
             raise ValueError("a preset wall must hold exactly the variant's tile set")
-        tiles, dice, wild_dice = preset.wall, preset.dice, preset.wild_dice
-    wall = Wall(tiles)
+        tiles, dice, wild_dice = tuple(preset.wall), preset.dice, preset.wild_dice
+    wall = Wall.of(tuple(tiles))
     dealt, wall = deal(wall, ctx.dealer, ruleset.hand_size)
     wild, wall = ruleset.setup_wild(wall, wild_dice, ctx.dealer)
     wall = wall.with_reserve(ruleset.tail_reserve)
     concealed = []
-    for tiles in dealt:
+    for dealt_tiles in dealt:
         counts = [0] * 42
-        for t in tiles:
+        for t in dealt_tiles:
             counts[t] += 1
         concealed.append(counts)
     state = HandState(
@@ -276,6 +301,32 @@ def new_hand(
 
 # --- what a seat may do ----------------------------------------------------------------
 
+# Actions are immutable values: the ones legal_actions offers are built once and shared.
+_SEATS = range(4)
+_DISCARD = [[Discard(s, t) for t in range(42)] for s in _SEATS]
+_CHOW = [[Chow(s, t) for t in range(27)] for s in _SEATS]
+_CONCEALED_KONG = [[ConcealedKong(s, t) for t in range(34)] for s in _SEATS]
+_ADDED_KONG = [[AddedKong(s, t) for t in range(34)] for s in _SEATS]
+_HU = [Hu(s) for s in _SEATS]
+_PASS = [Pass(s) for s in _SEATS]
+_PUNG = [Pung(s) for s in _SEATS]
+_EXPOSED_KONG = [ExposedKong(s) for s in _SEATS]
+
+
+def _runs_with(kind: Tile) -> tuple[tuple[Tile, Tile, Tile], ...]:
+    """The runs a discard of `kind` can complete: (lowest tile, the two other tiles)."""
+    if kind >= 27:
+        return ()
+    runs = []
+    for low in (kind - 2, kind - 1, kind):
+        if low >= 0 and low // 9 == kind // 9 == (low + 2) // 9:
+            a, b = (t for t in (low, low + 1, low + 2) if t != kind)
+            runs.append((low, a, b))
+    return tuple(runs)
+
+
+_RUNS_WITH = [_runs_with(k) for k in range(34)]
+
 
 def pending_seats(state: HandState) -> list[int]:
     """The seats whose decision the hand is waiting for."""
@@ -292,62 +343,72 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
     if state.phase == "turn":
         if seat != state.turn:
             return []
+        counts, wilds = state.effective(seat)
         actions: list[Action] = []
-        if state.may_self_win and state.can_win_with(seat, None):
-            actions.append(Hu(seat))
-        actions += _kongs(state, seat)
-        actions += [Discard(seat, t) for t in _discardable(state, seat)]
+        if state.may_self_win and state.ruleset.can_win(state, seat, counts, wilds):
+            actions.append(_HU[seat])
+        actions += _kongs(state, seat, counts)
+        discard = _DISCARD[seat]
+        actions += [discard[t] for t in _discardable(state, seat)]
         return actions
     if state.phase in ("claim", "rob") and state.window is not None:
         w = state.window
         if seat in w.options and seat not in w.answers:
-            return [*w.options[seat], Pass(seat)]
+            return [*w.options[seat], _PASS[seat]]
     return []
 
 
 def _discardable(state: HandState, seat: int) -> list[Tile]:
-    held = [t for t, c in enumerate(state.concealed[seat]) if c]
+    hand = state.concealed[seat]
+    held = [t for t in range(42) if hand[t]]
     if state.ruleset.wild_discard == "forbidden" and state.wild.wild is not None:
         without_wild = [t for t in held if t != state.wild.wild]
         held = without_wild or held
-    return state.ruleset.allowed_discards(state, seat, held)
+    if state.ruleset.restricts_discards:
+        held = state.ruleset.allowed_discards(state, seat, held)
+    return held
 
 
-def _kongs(state: HandState, seat: int) -> list[Action]:
+def _may_discard(state: HandState, seat: int, tile: Tile) -> bool:
+    if state.ruleset.restricts_discards or state.ruleset.wild_discard == "forbidden":
+        return tile in _discardable(state, seat)
+    return True
+
+
+def _kongs(state: HandState, seat: int, counts: list[int]) -> list[Action]:
+    """暗杠 and 加杠 open to `seat` (`counts`: its effective concealed counts)."""
     if state.wall.remaining <= 0:
         return []
-    counts, _ = state.effective(seat)
-    actions: list[Action] = [
-        ConcealedKong(seat, state.physical(k)) for k in range(NUM_KINDS) if counts[k] == 4
-    ]
+    actions: list[Action] = []
+    if 4 in counts:
+        kong = _CONCEALED_KONG[seat]
+        actions += [kong[state.physical(k)] for k in range(NUM_KINDS) if counts[k] == 4]
     for meld in state.melds[seat]:
         if meld.kind == "pung" and counts[meld.plays_as]:
-            actions.append(AddedKong(seat, state.physical(meld.plays_as)))
+            actions.append(_ADDED_KONG[seat][state.physical(meld.plays_as)])
     return actions
 
 
 def _claim_options(state: HandState, seat: int, kind: Tile, last: bool) -> tuple[Action, ...]:
     """What `seat` may claim on a discard that plays as `kind`."""
     options: list[Action] = []
-    counts, wilds = state.effective(seat)
-    counts[kind] += 1
-    if state.ruleset.can_win(state, seat, counts, wilds):
-        options.append(Hu(seat))
-    counts[kind] -= 1
+    if state.is_ready(seat):
+        counts, wilds = state.effective(seat)
+        counts[kind] += 1
+        if state.ruleset.can_win(state, seat, counts, wilds):
+            options.append(_HU[seat])
     if last:
         return tuple(options)
-    if counts[kind] >= 2:
-        options.append(Pung(seat))
-    if counts[kind] >= 3 and state.wall.remaining > 0:
-        options.append(ExposedKong(seat))
-    if state.ruleset.allow_chow and seat == (state.turn + 1) % 4 and kind < 27:
-        suit = kind // 9
-        for low in (kind - 2, kind - 1, kind):
-            if low < 0 or low // 9 != suit or (low + 2) // 9 != suit:
-                continue
-            others = [t for t in (low, low + 1, low + 2) if t != kind]
-            if all(counts[t] for t in others):
-                options.append(Chow(seat, low))
+    count = state.count_playing_as
+    held = count(seat, kind)
+    if held >= 2:
+        options.append(_PUNG[seat])
+    if held >= 3 and state.wall.remaining > 0:
+        options.append(_EXPOSED_KONG[seat])
+    if state.ruleset.allow_chow and seat == (state.turn + 1) % 4:
+        for low, a, b in _RUNS_WITH[kind]:
+            if count(seat, a) and count(seat, b):
+                options.append(_CHOW[seat][low])
     return tuple(options)
 
 
@@ -388,7 +449,7 @@ def _validate(state: HandState, action: Action) -> None:
             tile = action.tile
             if not isinstance(tile, int) or not 0 <= tile < 42 or not state.concealed[seat][tile]:
                 raise IllegalAction("tile_not_in_hand", f"seat {seat} holds no tile {tile!r}")
-            if tile not in _discardable(state, seat):
+            if not _may_discard(state, seat, tile):
                 if tile == state.wild.wild:
                     raise IllegalAction("wild_discard_forbidden", "a wild may not be discarded")
                 raise IllegalAction("discard_restricted", "the variant requires another discard")
@@ -398,7 +459,7 @@ def _validate(state: HandState, action: Action) -> None:
                 raise IllegalAction("cannot_win", "the hand is not complete")
             return
         if isinstance(action, (ConcealedKong, AddedKong)):
-            if action not in _kongs(state, seat):
+            if action not in _kongs(state, seat, state.effective(seat)[0]):
                 code = "no_tiles_left" if state.wall.remaining <= 0 else "not_offered"
                 raise IllegalAction(code, f"no such kong for seat {seat}")
             return
@@ -436,8 +497,8 @@ def _apply_turn(state: HandState, action: Action, events: list[Event]) -> None:
         _draw(state, seat, events, from_tail=True)
     elif isinstance(action, AddedKong):
         state.concealed[seat][action.tile] -= 1
-        options = {
-            s: (Hu(s),)
+        options: dict[int, tuple[Action, ...]] = {
+            s: (_HU[s],)
             for s in _others(seat)
             if state.can_win_with(s, action.tile)
         }

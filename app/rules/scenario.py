@@ -48,7 +48,7 @@ def arrange(
         indicator = parse(indicator)[0]
 
     # Where the deal takes each seat's tiles: deal a wall of position numbers.
-    positions, _ = deal(Wall(tuple(range(size))), dealer, ruleset.hand_size)
+    positions, _ = deal(Wall.of(tuple(range(size))), dealer, ruleset.hand_size)
     order: list[Tile | None] = [None] * size
     for seat in range(4):
         for pos, tile in zip(positions[seat], dealt[seat]):
@@ -63,11 +63,11 @@ def arrange(
         if n - 1 > len(tail_order):
             tail_order += [None] * (n - 1 - len(tail_order))
         tail_order.insert(n - 1, indicator)
-    for i, tile in enumerate(tail_order):
-        if tile is not None:
+    for i, placed in enumerate(tail_order):
+        if placed is not None:
             if order[size - 1 - i] is not None:
                 raise ValueError("the scenario's front and tail overlap")
-            order[size - 1 - i] = tile
+            order[size - 1 - i] = placed
 
     rest = Counter(ruleset.tile_set())
     rest.subtract(t for t in order if t is not None)

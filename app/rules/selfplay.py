@@ -32,7 +32,7 @@ from app.rules.hand import (
     tile_census,
 )
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import Ruleset, TableContext
+from app.rules.variants.base import Ruleset, Settlement, TableContext
 from app.rules.wall import first_dealer, roll_dice
 
 BotFactory = Callable[[int, int], Bot]  # (hand seed, seat) -> bot
@@ -75,14 +75,29 @@ def play_hand(
         if census is not None and tile_census(state) != census:
             raise InvariantBroken(f"hand {seed}: tiles not conserved after {action}")
     if check:
-        settlement = state.settlement
-        assert settlement is not None
-        if sum(settlement.net()) != sum(settlement.house):
-            raise InvariantBroken(f"hand {seed}: settlement is not zero-sum: {settlement}")
+        assert state.settlement is not None
+        check_settlement(ruleset, seed, state.settlement)
         _, replayed = replay(ruleset, seed, ctx, actions)
         if replayed != events:
             raise InvariantBroken(f"hand {seed}: replay gave different events")
     return HandRun(state, events, actions)
+
+
+def check_settlement(ruleset: Ruleset, seed: int, settlement: Settlement) -> None:
+    """Points move between seats in whole positive amounts, so the seats' total is zero;
+    only a ruleset that grants house rewards may add points from outside."""
+    for t in settlement.transfers:
+        if type(t.points) is not int or t.points <= 0 or t.payer == t.payee:
+            raise InvariantBroken(f"hand {seed}: a malformed transfer {t}")
+        if not (0 <= t.payer < 4 and 0 <= t.payee < 4):
+            raise InvariantBroken(f"hand {seed}: a transfer to no seat {t}")
+    house = settlement.house
+    if any(type(h) is not int or h < 0 for h in house) or (
+        any(house) and not ruleset.grants_house_rewards
+    ):
+        raise InvariantBroken(f"hand {seed}: house rewards {house} from {ruleset.name}")
+    if sum(settlement.net()) != sum(house):
+        raise InvariantBroken(f"hand {seed}: settlement is not zero-sum: {settlement}")
 
 
 @dataclass

@@ -10,7 +10,7 @@ is taken out of the wall: no draw takes it and it counts in no reserve.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.rules.tiles import Tile
 
@@ -32,22 +32,22 @@ def shuffled(tiles: list[Tile], rng: random.Random) -> tuple[Tile, ...]:
     return tuple(order)
 
 
-@dataclass(frozen=True, slots=True)
-class Wall:
+class Wall(NamedTuple):
     """An immutable wall with a front pointer and a tail pointer.
 
     `tiles[head:tail]` are the tiles still in the wall; `reserve` of them, at the tail end,
-    can only be drawn as replacements.
+    can only be drawn as replacements. (A NamedTuple: one is made per draw.)
     """
 
     tiles: tuple[Tile, ...]
-    head: int = 0
-    tail: int = -1
+    head: int
+    tail: int
     reserve: int = 0
 
-    def __post_init__(self) -> None:
-        if self.tail < 0:
-            object.__setattr__(self, "tail", len(self.tiles))
+    @classmethod
+    def of(cls, tiles: tuple[Tile, ...]) -> Wall:
+        """A full wall, nothing drawn yet."""
+        return cls(tiles, 0, len(tiles), 0)
 
     @property
     def remaining(self) -> int:

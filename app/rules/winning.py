@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, pairwise
 from typing import Final, Literal, NamedTuple
 
 from app.rules.tiles import HONOURS, NUM_KINDS
@@ -66,7 +66,9 @@ _S2: Final = slice(18, 27)
 _S3: Final = slice(27, 34)
 _MAX_COUNT: Final = 4
 _FAST_WILDS: Final = 16  # rows of precomputed answers: wilds 0..15
-_MAX_PACKED_SUM: Final = 8 * 4 * 2 * 4 * 9 + 8  # four suits, nopair <= 2 per tile, <= 36 tiles each
+# The largest sum of four packed entries: nopair <= 2 per tile (a tile + 2 wilds is a pung),
+# at most 4 x 9 tiles per suit.
+_MAX_PACKED_SUM: Final = 4 * ((2 * 4 * 9 << 3) + 1) + 1
 
 
 # --------------------------------------------------------------------------- per-suit table
@@ -184,11 +186,12 @@ def _checked(counts: Sequence[int], wilds: int) -> bytes:
     """`counts` as bytes after checking it is a count vector and `wilds` is not negative."""
     if len(counts) != NUM_KINDS:
         raise ValueError(f"a count vector has {NUM_KINDS} entries, not {len(counts)}")
-    if any(not 0 <= c <= _MAX_COUNT for c in counts):
+    b = bytes(counts)  # raises ValueError on a negative count
+    if max(b) > _MAX_COUNT:
         raise ValueError(f"counts must be 0..{_MAX_COUNT}: {list(counts)}")
     if wilds < 0:
         raise ValueError(f"negative number of wilds: {wilds}")
-    return bytes(counts)
+    return b
 
 
 def _packed_sum(b: bytes) -> int:
@@ -211,9 +214,7 @@ def is_standard_win(counts: Sequence[int], wilds: int) -> bool:
     """
     b = bytes(counts)
     try:
-        return _ROWS[wilds][
-            _PACKED[b[_S0]] + _PACKED[b[_S1]] + _PACKED[b[_S2]] + _PACKED[b[_S3]]
-        ]
+        return _ROWS[wilds][_PACKED[b[_S0]] + _PACKED[b[_S1]] + _PACKED[b[_S2]] + _PACKED[b[_S3]]]
     except (KeyError, IndexError, TypeError):
         return _standard_win_slow(counts, wilds)
 
@@ -313,7 +314,8 @@ def winning_tiles_any(
 
 def _singles(counts: Sequence[int]) -> int:
     """How many kinds are held an odd number of times (each needs a wild to make a pair)."""
-    return sum(c & 1 for c in counts)
+    b = counts if isinstance(counts, bytes) else bytes(counts)
+    return b.count(1) + b.count(3)
 
 
 def is_seven_pairs(counts: Sequence[int], wilds: int) -> bool:
@@ -338,14 +340,14 @@ def _apart_sets() -> tuple[int, ...]:
     found = []
     for mask in range(1 << 9):
         ranks = [r for r in range(9) if mask >> r & 1]
-        if all(b - a >= 3 for a, b in zip(ranks, ranks[1:])):
+        if all(b - a >= 3 for a, b in pairwise(ranks)):
             found.append(mask)
     return tuple(found)
 
 
 _APART: Final = _apart_sets()
 _APART_ROOM: Final[dict[int, int]] = {
-    held: max(bin(m).count("1") for m in _APART if m & held == held) - bin(held).count("1")
+    held: max(m.bit_count() for m in _APART if m & held == held) - held.bit_count()
     for held in _APART
 }
 """Valid held rank mask of one suit -> how many more ranks can join it keeping 3 apart."""
@@ -354,7 +356,7 @@ _APART_ROOM: Final[dict[int, int]] = {
 def _bu_da_room(b: bytes) -> int:
     """How many distinct tiles may still join the real tiles of a 不搭 hand, or -1 if the real
     tiles already break the rule (a kind twice, or two tiles of one suit < 3 apart)."""
-    if any(c > 1 for c in b):
+    if max(b) > 1:
         return -1
     room = len(HONOURS) - sum(b[_S3])
     for start in _SUIT_STARTS[:3]:
@@ -372,7 +374,7 @@ def is_bu_da(counts: Sequence[int], wilds: int) -> bool:
     fill gaps: each wild becomes a distinct tile that keeps it too (at most 3 per suit, 7 honours).
     """
     b = _checked(counts, wilds)
-    if sum(b) + wilds != 14:
+    if sum(b) + wilds != 14 or max(b) > 1:
         return False
     return wilds <= _bu_da_room(b)
 
@@ -495,7 +497,9 @@ class _ReadingSearch:
 
     def readings(self) -> list[Reading]:
         out = []
-        for pair, sets in sorted(self.found, key=lambda f: (f[0], [(m.tile, m.kind) for m in f[1]])):
+        for pair, sets in sorted(
+            self.found, key=lambda f: (f[0], [(m.tile, m.kind) for m in f[1]])
+        ):
             used = [pair, pair] + [k for meld in sets for k in _meld_tiles(meld)]
             out.append(Reading(pair, sets, _wild_as(self.counts, used)))
         return out

@@ -94,6 +94,8 @@ class Ruleset:
     multi_win: bool = False  # 一炮多响 instead of 截和
     allow_chow: bool = True
     wild_discard: Literal["allowed", "forbidden"] = "allowed"
+    restricts_discards: bool = False  # whether `allowed_discards` is consulted (温州)
+    grants_house_rewards: bool = False  # points paid by the house, not by seats (湖州)
     options: object = field(default=None)
 
     def tile_set(self) -> list[Tile]:

@@ -102,7 +102,10 @@ class Lishui(Ruleset):
             return True
         if state.melds[seat]:
             return False
-        return is_seven_pairs(counts, wilds) or is_bu_da(counts, wilds)
+        held = bytes(counts)  # cheap necessary conditions first: this runs on every discard
+        if held.count(1) + held.count(3) <= wilds and is_seven_pairs(counts, wilds):
+            return True
+        return max(held) <= 1 and is_bu_da(counts, wilds)
 
     def score(self, state: HandState, win: WinRecord) -> Score:
         """The specials of the reading that pays most; multipliers add (RULES.md 2)."""
