@@ -194,3 +194,58 @@ def test_events_for_a_seat_hide_other_seats_tiles(seed: int) -> None:
                 assert seen["tiles" if event.kind == "dealt" else "tile"] is None
             if event.kind == "melded" and seen["meld"] == "concealed_kong" and owner != seat:
                 assert seen["tiles"] is None
+
+
+# --- claim windows on a prepared wall ----------------------------------------------------
+
+from dataclasses import replace  # noqa: E402
+
+from app.rules.scenario import arrange  # noqa: E402
+from app.rules.tiles import parse_one  # noqa: E402
+
+TWO_WAIT_ON_5M = dict(
+    dealer=0,
+    hands=["566778899m11s667z", "13579m2468s3344z", "123456789p111z5m", "234567s234m222z5m"],
+    indicator="9s",
+)
+
+
+def _after_dealer_discards_5m(rules: Lishui) -> HandState:
+    state, _ = new_hand(rules, 1, TableContext(dealer=0), arrange(rules, **TWO_WAIT_ON_5M))
+    state, _ = step(state, Discard(0, parse_one("5m")))
+    assert state.phase == "claim"
+    assert Hu(2) in legal_actions(state, 2) and Hu(3) in legal_actions(state, 3)
+    return state
+
+
+def test_two_wins_on_one_discard_go_to_the_nearest_seat() -> None:
+    state = _after_dealer_discards_5m(RULES)
+    state, events = step(state, Hu(3))
+    assert not events and state.phase == "claim"  # seat 2, nearer, has not answered yet
+    state, events = step(state, Hu(2))
+    assert [e.seat for e in events if e.kind == "won"] == [2]
+    assert state.wins[0].from_seat == 0
+
+
+def test_the_nearest_seat_passing_lets_the_next_one_win() -> None:
+    state = _after_dealer_discards_5m(RULES)
+    state, _ = step(state, Pass(2))
+    state, events = step(state, Hu(3))
+    assert [e.seat for e in events if e.kind == "won"] == [3]
+
+
+def test_the_window_closes_as_soon_as_the_nearest_win_is_in() -> None:
+    state = _after_dealer_discards_5m(RULES)
+    state, events = step(state, Hu(2))
+    assert state.phase == "ended" and [e.seat for e in events if e.kind == "won"] == [2]
+
+
+def test_a_multi_win_variant_pays_every_winner_on_one_discard() -> None:
+    rules = replace(RULES, multi_win=True)
+    state = _after_dealer_discards_5m(rules)
+    state, _ = step(state, Hu(3))
+    state, events = step(state, Hu(2))
+    won = [e for e in events if e.kind == "won"]
+    assert [e.seat for e in won] == [2, 3]
+    assert all(parse_one("5m") in e.hand for e in won)
+    assert tile_census(state) == full_census(rules)
