@@ -36,8 +36,6 @@ def main() -> None:
         f"Machine: {machine()}. Run on {dt.date.today().isoformat()} with `python -m bench`;",
         "every figure is on one core, each ratio against a baseline run in the same process.",
         "",
-        "## Win checks and waits",
-        "",
         bench_winning.run(),
         "",
         "## Self-play",
