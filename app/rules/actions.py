@@ -82,6 +82,27 @@ class Pass:
 
 
 @dataclass(frozen=True, slots=True)
+class Decide:
+    """A decision before the deal, among the options the variant offers (温州 买底 / 顶底:
+    "buy", "counter", "decline")."""
+
+    seat: int
+    choice: str
+    type: Literal["decide"] = "decide"
+
+
+@dataclass(frozen=True, slots=True)
+class Special:
+    """A variant's own action, by name, with the tile it concerns (福州 抢金: discard `tile`
+    and take the turned 金)."""
+
+    seat: int
+    name: str
+    tile: Tile
+    type: Literal["special"] = "special"
+
+
+@dataclass(frozen=True, slots=True)
 class Escape:
     """逃跑: leave during the hand. Always accepted; never offered by `legal_actions`."""
 
@@ -89,6 +110,9 @@ class Escape:
     type: Literal["escape"] = "escape"
 
 
-Action = Discard | Chow | Pung | ExposedKong | ConcealedKong | AddedKong | Hu | Pass | Escape
+Action = (
+    Discard | Chow | Pung | ExposedKong | ConcealedKong | AddedKong | Hu | Pass | Decide | Special
+    | Escape
+)
 
 CLAIMS = (Chow, Pung, ExposedKong, Hu, Pass)

@@ -70,6 +70,24 @@ class WildTurned(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Decided(Event):
+    """A decision before the deal (温州 买底 / 顶底), public."""
+
+    kind: ClassVar[str] = "decided"
+    seat: int
+    choice: str
+
+
+@dataclass(frozen=True, slots=True)
+class Flowered(Event):
+    """补花: a flower laid out face up (its replacement comes as a `Drew` from the tail)."""
+
+    kind: ClassVar[str] = "flowered"
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
 class Drew(Event):
     kind: ClassVar[str] = "drew"
     private: ClassVar[tuple[str, ...]] = ("tile",)
@@ -158,3 +176,4 @@ class HandEnded(Event):
     transfers: tuple[TransferRecord, ...]
     net: tuple[int, ...]
     house: tuple[int, ...] = field(default=(0, 0, 0, 0))
+    house_silver: tuple[int, ...] = field(default=(0, 0, 0, 0))

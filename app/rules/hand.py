@@ -6,6 +6,7 @@ untouched (it works on a copy). Draws, replacement draws and the end of the wall
 inside `step`: the state always waits for a seat's decision, or has ended.
 
 Phases:
+- ``decide``: before the deal, seats make the variant's decisions (温州 买底 / 顶底).
 - ``turn``: the seat in turn discards, declares 暗杠 / 加杠, or 胡 (自摸).
 - ``claim``: after a discard, the seats offered a claim answer (胡 > 碰/杠 > 吃; several 胡:
   the first seat after the discarder, 截和, unless the variant has 一炮多响). The window
@@ -25,16 +26,20 @@ from app.rules.actions import (
     AddedKong,
     Chow,
     ConcealedKong,
+    Decide,
     Discard,
     Escape,
     ExposedKong,
     Hu,
     Pass,
     Pung,
+    Special,
 )
 from app.rules.errors import IllegalAction
 from app.rules.events import (
     Dealt,
+    Decided,
+    Flowered,
     Discarded,
     Drew,
     Escaped,
@@ -48,10 +53,10 @@ from app.rules.events import (
     Won,
 )
 from app.rules.tiles import NUM_KINDS, Tile, counts_of, tiles_of
-from app.rules.variants.base import Ruleset, Settlement, TableContext, WildSetup
+from app.rules.variants.base import NO_WILD, Ruleset, Settlement, TableContext, WildSetup
 from app.rules.wall import Dice, Wall, deal, roll_dice, shuffled
 
-Phase = Literal["turn", "claim", "rob", "ended"]
+Phase = Literal["decide", "turn", "claim", "rob", "ended"]
 MeldKind = Literal["chow", "pung", "exposed_kong", "concealed_kong", "added_kong"]
 KONGS = ("exposed_kong", "concealed_kong", "added_kong")
 
@@ -100,6 +105,8 @@ class WinRecord:
     robbed_kong: bool = False
     kong_win: bool = False  # won on a replacement draw (杠上开花)
     dealt_hand: bool = False  # the dealt hand plus at most its first draw (天胡 / 地胡)
+    instant: bool = False  # won at once by holding a special set (四财神, 三金倒, 八花 ...)
+    special: str | None = None  # won by a variant's special action (福州 抢金)
 
 
 @dataclass(slots=True)
@@ -130,6 +137,9 @@ class HandState:
     ready_cache: list[tuple[bytes, bool] | None] = field(
         default_factory=lambda: [None, None, None, None], compare=False, repr=False
     )
+    flowers: list[list[Tile]] = field(default_factory=lambda: [[], [], [], []])
+    decisions: dict[int, str] = field(default_factory=dict)
+    wild_dice: Dice = (1, 1)
 
     @property
     def dealer(self) -> int:
@@ -165,6 +175,9 @@ class HandState:
             self.settlement,
             self.steps,
             self.ready_cache[:],
+            [f[:] for f in self.flowers],
+            dict(self.decisions),
+            self.wild_dice,
         )
 
     # --- what tiles play as -------------------------------------------------------------
@@ -270,33 +283,77 @@ def new_hand(
         if sorted(preset.wall) != sorted(ruleset.tile_set()):
             raise ValueError("a preset wall must hold exactly the variant's tile set")
         tiles, dice, wild_dice = tuple(preset.wall), preset.dice, preset.wild_dice
-    wall = Wall.of(tuple(tiles))
-    dealt, wall = deal(wall, ctx.dealer, ruleset.hand_size)
-    wild, wall = ruleset.setup_wild(wall, wild_dice, ctx.dealer)
-    wall = wall.with_reserve(ruleset.tail_reserve)
-    concealed = []
-    for dealt_tiles in dealt:
-        counts = [0] * 42
-        for t in dealt_tiles:
-            counts[t] += 1
-        concealed.append(counts)
     state = HandState(
         ruleset=ruleset,
         ctx=ctx,
         seed=seed,
         dice=dice,
-        wild=wild,
-        wall=wall,
-        concealed=concealed,
+        wild=NO_WILD,
+        wall=Wall.of(tuple(tiles)),
+        concealed=[[0] * 42 for _ in range(4)],
         melds=[[], [], [], []],
         river=[],
+        phase="decide",
         turn=ctx.dealer,
+        wild_dice=wild_dice,
     )
-    events: list[Event] = [HandStarted(ruleset.name, ctx.dealer, dice, len(ruleset.tile_set()))]
+    events: list[Event] = [HandStarted(ruleset.name, ctx.dealer, dice, len(tiles))]
+    if not ruleset.decisions(state):
+        _deal(state, events)
+    return state, events
+
+
+def _deal(state: HandState, events: list[Event]) -> None:
+    """Deal, lay out flowers (补花), turn the wild, and give the dealer the first turn."""
+    ruleset, dealer = state.ruleset, state.dealer
+    dealt, state.wall = deal(state.wall, dealer, ruleset.hand_size)
+    for seat, tiles in enumerate(dealt):
+        for t in tiles:
+            state.concealed[seat][t] += 1
     events += [Dealt(s, len(dealt[s]), tuple(sorted(dealt[s]))) for s in range(4)]
+    if ruleset.flower_kinds:
+        _flower_rounds(state, events)
+    wild, state.wall = ruleset.setup_wild(state.wall, state.wild_dice, dealer)
+    state.wild = wild
+    for flower in wild.dealer_flowers:
+        state.flowers[dealer].append(flower)
+        events.append(Flowered(dealer, flower))
     if wild.wild is not None and wild.indicator is not None:
         events.append(WildTurned(wild.dice, wild.indicator, wild.wild, wild.substitute))
-    return state, events
+    state.wall = state.wall.with_reserve(ruleset.reserve(state))
+    state.phase = "turn"
+    state.turn = dealer
+    state.may_self_win = True
+    for seat in _from(dealer):
+        if ruleset.instant_win(state, seat):
+            _win(state, [WinRecord(seat, None, None, True, dealt_hand=True, instant=True)], events)
+            return
+
+
+def _from(seat: int) -> list[int]:
+    """Every seat in turn order, starting with `seat`."""
+    return [(seat + i) % 4 for i in range(4)]
+
+
+def _flower_rounds(state: HandState, events: list[Event]) -> None:
+    """补花 after the deal: from the dealer in turn, each seat lays out its flowers and draws
+    replacements from the tail, round after round until no hand holds a flower."""
+    is_flower = state.ruleset.flower_kinds
+    while True:
+        laid = False
+        for seat in _from(state.dealer):
+            hand = state.concealed[seat]
+            for flower in [t for t in range(42) if hand[t] and t in is_flower]:
+                for _ in range(hand[flower]):
+                    hand[flower] -= 1
+                    state.flowers[seat].append(flower)
+                    events.append(Flowered(seat, flower))
+                    tile, state.wall = state.wall.draw_tail()
+                    hand[tile] += 1
+                    events.append(Drew(seat, True, tile))
+                    laid = True
+        if not laid:
+            return
 
 
 # --- what a seat may do ----------------------------------------------------------------
@@ -332,6 +389,8 @@ def pending_seats(state: HandState) -> list[int]:
     """The seats whose decision the hand is waiting for."""
     if state.phase == "turn":
         return [state.turn]
+    if state.phase == "decide":
+        return sorted(state.ruleset.decisions(state))
     if state.phase in ("claim", "rob") and state.window is not None:
         w = state.window
         return [s for s in w.options if s not in w.answers]
@@ -348,6 +407,7 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
         if state.may_self_win and state.ruleset.can_win(state, seat, counts, wilds):
             actions.append(_HU[seat])
         actions += _kongs(state, seat, counts)
+        actions += state.ruleset.special_actions(state, seat)
         discard = _DISCARD[seat]
         actions += [discard[t] for t in _discardable(state, seat)]
         return actions
@@ -355,6 +415,8 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
         w = state.window
         if seat in w.options and seat not in w.answers:
             return [*w.options[seat], _PASS[seat]]
+    if state.phase == "decide":
+        return [Decide(seat, c) for c in state.ruleset.decisions(state).get(seat, ())]
     return []
 
 
@@ -423,6 +485,12 @@ def step(state: HandState, action: Action) -> tuple[HandState, list[Event]]:
     events: list[Event] = []
     if isinstance(action, Escape):
         _escape(new, action.seat, events)
+    elif new.phase == "decide":
+        assert isinstance(action, Decide)
+        new.decisions[action.seat] = action.choice
+        events.append(Decided(action.seat, action.choice))
+        if not new.ruleset.decisions(new):
+            _deal(new, events)
     elif new.phase == "turn":
         _apply_turn(new, action, events)
     else:
@@ -441,6 +509,13 @@ def _validate(state: HandState, action: Action) -> None:
     if state.phase == "ended":
         raise IllegalAction("hand_over", "the hand has ended")
     if isinstance(action, Escape):
+        return
+    if state.phase == "decide":
+        options = state.ruleset.decisions(state)
+        if seat not in options:
+            raise IllegalAction("not_your_turn", f"seat {seat} has nothing to decide now")
+        if not isinstance(action, Decide) or action.choice not in options[seat]:
+            raise IllegalAction("not_offered", f"seat {seat} may choose {options[seat]}")
         return
     if state.phase == "turn":
         if seat != state.turn:
@@ -462,6 +537,10 @@ def _validate(state: HandState, action: Action) -> None:
             if action not in _kongs(state, seat, state.effective(seat)[0]):
                 code = "no_tiles_left" if state.wall.remaining <= 0 else "not_offered"
                 raise IllegalAction(code, f"no such kong for seat {seat}")
+            return
+        if isinstance(action, Special):
+            if action not in state.ruleset.special_actions(state, seat):
+                raise IllegalAction("not_offered", f"{action.name} is not open to seat {seat}")
             return
         raise IllegalAction("not_offered", f"{action.type} is not possible on one's own turn")
     window = state.window
@@ -488,6 +567,10 @@ def _apply_turn(state: HandState, action: Action, events: list[Event]) -> None:
             dealt_hand=_is_dealt_hand(state, seat),
         )
         _win(state, [record], events)
+    elif isinstance(action, Special):
+        special_win = state.ruleset.apply_special(state, action, events)
+        if special_win is not None:
+            _win(state, [special_win], events)
     elif isinstance(action, ConcealedKong):
         kind = state.plays_as(action.tile)
         assert kind is not None
@@ -557,6 +640,9 @@ def _resolve_window(state: HandState, events: list[Event]) -> None:
     assert w is not None
     order = sorted(w.options, key=lambda s: (s - w.discarder) % 4)
     hu_seats = [s for s in order if any(isinstance(a, Hu) for a in w.options[s])]
+    if len(hu_seats) > 1 and state.ruleset.ranks_wins:
+        # a higher-ranked 胡 (福州 金雀) beats the nearer seat
+        hu_seats.sort(key=lambda s: -state.ruleset.hu_rank(state, s, w.tile))
     if state.ruleset.multi_win and hu_seats:
         if any(s not in w.answers for s in hu_seats):
             return
@@ -659,14 +745,20 @@ def _complete_added_kong(state: HandState, seat: int, tile: Tile, events: list[E
 
 
 def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = False) -> None:
+    ruleset = state.ruleset
     wall = state.wall
     if from_tail:
+        state.wall = wall = wall.with_reserve(ruleset.reserve(state))
         tile, state.wall = wall.draw_tail()
     elif wall.live <= 0:
         _exhaustive_draw(state, events)
         return
     else:
+        final = wall.live <= ruleset.final_round
         tile, state.wall = wall.draw_front()
+        if final:
+            _final_round_draw(state, seat, tile, events)
+            return
     state.concealed[seat][tile] += 1
     state.draws[seat] += 1
     state.phase = "turn"
@@ -675,6 +767,34 @@ def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = Fa
     state.from_tail = from_tail
     state.may_self_win = True
     events.append(Drew(seat, from_tail, tile))
+    if ruleset.flower_kinds and tile in ruleset.flower_kinds:
+        state.concealed[seat][tile] -= 1
+        state.draws[seat] -= 1  # a flower is not a draw of the turn: its replacement is
+        state.flowers[seat].append(tile)
+        events.append(Flowered(seat, tile))
+        _draw(state, seat, events, from_tail=True)  # 补花: replaced from the tail at once
+        return
+    if ruleset.instant_win(state, seat):
+        _win(state, [WinRecord(seat, None, tile, True, kong_win=from_tail, instant=True)], events)
+
+
+def _final_round_draw(state: HandState, seat: int, tile: Tile, events: list[Event]) -> None:
+    """福州's final round: no 补花 and no discard; a drawn tile that completes the hand wins
+    by 自摸 at once, otherwise the next seat draws (the last one: the hand is drawn)."""
+    state.draws[seat] += 1
+    events.append(Drew(seat, False, tile))
+    if tile in state.ruleset.flower_kinds:
+        state.flowers[seat].append(tile)
+        events.append(Flowered(seat, tile))
+    else:
+        state.concealed[seat][tile] += 1
+        state.turn = seat
+        state.drawn = tile
+        state.from_tail = False
+        if state.can_win_with(seat, None):
+            _win(state, [WinRecord(seat, None, tile, True)], events)
+            return
+    _draw(state, (seat + 1) % 4, events)
 
 
 def _win(state: HandState, records: list[WinRecord], events: list[Event]) -> None:
@@ -719,6 +839,7 @@ def _finish(state: HandState, outcome: str, events: list[Event]) -> None:
             ),
             net=settlement.net(),
             house=settlement.house,
+            house_silver=settlement.house_silver,
         )
     )
 
@@ -740,6 +861,8 @@ def tile_census(state: HandState) -> list[int]:
         for meld in state.melds[seat]:
             for t in meld.tiles:
                 counts[t] += 1
+        for t in state.flowers[seat]:
+            counts[t] += 1
     for r in state.river:
         if not r.claimed:
             counts[r.tile] += 1

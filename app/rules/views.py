@@ -39,6 +39,8 @@ def seat_view(state: HandState, seat: int | None) -> dict[str, Any]:
                     _meld_view(m, own or m.kind != "concealed_kong") for m in state.melds[s]
                 ],
                 "discards": [r.tile for r in state.river if r.seat == s and not r.claimed],
+                "flowers": list(state.flowers[s]),
+                "decision": state.decisions.get(s),
             }
         )
     mine = seat is not None and not ended
@@ -68,7 +70,7 @@ def seat_view(state: HandState, seat: int | None) -> dict[str, Any]:
 
 
 def _phase(state: HandState, seat: int | None) -> str:
-    if state.phase in ("turn", "ended"):
+    if state.phase in ("decide", "turn", "ended"):
         return state.phase
     return "claim" if seat is not None and seat in pending_seats(state) else "waiting"
 

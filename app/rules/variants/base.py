@@ -13,6 +13,7 @@ from app.rules.tiles import Tile, full_set
 from app.rules.wall import Dice, Wall
 
 if TYPE_CHECKING:
+    from app.rules.actions import Special
     from app.rules.events import Event
     from app.rules.hand import HandState, WinRecord
 
@@ -29,6 +30,7 @@ class WildSetup:
     indicator: Tile | None = None
     substitute: Tile | None = None
     dice: Dice | None = None
+    dealer_flowers: tuple[Tile, ...] = ()  # flowers turned before the wild: the dealer's (福州)
 
 
 NO_WILD = WildSetup()
@@ -55,7 +57,8 @@ class Transfer:
 @dataclass(frozen=True, slots=True)
 class Settlement:
     transfers: tuple[Transfer, ...] = ()
-    house: tuple[int, int, int, int] = (0, 0, 0, 0)  # rewards from the house, not from seats
+    house: tuple[int, int, int, int] = (0, 0, 0, 0)  # points from the house, not from seats
+    house_silver: tuple[int, int, int, int] = (0, 0, 0, 0)  # silver from the house (湖州 500000)
 
     def net(self) -> tuple[int, int, int, int]:
         totals = list(self.house)
@@ -96,10 +99,40 @@ class Ruleset:
     wild_discard: Literal["allowed", "forbidden"] = "allowed"
     restricts_discards: bool = False  # whether `allowed_discards` is consulted (温州)
     grants_house_rewards: bool = False  # points paid by the house, not by seats (湖州)
+    flower_kinds: frozenset[Tile] = frozenset()  # kinds laid out and replaced (补花)
+    final_round: int = 0  # the last N drawable tiles: no discard, no 补花 (福州: 4)
+    ranks_wins: bool = False  # whether `hu_rank` orders several 胡 on one discard (福州 金雀)
     options: object = field(default=None)
 
     def tile_set(self) -> list[Tile]:
         return full_set(with_flowers=self.with_flowers)
+
+    def decisions(self, state: HandState) -> dict[int, tuple[str, ...]]:
+        """Before the deal: the seats that must still decide, with their options (温州 买底).
+        The hand is dealt once this is empty."""
+        return {}
+
+    def reserve(self, state: HandState) -> int:
+        """Tiles at the tail kept for replacement draws only; asked after the deal and
+        before every replacement draw (福州's reserve grows with kongs)."""
+        return self.tail_reserve
+
+    def instant_win(self, state: HandState, seat: int) -> bool:
+        """Whether `seat` wins at once, without declaring (湖州 四财神, 福州 三金倒, 上海 八花):
+        asked after the deal for every seat and after each of a seat's draws."""
+        return False
+
+    def hu_rank(self, state: HandState, seat: int, tile: Tile) -> int:
+        """With `ranks_wins`: a higher rank wins a discard before a nearer seat (福州 金雀)."""
+        return 0
+
+    def special_actions(self, state: HandState, seat: int) -> list[Special]:
+        """A variant's own actions open to the seat in turn (福州 抢金)."""
+        return []
+
+    def apply_special(self, state: HandState, action: Special, events: list[Event]) -> WinRecord | None:
+        """Apply a special action to `state` (a working copy); a returned win ends the hand."""
+        raise NotImplementedError
 
     def setup_wild(self, wall: Wall, dice: Dice, dealer: int) -> tuple[WildSetup, Wall]:
         """Choose the wild after dealing, with the hand's second roll of the dice; returns the
