@@ -1,6 +1,7 @@
 """Two bots that play any variant through `legal_actions`: random-legal and greedy.
 
-The greedy bot always takes a 胡; otherwise it discards the tile that leaves the lowest
+The greedy bot always takes a 胡 (and a special action, each of which is a win); declines
+every decision before the deal (温州 买底 / 顶底); otherwise it discards the tile that leaves the lowest
 向听 (shanten), never a wild when another discard is legal, and claims 碰 / 杠 / 吃 only
 when the claim lowers its shanten (a kong: when it does not raise it). It is also the
 server's 托管 (autoplay).
@@ -16,11 +17,13 @@ from app.rules.actions import (
     AddedKong,
     Chow,
     ConcealedKong,
+    Decide,
     Discard,
     ExposedKong,
     Hu,
     Pass,
     Pung,
+    Special,
 )
 from app.rules.hand import HandState
 from app.rules.shanten import shanten
@@ -46,8 +49,11 @@ class GreedyBot:
 
     def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
         for action in legal:
-            if isinstance(action, Hu):
-                return action
+            if isinstance(action, (Hu, Special)):
+                return action  # every special action open to a bot is a win (福州 抢金)
+        if state.phase == "decide":
+            return next((a for a in legal if isinstance(a, Decide) and a.choice == "decline"),
+                        legal[0])
         counts, wilds = state.effective(seat)
         seven = not state.melds[seat]
         if state.phase == "turn":

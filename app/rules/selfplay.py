@@ -135,9 +135,11 @@ def run(
     bots: str,
     check: bool = True,
     progress: bool = False,
+    ruleset: Ruleset | None = None,
 ) -> Report:
-    """Play `hands` hands at one table, the dealer passing as the variant says."""
-    ruleset = get_ruleset(variant)
+    """Play `hands` hands at one table, the dealer passing as the variant says (`ruleset`
+    overrides the variant's default options)."""
+    ruleset = ruleset or get_ruleset(variant)
     master = random.Random(seed)
     ctx = TableContext(dealer=first_dealer(roll_dice(master)))
     factory = bot_factory(bots)

@@ -41,7 +41,11 @@ class TableContext:
     """What a hand needs to know about the table it is played at."""
 
     dealer: int = 0
-    streak: int = 0  # the dealer's consecutive wins before this hand (牢庄 / 连庄)
+    # the dealer's streak before this hand: consecutive wins (丽水 牢庄, 福州 连庄) or
+    # consecutive deals (温州); each variant's docstring says which
+    streak: int = 0
+    seat_points: tuple[int, int, int, int] = (0, 0, 0, 0)  # each seat's 积分 in this variant (湖州)
+    draw_bonus: int = 0  # 上海 荒番 count carried from earlier hands
 
 
 @dataclass(frozen=True, slots=True)
