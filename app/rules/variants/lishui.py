@@ -1,9 +1,26 @@
 """丽水 Lishui rules (RULES.md section 2; seeds 000 and 001).
 
-136 tiles, 13-tile hands (the dealer 14). After the deal the dealer rolls again and the
-N-th tile from the tail is turned: its kind is the 财神 (3 live copies) and 白板 plays as an
-ordinary copy of the 财神's face. Specials add their multipliers; base 3/5/7/9 by the
-dealer's streak (牢庄); penalties 被跟, 误打财神, 统包 and 抢杠.
+136 tiles, no flowers; 13-tile hands, the dealer 14. After the deal the dealer rolls
+again: with sum N, the N-th tile from the tail is turned and its kind is the 财神 (wild,
+3 live copies). 白板 plays as an ordinary copy of the 财神's face (it may be discarded,
+chowed, punged); if the turned tile is 白板, 白板 is the 财神. Throwing a 财神 is allowed
+but costs 1 point to each other seat (误打财神), and nobody may claim it.
+
+**How to win** (14 tiles, a 财神 standing for any tile): a pair plus four sets (runs or
+triplets); seven pairs (七对子, four alike count as two pairs); or 不搭 (十三不搭: 14
+different tiles, honours all different, tiles of one suit at least 3 apart).
+
+**How a hand is scored**: the multiplier is the sum of every special that applies
+(self-drawn / on a discard): 清一色 8/4, 字一色 8/4, 七对子 4/2, 大对子 4/2, 不搭 4/2,
+财神会 4 (self-drawing a 财神 while holding another), 抢杠 4, 天胡 8, 地胡 4, 杠上开花 4;
+a plain win is 2 self-drawn, 1 on a discard. The base (底) is 3 for a dealer's first hand,
+then 5, 7, 9 while the dealer keeps winning (牢庄). If the dealer wins, each other seat pays
+base x multiplier; if another seat wins, the dealer pays base x multiplier and the other two
+1 x multiplier. The discarder (犯枪) pays 1 point more. Penalties: 被跟 (your discard
+followed by the same tile from the next three seats: you pay each other seat 1); 统包 (a
+seat that fed three 吃 to its next seat pays everyone's share if either of the two wins);
+抢杠 (the robbed seat pays everyone's share). The dealer keeps the deal only by winning.
+Leaving during a hand costs 10 x base, shared by the other three.
 """
 
 from __future__ import annotations
