@@ -52,7 +52,7 @@ from app.rules.events import (
     WildTurned,
     Won,
 )
-from app.rules.tiles import NUM_KINDS, Tile, counts_of, tiles_of
+from app.rules.tiles import NUM_KINDS, Tile, tiles_of
 from app.rules.variants.base import NO_WILD, Ruleset, Settlement, TableContext, WildSetup
 from app.rules.wall import Dice, Wall, deal, roll_dice, shuffled
 
@@ -878,25 +878,17 @@ def full_census(ruleset: Ruleset) -> list[int]:
     return counts
 
 
-def replay(ruleset: Ruleset, seed: int, ctx: TableContext, actions: list[Action]) -> tuple[HandState, list[Event]]:
-    """Re-run a hand from its seed and recorded actions."""
-    state, events = new_hand(ruleset, seed, ctx)
+def replay(
+    ruleset: Ruleset,
+    seed: int,
+    ctx: TableContext,
+    actions: list[Action],
+    preset: Preset | None = None,
+) -> tuple[HandState, list[Event]]:
+    """Re-run a hand from its seed (or preset wall) and its recorded actions."""
+    state, events = new_hand(ruleset, seed, ctx, preset)
     for action in actions:
         state, more = step(state, action)
         events += more
     return state, events
 
-
-__all__ = [
-    "HandState",
-    "Meld",
-    "RiverTile",
-    "WinRecord",
-    "counts_of",
-    "legal_actions",
-    "new_hand",
-    "pending_seats",
-    "replay",
-    "step",
-    "tile_census",
-]
