@@ -33,7 +33,7 @@ from app.rules.hand import (
 )
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import Ruleset, Settlement, TableContext
-from app.rules.wall import first_dealer, roll_dice
+from app.rules.wall import roll_dice
 
 BotFactory = Callable[[int, int], Bot]  # (hand seed, seat) -> bot
 
@@ -141,7 +141,7 @@ def run(
     overrides the variant's default options)."""
     ruleset = ruleset or get_ruleset(variant)
     master = random.Random(seed)
-    ctx = TableContext(dealer=first_dealer(roll_dice(master)))
+    ctx = TableContext(dealer=ruleset.first_dealer(roll_dice(master)))
     factory = bot_factory(bots)
     report = Report(variant)
     start = time.perf_counter()

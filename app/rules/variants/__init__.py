@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from app.rules.variants.base import Ruleset
+from app.rules.variants.huzhou import Huzhou
 from app.rules.variants.lishui import Lishui
 
-VARIANTS: dict[str, Ruleset] = {"lishui": Lishui()}
+VARIANTS: dict[str, Ruleset] = {"lishui": Lishui(), "huzhou": Huzhou()}
 
 
 def get_ruleset(name: str) -> Ruleset:

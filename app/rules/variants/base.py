@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from app.rules.tiles import Tile, full_set
-from app.rules.wall import Dice, Wall
+from app.rules.wall import Dice, Wall, first_dealer
 
 if TYPE_CHECKING:
     from app.rules.actions import Special
@@ -110,6 +110,10 @@ class Ruleset:
 
     def tile_set(self) -> list[Tile]:
         return full_set(with_flowers=self.with_flowers)
+
+    def first_dealer(self, dice: Dice) -> int:
+        """The table's first dealer from a roll of the dice (RULES.md 1); 湖州: seat 0."""
+        return first_dealer(dice)
 
     def decisions(self, state: HandState) -> dict[int, tuple[str, ...]]:
         """Before the deal: the seats that must still decide, with their options (温州 买底).
