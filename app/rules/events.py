@@ -132,6 +132,15 @@ class Penalized(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class GoldRobbed(Event):
+    """福州 抢金: `seat` takes the turned 金 (`tile`) into its hand and wins."""
+
+    kind: ClassVar[str] = "gold_robbed"
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
 class Won(Event):
     kind: ClassVar[str] = "won"
     seat: int

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from app.rules.variants.base import Ruleset
+from app.rules.variants.fuzhou import Fuzhou
 from app.rules.variants.huzhou import Huzhou
 from app.rules.variants.lishui import Lishui
 from app.rules.variants.wenzhou import Wenzhou
 
-VARIANTS: dict[str, Ruleset] = {"lishui": Lishui(), "wenzhou": Wenzhou(), "huzhou": Huzhou()}
+VARIANTS: dict[str, Ruleset] = {
+    "lishui": Lishui(),
+    "wenzhou": Wenzhou(),
+    "huzhou": Huzhou(),
+    "fuzhou": Fuzhou(),
+}
 
 
 def get_ruleset(name: str) -> Ruleset:

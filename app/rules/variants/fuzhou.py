@@ -1,0 +1,391 @@
+"""福州 Fuzhou rules (RULES.md section 5; seed 004).
+
+144 tiles. Every honour (东南西北白发中) and every flower (春夏秋冬梅兰竹菊) is a flower (花牌):
+it never stays in a hand, it is laid out and replaced from the tail (补花), and it only
+scores. Hands 16 tiles, the dealer 17; a win is 17 tiles: one pair and five sets (a kong
+counts as a set), or three 金 held (三金倒, any shape, wins at once).
+
+After the deal the core runs the 补花 rounds from the dealer. Then the next tile at the tail
+is turned up: its kind is the 金 (the wild, 3 live copies); the turned tile stays on show and
+is what 抢金 takes. A flower turned there goes to the dealer as a flower and the next tile
+is turned.
+
+The wall keeps a reserve at the tail for replacements only: 18 tiles, plus 1 per 明杠 (an
+exposed or added kong), plus 2 per 暗杠 and 2 per set of four like flowers (four of one
+honour, 春夏秋冬 or 梅兰竹菊), counted over all seats. The last 4 drawable tiles are the final
+round: no 补花, no discard; a drawn tile that completes the hand wins by 自摸 at once,
+otherwise the hand is drawn.
+
+Specials (the highest applies): 抢金 30 x base, in three cases: the dealer's dealt hand is
+complete (天胡, declared with 胡), the dealer's first discard swaps in the turned 金 and
+completes, or a non-dealer on its first turn takes the turned 金 and completes (a
+`Special(seat, "rob_gold", tile)`); if the dealer and a non-dealer could both 抢金 the
+non-dealer's counts, unless the dealer's is 天胡. 平胡 (no flower and no kong) is scored as
+抢金. 三金倒 40 x base. 金雀 (the pair is two 金) 60 x base, and it beats any other 胡 on the
+same discard whatever the seats.
+
+花分 (flower points) of the winner: each flower 1, each 金 held 1, each 明杠 1, each 暗杠 2; a
+set of four like flowers counts 6 instead of 4. A plain win is worth base + 花分, a special
+special x base + 2 x 花分. 自摸 (抢金 and 三金倒 always are): each other seat pays 2 x a plain
+value, or a special's value. On a discard (or a robbed kong) the discarder alone pays 2 x
+the value (谁放冲谁负责). 连庄: with c = `TableContext.streak`, the dealer's consecutive wins
+so far, every payment to or from the dealer uses base + c, and a non-dealer winner collects
+c more from the dealer (抓庄). A seat loses at most 100 x base in a hand (封顶). Escape:
+8 x base shared by the other three. A drawn hand pays nothing. The dealer deals again after
+winning; otherwise (a draw and an escape included) the next seat deals.
+
+Choices where RULES.md is silent (each an option of `FuzhouOptions` where it can vary): 天胡
+is declared with 胡 on the dealer's first turn and scored as 抢金. A `rob_gold` puts its tile
+into the river as the seat's discard (nobody may claim it: the hand ends) and moves the turned
+金 from its place on show into the winner's hand (`wild.indicator` becomes None), so every
+tile stays accounted for; a `GoldRobbed` event says so. A non-dealer's first turn is its first
+draw (a flower's replacement included) with no meld; by default it puts out the tile it drew,
+so its dealt 16 tiles plus the 金 must complete, in the standard shape. The priority between
+the dealer and a non-dealer is settled when the dealer robs: the first non-dealer in turn
+order whose 16 tiles plus the 金 complete takes the 金 instead. The loss cap is on the
+table's base and cuts 抓庄 before the win payment; a dealer who escapes pays 8 x (base + c).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from app.rules.actions import Special
+from app.rules.events import Discarded, Event, GoldRobbed
+from app.rules.tiles import EAST, FLOWERS, HONOURS, Tile
+from app.rules.variants.base import (
+    Ruleset,
+    Score,
+    Settlement,
+    TableContext,
+    Transfer,
+    WildSetup,
+    split,
+)
+from app.rules.wall import Dice, Wall
+from app.rules.winning import is_standard_win
+
+if TYPE_CHECKING:
+    from app.rules.hand import HandState, WinRecord
+
+ROB_GOLD = "rob_gold"  # 抢金
+FLOWERLESS = "flowerless"  # 平胡: no flower and no kong
+THREE_GOLDS = "three_golds"  # 三金倒
+GOLDEN_PAIR = "golden_pair"  # 金雀
+
+# The flower kinds of 福州: every honour and every flower (花牌).
+FLOWER_KINDS: frozenset[Tile] = frozenset(HONOURS) | frozenset(FLOWERS)
+# Sets of four like flowers: four of one honour, 春夏秋冬, 梅兰竹菊.
+FLOWER_SETS: tuple[tuple[Tile, ...], ...] = (
+    *((h, h, h, h) for h in HONOURS),
+    FLOWERS[:4],
+    FLOWERS[4:],
+)
+
+
+@dataclass(frozen=True)
+class FuzhouOptions:
+    """Every [decided] point of RULES.md section 5 and every choice made where it is silent,
+    named, with its default."""
+
+    # "Base: the table's base (option, default 1 point), as the source sets it by room level."
+    base: int = 1
+    # "Reserve: 18 tiles stay in the wall, plus 1 for each 明杠 and 2 for each 暗杠 (and for
+    # each set of four like flowers)."
+    reserve_tiles: int = 18
+    reserve_per_exposed_kong: int = 1  # 明杠: an exposed or an added kong
+    reserve_per_concealed_kong: int = 2  # 暗杠
+    reserve_per_flower_set: int = 2  # four like flowers, on any seat's table
+    # "抢金 ... 30 x base."
+    rob_gold_multiple: int = 30
+    # "平胡 (the winner has no flowers and no 杠) is scored as 抢金."
+    flowerless_multiple: int = 30
+    # "三金倒 40 x base."
+    three_golds_multiple: int = 40
+    # "金雀 (the pair is two 金) 60 x base."
+    golden_pair_multiple: int = 60
+    # "four like flowers (four 东, or 春夏秋冬, or 梅兰竹菊) count 6 instead of 4."
+    flower_set_points: int = 6
+    # "Loss cap per hand (封顶) [decided]: 100 x base per seat (option)." None: no cap.
+    loss_cap_multiple: int | None = 100
+    # "Escape: 8 x base."
+    escape_multiple: int = 8
+    # Choice (RULES.md silent): what a non-dealer puts out when it takes the turned 金 on its
+    # first turn ("a non-dealer, on its first turn, takes the turned 金 and completes").
+    # "drawn": its first drawn tile, i.e. its dealt 16 tiles plus the 金 must complete (the
+    # source: "闲家 ... 将“金”抓进,即可胡牌", and the priority "由于闲家没打出"); "any": any tile.
+    rob_gold_non_dealer_puts_out: Literal["drawn", "any"] = "drawn"
+    # Choice (RULES.md silent): whether the turned 金 taken as a third 金 "completes" by
+    # 三金倒 for 抢金. Off: 抢金 needs the standard shape (the hand is 听 and the 金 is the
+    # winning tile); a standard 抢金 that holds three 金 is still scored as 三金倒.
+    rob_gold_three_golds: bool = False
+    # Choice (RULES.md silent): a 金 may be discarded (a discarded wild is dead, RULES.md 1);
+    # False forbids it while another discard is legal.
+    gold_discard_allowed: bool = True
+    # Choice: "The base used is the one in force for the escaper" (RULES.md 1): an escaping
+    # dealer pays on base + c, like every payment from the dealer (连庄).
+    escape_dealer_streak: bool = True
+
+
+@dataclass(frozen=True)
+class Fuzhou(Ruleset):
+    name: str = "fuzhou"
+    hand_size: int = 16
+    with_flowers: bool = True
+    flower_kinds: frozenset[Tile] = FLOWER_KINDS
+    final_round: int = 4  # "The last 4 drawable tiles are the final round"
+    ranks_wins: bool = True  # 金雀 beats any other 胡 on the same discard
+    multi_win: bool = False
+    allow_chow: bool = True
+    options: FuzhouOptions = field(default_factory=FuzhouOptions)
+
+    def __post_init__(self) -> None:
+        mode = "allowed" if self.options.gold_discard_allowed else "forbidden"
+        object.__setattr__(self, "wild_discard", mode)
+
+    # --- the 金 and the wall --------------------------------------------------------
+
+    def setup_wild(self, wall: Wall, dice: Dice, dealer: int) -> tuple[WildSetup, Wall]:
+        """开金: after 补花 the next tile at the tail is turned up; a flower turned there goes
+        to the dealer and the next one is turned. The turned tile stays on show."""
+        turned: list[Tile] = []
+        while True:
+            tile, wall = wall.draw_tail()
+            if tile in self.flower_kinds:
+                turned.append(tile)
+                continue
+            return WildSetup(tile, tile, None, None, tuple(turned)), wall
+
+    def reserve(self, state: HandState) -> int:
+        o = self.options
+        n = o.reserve_tiles
+        for seat in range(4):
+            for meld in state.melds[seat]:
+                if meld.kind == "concealed_kong":
+                    n += o.reserve_per_concealed_kong
+                elif meld.kind in ("exposed_kong", "added_kong"):
+                    n += o.reserve_per_exposed_kong
+            n += o.reserve_per_flower_set * flower_sets(state.flowers[seat])
+        return n
+
+    # --- winning -----------------------------------------------------------------------
+
+    def can_win(self, state: HandState, seat: int, counts: list[int], wilds: int) -> bool:
+        return wilds >= 3 or is_standard_win(counts, wilds)
+
+    def instant_win(self, state: HandState, seat: int) -> bool:
+        """三金倒: three 金 held win at once."""
+        wild = state.wild.wild
+        return wild is not None and state.concealed[seat][wild] >= 3
+
+    def hu_rank(self, state: HandState, seat: int, tile: Tile) -> int:
+        """金雀 beats any other 胡 on the same discard."""
+        counts, wilds = state.effective(seat)
+        kind = state.plays_as(tile)
+        if kind is None:
+            wilds += 1
+        else:
+            counts[kind] += 1
+        return 1 if is_golden_pair(counts, wilds) else 0
+
+    # --- 抢金 ----------------------------------------------------------------------------
+
+    def special_actions(self, state: HandState, seat: int) -> list[Special]:
+        """抢金 on the seat's first turn: `Special(seat, "rob_gold", tile)` puts `tile` out
+        and takes the turned 金. The dealer: before any draw (no kong yet), putting out any
+        tile but a 金. A non-dealer: on its first draw (a flower's replacement counts), with
+        no meld; it puts out the drawn tile (option `rob_gold_non_dealer_puts_out`)."""
+        indicator = state.wild.indicator
+        wild = state.wild.wild
+        if indicator is None or wild is None or state.melds[seat]:
+            return []
+        if seat == state.dealer:
+            if state.draws[seat] != 0:
+                return []
+            candidates = [t for t in range(42) if state.concealed[seat][t] and t != wild]
+        else:
+            if state.draws[seat] != 1 or state.drawn is None:
+                return []
+            if self.options.rob_gold_non_dealer_puts_out == "drawn":
+                candidates = [state.drawn]
+            else:
+                candidates = [t for t in range(42) if state.concealed[seat][t] and t != wild]
+        if any(r.seat == seat for r in state.river):
+            return []
+        counts, wilds = state.effective(seat)
+        out = []
+        for tile in candidates:
+            kind = state.plays_as(tile)
+            if kind is None:
+                ok = self._rob_completes(state, seat, counts, wilds)  # a 金 out, a 金 in
+            else:
+                counts[kind] -= 1
+                ok = self._rob_completes(state, seat, counts, wilds + 1)
+                counts[kind] += 1
+            if ok:
+                out.append(Special(seat, ROB_GOLD, tile))
+        return out
+
+    def _rob_completes(self, state: HandState, seat: int, counts: list[int], wilds: int) -> bool:
+        """Whether the hand with the turned 金 taken in (counted in `wilds`) wins for 抢金."""
+        if self.options.rob_gold_three_golds:
+            return self.can_win(state, seat, counts, wilds)
+        return is_standard_win(counts, wilds)
+
+    def apply_special(
+        self, state: HandState, action: Special, events: list[Event]
+    ) -> WinRecord | None:
+        """The put-out tile goes to the river as the seat's discard (unclaimed: the hand
+        ends); the turned 金 leaves the indicator's place (`wild.indicator` becomes None) for
+        the winner's hand. If the dealer robs without a 天胡 while a non-dealer's hand plus
+        the 金 is complete, the first such non-dealer in turn order takes the 金 and wins."""
+        from app.rules.hand import RiverTile, WinRecord
+
+        assert action.name == ROB_GOLD
+        seat, tile = action.seat, action.tile
+        gold = state.wild.indicator
+        assert gold is not None
+        winner = seat
+        if seat == state.dealer and not state.can_win_with(seat, None):
+            for other in ((seat + i) % 4 for i in (1, 2, 3)):
+                counts, wilds = state.effective(other)
+                if self._rob_completes(state, other, counts, wilds + 1):
+                    winner = other
+                    break
+        state.concealed[seat][tile] -= 1
+        state.river.append(RiverTile(seat, tile))
+        events.append(Discarded(seat, tile, tile == state.wild.wild))
+        state.concealed[winner][gold] += 1
+        state.wild = dataclasses.replace(state.wild, indicator=None)
+        state.drawn = None
+        state.turn = winner
+        events.append(GoldRobbed(winner, gold))
+        return WinRecord(winner, None, gold, True, dealt_hand=True, special=ROB_GOLD)
+
+    # --- scoring -----------------------------------------------------------------------
+
+    def specials(self, state: HandState, win: WinRecord) -> dict[str, int]:
+        """Every special the win has, with its multiple."""
+        o = self.options
+        counts, wilds = state.winning_counts(win)
+        found: dict[str, int] = {}
+        if is_golden_pair(counts, wilds):
+            found[GOLDEN_PAIR] = o.golden_pair_multiple
+        if wilds >= 3:
+            found[THREE_GOLDS] = o.three_golds_multiple
+        heavenly = (
+            win.seat == state.dealer and win.dealt_hand and win.tile is None
+            and is_standard_win(counts, wilds)
+        )
+        if win.special == ROB_GOLD or heavenly:
+            found[ROB_GOLD] = o.rob_gold_multiple
+        if not state.flowers[win.seat] and not any(m.is_kong for m in state.melds[win.seat]):
+            found[FLOWERLESS] = o.flowerless_multiple
+        return found
+
+    def score(self, state: HandState, win: WinRecord) -> Score:
+        """The highest special (multiplier = its multiple of the base), or a plain win (1)."""
+        found = self.specials(state, win)
+        if not found:
+            return Score((), 1)
+        name = max(found, key=lambda n: found[n])  # the first listed wins a tie
+        return Score((name,), found[name])
+
+    def flower_points(self, state: HandState, win: WinRecord) -> int:
+        """花分 of the winner: flowers (a set of four like ones counts 6), 金 held, kongs."""
+        seat = win.seat
+        points = len(state.flowers[seat])
+        points += (self.options.flower_set_points - 4) * flower_sets(state.flowers[seat])
+        points += state.winning_counts(win)[1]
+        for meld in state.melds[seat]:
+            if meld.kind == "concealed_kong":
+                points += 2
+            elif meld.is_kong:
+                points += 1
+        return points
+
+    # --- settlement --------------------------------------------------------------------
+
+    def settle(self, state: HandState) -> Settlement:
+        o = self.options
+        ctx = state.ctx
+        owed: dict[int, list[tuple[int, int, str]]] = {}  # payer -> (payee, points, reason)
+        if state.outcome == "escape":
+            payer = state.escaped
+            assert payer is not None
+            base = o.base
+            if payer == ctx.dealer and o.escape_dealer_streak:
+                base += ctx.streak
+            others = [s for s in range(4) if s != payer]
+            owed[payer] = [
+                (s, p, "escape") for s, p in split(o.escape_multiple * base, payer, others)
+            ]
+        elif state.outcome == "win":
+            owed = self._win_payments(state, state.wins[0])
+        cap = None if o.loss_cap_multiple is None else o.loss_cap_multiple * o.base
+        transfers: list[Transfer] = []
+        for payer in sorted(owed):
+            room = cap
+            for payee, points, reason in owed[payer]:
+                if room is not None:
+                    points = min(points, room)
+                    room -= points
+                if points > 0:
+                    transfers.append(Transfer(payer, payee, points, reason))
+        return Settlement(tuple(transfers))
+
+    def _win_payments(
+        self, state: HandState, win: WinRecord
+    ) -> dict[int, list[tuple[int, int, str]]]:
+        o = self.options
+        dealer, c = state.ctx.dealer, state.ctx.streak
+        winner = win.seat
+        score = self.score(state, win)
+        multiple, special = score.multiplier, bool(score.specials)
+        flowers = self.flower_points(state, win)
+
+        def value(base: int) -> int:
+            return multiple * base + 2 * flowers if special else base + flowers
+
+        payers = [s for s in range(4) if s != winner] if win.from_seat is None else [win.from_seat]
+        owed: dict[int, list[tuple[int, int, str]]] = {}
+        for payer in payers:
+            base = o.base + (c if dealer in (winner, payer) else 0)
+            points = value(base) if win.from_seat is None and special else 2 * value(base)
+            owed[payer] = [(winner, points, "win" if win.from_seat is None else "deal_in")]
+        if winner != dealer and c > 0:
+            owed.setdefault(dealer, []).append((winner, c, "catch_dealer"))  # 抓庄
+        return owed
+
+    def next_context(self, state: HandState) -> TableContext:
+        """The dealer deals again after winning (连庄, the streak grows); otherwise, also after a
+        draw or an escape, the next seat deals with a streak of 0."""
+        ctx = state.ctx
+        if state.outcome == "win" and any(w.seat == ctx.dealer for w in state.wins):
+            return TableContext(dealer=ctx.dealer, streak=ctx.streak + 1)
+        return TableContext(dealer=(ctx.dealer + 1) % 4, streak=0)
+
+
+def flower_sets(flowers: list[Tile]) -> int:
+    """How many sets of four like flowers (four of one honour, 春夏秋冬, 梅兰竹菊) are laid out."""
+    n = 0
+    for group in FLOWER_SETS:
+        if group[0] == group[-1]:
+            n += flowers.count(group[0]) >= 4
+        else:
+            n += all(t in flowers for t in group)
+    return n
+
+
+def is_golden_pair(counts: list[int], wilds: int) -> bool:
+    """金雀: a standard win whose pair is two 金, i.e. the other tiles and wilds form sets only.
+    Checked as a standard win of the hand with two 金 replaced by a pair of 东 (no honour ever
+    stays in a 福州 hand, so the 东 pair can only be the pair, or a pung with a 金 whose own
+    pair then turns into a pung with that 金)."""
+    if wilds < 2 or counts[EAST]:
+        return False
+    work = counts[:]
+    work[EAST] = 2
+    return is_standard_win(work, wilds - 2)
