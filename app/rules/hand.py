@@ -748,6 +748,9 @@ def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = Fa
     ruleset = state.ruleset
     wall = state.wall
     if from_tail:
+        if wall.remaining <= 0:  # a flower's replacement with nothing left: a drawn hand
+            _exhaustive_draw(state, events)
+            return
         state.wall = wall = wall.with_reserve(ruleset.reserve(state))
         tile, state.wall = wall.draw_tail()
     elif wall.live <= 0:

@@ -18,10 +18,11 @@ from app.rules.events import Event, Won
 from app.rules.examples import fuzhou as fuzhou_example
 from app.rules.examples import huzhou as huzhou_example
 from app.rules.examples import lishui as lishui_example
+from app.rules.examples import shanghai as shanghai_example
 from app.rules.examples import wenzhou as wenzhou_example
 from app.rules.hand import HandState
 from app.rules.tiles import chinese_name, format_tiles
-from app.rules.variants import fuzhou, huzhou, lishui, wenzhou
+from app.rules.variants import fuzhou, huzhou, lishui, shanghai, wenzhou
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
@@ -31,6 +32,7 @@ SECTIONS: list[tuple[str, object, Example]] = [
     ("温州 Wenzhou", wenzhou, wenzhou_example.example),
     ("湖州 Huzhou", huzhou, huzhou_example.example),
     ("福州 Fuzhou", fuzhou, fuzhou_example.example),
+    ("上海 Shanghai", shanghai, shanghai_example.example),
 ]
 
 

@@ -6,6 +6,7 @@ from app.rules.variants.base import Ruleset
 from app.rules.variants.fuzhou import Fuzhou
 from app.rules.variants.huzhou import Huzhou
 from app.rules.variants.lishui import Lishui
+from app.rules.variants.shanghai import Shanghai
 from app.rules.variants.wenzhou import Wenzhou
 
 VARIANTS: dict[str, Ruleset] = {
@@ -13,6 +14,7 @@ VARIANTS: dict[str, Ruleset] = {
     "wenzhou": Wenzhou(),
     "huzhou": Huzhou(),
     "fuzhou": Fuzhou(),
+    "shanghai": Shanghai(),
 }
 
 
