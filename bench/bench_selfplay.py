@@ -15,6 +15,7 @@ import time
 
 from app.rules.selfplay import run as selfplay
 from app.rules.tiles import full_set
+from app.rules.variants import VARIANTS
 
 
 def bare_hand(rng: random.Random) -> int:
@@ -40,14 +41,14 @@ def bare_rate(hands: int) -> float:
     return hands / (time.perf_counter() - start)
 
 
-def run(hands: int = 2000, variants: tuple[str, ...] = ("lishui",)) -> str:
+def run(hands: int = 2000, variants: tuple[str, ...] = tuple(VARIANTS)) -> str:
     baseline = bare_rate(hands)
     lines = [
         "| variant | bots | hands | invariant checks | hands/s | actions/hand | wins | vs bare loop |",
         "|---|---|---:|---|---:|---:|---:|---:|",
     ]
     for variant in variants:
-        for bots, n in (("random", hands), ("greedy", max(hands // 4, 50))):
+        for bots, n in (("random", hands), ("greedy", max(hands // 10, 50))):
             for check in (False, True):
                 report = selfplay(variant, n, seed=1, bots=bots, check=check)
                 rate = report.hands_per_second

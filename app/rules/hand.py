@@ -422,7 +422,7 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
 
 def _discardable(state: HandState, seat: int) -> list[Tile]:
     hand = state.concealed[seat]
-    held = [t for t in range(42) if hand[t]]
+    held = [t for t, c in enumerate(hand) if c]
     if state.ruleset.wild_discard == "forbidden" and state.wild.wild is not None:
         without_wild = [t for t in held if t != state.wild.wild]
         held = without_wild or held
@@ -629,9 +629,12 @@ def _discard(state: HandState, seat: int, tile: Tile, events: list[Event]) -> No
         _draw(state, (seat + 1) % 4, events)
 
 
-def _others(seat: int) -> list[int]:
+_OTHERS = [((s + 1) % 4, (s + 2) % 4, (s + 3) % 4) for s in range(4)]
+
+
+def _others(seat: int) -> tuple[int, int, int]:
     """The other seats in turn order after `seat`."""
-    return [(seat + i) % 4 for i in (1, 2, 3)]
+    return _OTHERS[seat]
 
 
 def _resolve_window(state: HandState, events: list[Event]) -> None:

@@ -169,7 +169,8 @@ class Lishui(Ruleset):
         if tile == state.wild.wild:
             events.append(Penalized(seat, "wild_discard", tile))  # 误打财神
         river = state.river
-        if self.options.follow_penalty and len(river) >= 4:
+        # the previous discard must match before the whole run is worth looking at
+        if self.options.follow_penalty and len(river) >= 4 and river[-2].tile == tile:
             run = river[-4:]
             if (
                 all(r.tile == tile for r in run)
