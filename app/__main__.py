@@ -1,9 +1,12 @@
-"""`python -m app`: run the server with the configured settings."""
+"""`python -m app`: upgrade the database to the latest migration, then serve."""
 
 import uvicorn
 
 from app.settings import get_settings
+from app.store import migrate
 
 if __name__ == "__main__":
     settings = get_settings()
+    if settings.migrate_on_start:
+        migrate.upgrade(settings.database_url)
     uvicorn.run("app.main:app", host=settings.host, port=settings.port, log_level=settings.log_level)

@@ -1,8 +1,14 @@
-"""Settings, from the environment (prefix-free names, as an operator sets them)."""
+"""Settings, from the environment or a `.env` file (names as an operator sets them:
+DATABASE_URL, REDIS_URL, JWT_SECRET ...)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEV_SECRET = "dev-only-secret-change-me-dev-only-secret"
 
 
 class Settings(BaseSettings):
@@ -10,10 +16,21 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = 8000
+    log_level: str = "info"
+    # SQLite (a file next to the app) by default; PostgreSQL when it says postgresql://
     database_url: str = "sqlite:///./mahjong.db"
     redis_url: str | None = None
-    log_level: str = "info"
+    migrate_on_start: bool = True  # `python -m app` upgrades the database to head first
+
+    jwt_secret: str = Field(default=DEV_SECRET, min_length=32)
+    access_token_minutes: int = 15
+    refresh_token_days: int = 30
+
+    signup_grant: int = 10000  # RULES.md 7: a new account starts with 10000 silver
+    login_attempts: int = 5  # failed logins allowed per username and address ...
+    login_window_seconds: int = 300  # ... in this window
 
 
+@lru_cache
 def get_settings() -> Settings:
     return Settings()

@@ -1,0 +1,95 @@
+"""One JSON error shape for every failure, with a stable code:
+
+    {"error": {"code": "duplicate_username", "message": "...", "details": null}}
+
+Codes: validation_error, unauthorized, bad_credentials, banned, forbidden, not_found,
+duplicate_username, insufficient_balance, rate_limited, internal_error.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+STATUS = {
+    "validation_error": 422,
+    "unauthorized": 401,
+    "bad_credentials": 401,
+    "banned": 403,
+    "forbidden": 403,
+    "not_found": 404,
+    "duplicate_username": 409,
+    "insufficient_balance": 409,
+    "rate_limited": 429,
+    "internal_error": 500,
+}
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+    details: Any = None
+
+
+class ErrorResponse(BaseModel):
+    """The body of every error response."""
+
+    error: ErrorBody
+
+
+class ApiError(Exception):
+    """Raise anywhere in a request: becomes the error shape with its HTTP status."""
+
+    def __init__(self, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers
+
+
+def error_response(code: str, message: str, details: Any = None, headers: dict[str, str] | None = None) -> JSONResponse:
+    body = ErrorResponse(error=ErrorBody(code=code, message=message, details=details))
+    return JSONResponse(body.model_dump(), status_code=STATUS.get(code, 400), headers=headers)
+
+
+def responses(*codes: str) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` for the error codes an endpoint may answer with."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for code in codes:
+        out[STATUS[code]] = {"model": ErrorResponse, "description": code}
+    return out
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.code, exc.message, exc.details, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        details = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")}
+            for e in exc.errors()
+        ]
+        return error_response("validation_error", "the request is not valid", details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {401: "unauthorized", 403: "forbidden", 404: "not_found"}.get(
+            exc.status_code, "validation_error" if exc.status_code < 500 else "internal_error"
+        )
+        return error_response(code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return error_response("internal_error", "something went wrong on our side")

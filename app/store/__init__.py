@@ -1,0 +1,1 @@
+"""Persistence: accounts, the silver ledger, ranks and stats, hand records (SQLAlchemy 2)."""

@@ -1,0 +1,69 @@
+"""The database engine and sessions: SQLite (WAL, busy timeout) by default, PostgreSQL when
+the URL says so. Both through SQLAlchemy's asyncio layer."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+
+def async_url(url: str) -> str:
+    """The asyncio driver URL for a plain one: sqlite:// -> sqlite+aiosqlite://,
+    postgresql:// -> postgresql+asyncpg://."""
+    if url.startswith("sqlite://"):
+        return "sqlite+aiosqlite://" + url.removeprefix("sqlite://")
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+asyncpg://" + url.removeprefix(prefix)
+    return url
+
+
+def sync_url(url: str) -> str:
+    """The URL Alembic's offline tools and plain scripts understand (same driver family)."""
+    return async_url(url)
+
+
+def _sqlite_pragmas(engine: AsyncEngine) -> None:
+    """WAL, a busy timeout and foreign keys on every connection; write transactions take
+    the lock at BEGIN (BEGIN IMMEDIATE) so that two writers queue instead of deadlocking."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # let SQLAlchemy's BEGIN below run
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@dataclass
+class Database:
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+
+    @classmethod
+    def connect(cls, url: str) -> Database:
+        url = async_url(url)
+        kwargs: dict[str, Any] = {}
+        if url.startswith("postgresql"):
+            kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
+        engine = create_async_engine(url, **kwargs)
+        if engine.dialect.name == "sqlite":
+            _sqlite_pragmas(engine)
+        return cls(engine, async_sessionmaker(engine, expire_on_commit=False))
+
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session:
+            yield session
+
+    async def close(self) -> None:
+        await self.engine.dispose()

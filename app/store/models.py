@@ -1,0 +1,103 @@
+"""The tables, as SQLAlchemy 2 typed models. Migrations in migrations/ create them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# SQLite only autoincrements an INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+
+ROLES = ("player", "admin")
+REASONS = (
+    "signup_grant",
+    "hand_settlement",
+    "escape_penalty",
+    "disconnect_penalty",
+    "house_reward",
+    "admin_adjustment",
+)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Account(Base):
+    __tablename__ = "accounts"
+    __table_args__ = (CheckConstraint("balance >= 0", name="balance_not_negative"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16), default="player")
+    banned: Mapped[bool] = mapped_column(default=False)
+    balance: Mapped[int] = mapped_column(BigInteger, default=0)  # silver (银两), whole units
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class LedgerEntry(Base):
+    """One silver change. Append-only: nothing updates or deletes a row."""
+
+    __tablename__ = "ledger"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    delta: Mapped[int] = mapped_column(BigInteger)
+    balance_after: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(String(32))
+    hand_id: Mapped[str | None] = mapped_column(String(64), index=True, default=None)
+    note: Mapped[str | None] = mapped_column(Text, default=None)
+    idempotency_key: Mapped[str] = mapped_column(String(160), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class VariantStats(Base):
+    """Per account and variant: points (积分, never below 0) and counts."""
+
+    __tablename__ = "variant_stats"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(16), primary_key=True)
+    points: Mapped[int] = mapped_column(BigInteger, default=0)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    self_draws: Mapped[int] = mapped_column(Integer, default=0)
+    deal_ins: Mapped[int] = mapped_column(Integer, default=0)
+    escapes: Mapped[int] = mapped_column(Integer, default=0)
+    disconnects: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RefreshToken(Base):
+    """An issued refresh token (by its id); refreshing revokes it and issues a new one."""
+
+    __tablename__ = "refresh_tokens"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class AuditLog(Base):
+    """Every admin action, with who did it, to whom, and the details (JSON text)."""
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    admin_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    action: Mapped[str] = mapped_column(String(32))
+    target_account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), default=None)
+    detail: Mapped[str] = mapped_column(Text, default="{}")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
