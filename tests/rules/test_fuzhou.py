@@ -16,7 +16,6 @@ named on the win, the actions offered, the refusal codes.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import time
 from collections import Counter
@@ -37,8 +36,7 @@ from app.rules.actions import (
     Pung,
     Special,
 )
-from app.rules.errors import IllegalAction
-from app.rules.events import Discarded, Drew, ExhaustiveDraw, Flowered, WildTurned
+from app.rules.events import Discarded, Drew, ExhaustiveDraw, Flowered, GoldRobbed, WildTurned
 from app.rules.examples.fuzhou import example
 from app.rules.hand import (
     HandState,
@@ -53,9 +51,9 @@ from app.rules.hand import (
 from app.rules.scenario import arrange
 from app.rules.tiles import counts_of, full_set, parse, parse_one
 from app.rules.variants.base import Score, TableContext
-from app.rules.events import GoldRobbed
 from app.rules.variants.fuzhou import Fuzhou, FuzhouOptions
 from app.rules.winning import winning_tiles
+from tests.rules.script import PASS, T, discard, idle, net, play, refused
 
 R = Fuzhou()
 GOLD = parse_one("9s")
@@ -79,10 +77,6 @@ H0 = "123m456p789p234s567s55m"
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def T(text: str) -> int:
-    return parse_one(text)
 
 
 def deal(
@@ -122,23 +116,6 @@ def deal(
     return state
 
 
-PASS = "pass"  # in a script: every seat the open claim window waits for passes
-
-
-def play(state: HandState, *script: Action | str) -> HandState:
-    """Apply a script of actions; every tile stays accounted for after every step."""
-    for item in script:
-        if item == PASS:
-            assert state.phase in ("claim", "rob"), f"no claim window to pass ({state.phase})"
-            while state.phase in ("claim", "rob"):
-                state, _ = step(state, Pass(pending_seats(state)[0]))
-        else:
-            assert not isinstance(item, str)
-            state, _ = step(state, item)
-        assert tile_census(state) == full_census(state.ruleset)
-    return state
-
-
 def play_events(state: HandState, *actions: Action) -> tuple[HandState, list]:
     events: list = []
     for action in actions:
@@ -148,33 +125,8 @@ def play_events(state: HandState, *actions: Action) -> tuple[HandState, list]:
     return state, events
 
 
-def idle(state: HandState, turns: int) -> HandState:
-    """`turns` turns in which the seat in turn throws the tile it just drew and every claim
-    on it is declined."""
-    for _ in range(turns):
-        assert state.phase == "turn" and state.drawn is not None, state.phase
-        state = play(state, Discard(state.turn, state.drawn))
-        if state.phase == "claim":
-            state = play(state, PASS)
-    return state
-
-
-def discard(seat: int, tile: str) -> Discard:
-    return Discard(seat, T(tile))
-
-
 def rob(seat: int, tile: str) -> Special:
     return Special(seat, "rob_gold", T(tile))
-
-
-def net(state: HandState) -> tuple[int, int, int, int]:
-    """The hand's net points per seat; every settlement is whole points and zero-sum."""
-    assert state.phase == "ended" and state.settlement is not None
-    for t in state.settlement.transfers:
-        assert isinstance(t.points, int) and t.points > 0 and t.payer != t.payee
-    totals = state.settlement.net()
-    assert sum(totals) == 0
-    return totals
 
 
 def paid(state: HandState) -> dict[tuple[int, int, str], int]:
@@ -189,15 +141,6 @@ def paid(state: HandState) -> dict[tuple[int, int, str], int]:
 def win_score(state: HandState) -> Score:
     assert state.outcome == "win" and len(state.wins) == 1
     return state.ruleset.score(state, state.wins[0])
-
-
-def refused(state: HandState, action: Action) -> str:
-    """The code `step` refuses `action` with; the state it was given is left untouched."""
-    before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction) as info:
-        step(state, action)
-    assert state == before
-    return info.value.code
 
 
 def specials_offered(state: HandState, seat: int) -> list[Action]:

@@ -12,17 +12,14 @@ named on the win, the actions offered.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import random
-from collections import Counter
 from collections.abc import Sequence
 
 import pytest
 
 from app.rules import selfplay
 from app.rules.actions import (
-    Action,
     AddedKong,
     Chow,
     ConcealedKong,
@@ -33,7 +30,6 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
-from app.rules.errors import IllegalAction
 from app.rules.events import WildTurned, Won
 from app.rules.examples import huzhou as huzhou_example
 from app.rules.hand import (
@@ -50,6 +46,7 @@ from app.rules.tiles import parse, parse_one
 from app.rules.variants.base import TableContext, WildSetup
 from app.rules.variants.huzhou import LEVELS, Huzhou, HuzhouOptions, level_of, wild_for
 from app.rules.wall import roll_dice, shuffled
+from tests.rules.script import T, discard, idle, paid, play, refused
 
 R = Huzhou()
 W = parse_one("5z")  # the 财神 of the default scenario (indicator 6z)
@@ -67,10 +64,6 @@ WAIT_W = "123m456m789p1p5z23s"
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def T(text: str) -> int:
-    return parse_one(text)
 
 
 def deal(
@@ -93,38 +86,6 @@ def deal(
     return state
 
 
-PASS = "pass"  # in a script: every seat the open claim window waits for passes
-
-
-def play(state: HandState, *script: Action | str) -> HandState:
-    """Apply a script of actions; every tile stays accounted for after every step."""
-    for item in script:
-        if item == PASS:
-            assert state.phase in ("claim", "rob"), f"no claim window to pass ({state.phase})"
-            while state.phase in ("claim", "rob"):
-                state, _ = step(state, Pass(pending_seats(state)[0]))
-        else:
-            assert not isinstance(item, str)
-            state, _ = step(state, item)
-        assert tile_census(state) == full_census(state.ruleset)
-    return state
-
-
-def idle(state: HandState, turns: int) -> HandState:
-    """`turns` turns in which the seat in turn throws the tile it just drew and every claim
-    on it is declined."""
-    for _ in range(turns):
-        assert state.phase == "turn" and state.drawn is not None, state.phase
-        state = play(state, Discard(state.turn, state.drawn))
-        if state.phase == "claim":
-            state = play(state, PASS)
-    return state
-
-
-def discard(seat: int, tile: str) -> Discard:
-    return Discard(seat, T(tile))
-
-
 def net(state: HandState) -> tuple[int, int, int, int]:
     """The hand's net points per seat; every settlement is whole points and zero-sum."""
     assert state.phase == "ended" and state.settlement is not None
@@ -135,28 +96,10 @@ def net(state: HandState) -> tuple[int, int, int, int]:
     return totals
 
 
-def paid(state: HandState) -> dict[tuple[int, int], int]:
-    """(payer, payee) -> points over the whole settlement."""
-    out: Counter[tuple[int, int]] = Counter()
-    assert state.settlement is not None
-    for t in state.settlement.transfers:
-        out[(t.payer, t.payee)] += t.points
-    return dict(out)
-
-
 def win_score(state: HandState) -> tuple[set[str], int]:
     assert state.outcome == "win" and len(state.wins) == 1
     score = state.ruleset.score(state, state.wins[0])
     return set(score.specials), score.multiplier
-
-
-def refused(state: HandState, action: Action) -> str:
-    """The code `step` refuses `action` with; the state it was given is left untouched."""
-    before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction) as info:
-        step(state, action)
-    assert state == before
-    return info.value.code
 
 
 def run_to_last_draw(state: HandState) -> HandState:

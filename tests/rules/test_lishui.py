@@ -11,7 +11,6 @@ named on the win, the actions offered.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import random
 from collections import Counter
@@ -20,7 +19,6 @@ from collections.abc import Sequence
 import pytest
 
 from app.rules.actions import (
-    Action,
     AddedKong,
     Chow,
     ConcealedKong,
@@ -31,7 +29,6 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
-from app.rules.errors import IllegalAction
 from app.rules.events import Penalized, WildTurned
 from app.rules.hand import (
     HandState,
@@ -48,6 +45,7 @@ from app.rules.variants.base import TableContext
 from app.rules.variants.lishui import SPECIALS, Lishui, LishuiOptions
 from app.rules.wall import roll_dice, shuffled
 from app.rules.winning import is_standard_win
+from tests.rules.script import PASS, T, discard, idle, net, paid, play, play_events, refused
 
 R = Lishui()
 WILD = parse_one("9s")  # the 财神 of the default scenario
@@ -63,10 +61,6 @@ WAIT_1S_4S = "123m456m789p11p23s"
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def T(text: str) -> int:
-    return parse_one(text)
 
 
 def deal(
@@ -95,65 +89,6 @@ def deal(
     return state
 
 
-PASS = "pass"  # in a script: every seat the open claim window waits for passes
-
-
-def play(state: HandState, *script: Action | str) -> HandState:
-    """Apply a script of actions; every tile stays accounted for after every step."""
-    for item in script:
-        if item == PASS:
-            assert state.phase in ("claim", "rob"), f"no claim window to pass ({state.phase})"
-            while state.phase in ("claim", "rob"):
-                state, _ = step(state, Pass(pending_seats(state)[0]))
-        else:
-            assert not isinstance(item, str)
-            state, _ = step(state, item)
-        assert tile_census(state) == full_census(state.ruleset)
-    return state
-
-
-def play_events(state: HandState, *actions: Action) -> tuple[HandState, list]:
-    events: list = []
-    for action in actions:
-        state, more = step(state, action)
-        events += more
-    return state, events
-
-
-def idle(state: HandState, turns: int) -> HandState:
-    """`turns` turns in which the seat in turn throws the tile it just drew and every claim
-    on it is declined."""
-    for _ in range(turns):
-        assert state.phase == "turn" and state.drawn is not None, state.phase
-        state = play(state, Discard(state.turn, state.drawn))
-        if state.phase == "claim":
-            state = play(state, PASS)
-    return state
-
-
-def discard(seat: int, tile: str) -> Discard:
-    return Discard(seat, T(tile))
-
-
-def net(state: HandState) -> tuple[int, int, int, int]:
-    """The hand's net points per seat; every settlement is whole points and zero-sum."""
-    assert state.phase == "ended" and state.settlement is not None
-    for t in state.settlement.transfers:
-        assert isinstance(t.points, int) and t.points > 0 and t.payer != t.payee
-    totals = state.settlement.net()
-    assert sum(totals) == 0
-    return totals
-
-
-def paid(state: HandState) -> dict[tuple[int, int], int]:
-    """(payer, payee) -> points over the whole settlement."""
-    out: Counter[tuple[int, int]] = Counter()
-    assert state.settlement is not None
-    for t in state.settlement.transfers:
-        out[(t.payer, t.payee)] += t.points
-    return dict(out)
-
-
 def win_score(state: HandState) -> tuple[set[str], int]:
     assert state.outcome == "win" and len(state.wins) == 1
     score = state.ruleset.score(state, state.wins[0])
@@ -162,15 +97,6 @@ def win_score(state: HandState) -> tuple[set[str], int]:
 
 def reasons(state: HandState) -> list[tuple[int, str]]:
     return [(p.seat, p.reason) for p in state.penalties if isinstance(p, Penalized)]
-
-
-def refused(state: HandState, action: Action) -> str:
-    """The code `step` refuses `action` with; the state it was given is left untouched."""
-    before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction) as info:
-        step(state, action)
-    assert state == before
-    return info.value.code
 
 
 def full_wall(

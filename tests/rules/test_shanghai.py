@@ -11,7 +11,6 @@ named on the win, the actions offered.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -20,7 +19,6 @@ import pytest
 
 from app.rules import selfplay
 from app.rules.actions import (
-    Action,
     AddedKong,
     Chow,
     ConcealedKong,
@@ -31,7 +29,6 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
-from app.rules.errors import IllegalAction
 from app.rules.events import Drew, Flowered, WildTurned
 from app.rules.examples.shanghai import example
 from app.rules.hand import (
@@ -45,7 +42,7 @@ from app.rules.hand import (
     tile_census,
 )
 from app.rules.scenario import arrange
-from app.rules.tiles import FLOWERS, parse, parse_one
+from app.rules.tiles import FLOWERS, parse
 from app.rules.variants.base import NO_WILD, TableContext
 from app.rules.variants.shanghai import (
     LA_HANDS,
@@ -53,6 +50,7 @@ from app.rules.variants.shanghai import (
     ShanghaiOptions,
     dice_draw_bonus,
 )
+from tests.rules.script import PASS, T, discard, idle, net, paid, play, refused
 
 R = Shanghai()
 
@@ -67,10 +65,6 @@ PLAIN = "123m456m789p11p23s"
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def T(text: str) -> int:
-    return parse_one(text)
 
 
 def deal(
@@ -112,63 +106,12 @@ def deal(
     return state
 
 
-PASS = "pass"  # in a script: every seat the open claim window waits for passes
-
-
-def play(state: HandState, *script: Action | str) -> HandState:
-    """Apply a script of actions; every tile stays accounted for after every step."""
-    for item in script:
-        if item == PASS:
-            assert state.phase in ("claim", "rob"), f"no claim window to pass ({state.phase})"
-            while state.phase in ("claim", "rob"):
-                state, _ = step(state, Pass(pending_seats(state)[0]))
-        else:
-            assert not isinstance(item, str)
-            state, _ = step(state, item)
-        assert tile_census(state) == full_census(state.ruleset)
-    return state
-
-
-def idle(state: HandState, turns: int) -> HandState:
-    """`turns` turns in which the seat in turn throws the tile it just drew and every claim
-    on it is declined."""
-    for _ in range(turns):
-        assert state.phase == "turn" and state.drawn is not None, state.phase
-        state = play(state, Discard(state.turn, state.drawn))
-        if state.phase == "claim":
-            state = play(state, PASS)
-    return state
-
-
 def run_to_last_draw(state: HandState) -> HandState:
     """Everybody throws what they draw (and passes every claim) until no normal draw is left."""
     while state.wall.live > 0:
         state = idle(state, 1)
     assert state.phase == "turn"
     return state
-
-
-def discard(seat: int, tile: str) -> Discard:
-    return Discard(seat, T(tile))
-
-
-def net(state: HandState) -> tuple[int, int, int, int]:
-    """The hand's net points per seat; every settlement is whole points and zero-sum."""
-    assert state.phase == "ended" and state.settlement is not None
-    for t in state.settlement.transfers:
-        assert isinstance(t.points, int) and t.points > 0 and t.payer != t.payee
-    totals = state.settlement.net()
-    assert sum(totals) == 0
-    return totals
-
-
-def paid(state: HandState) -> dict[tuple[int, int], int]:
-    """(payer, payee) -> points over the whole settlement."""
-    out: Counter[tuple[int, int]] = Counter()
-    assert state.settlement is not None
-    for t in state.settlement.transfers:
-        out[(t.payer, t.payee)] += t.points
-    return dict(out)
 
 
 def scores(state: HandState) -> list[tuple[int, tuple[str, ...], int]]:
@@ -179,15 +122,6 @@ def scores(state: HandState) -> list[tuple[int, tuple[str, ...], int]]:
         score = state.ruleset.score(state, win)
         out.append((win.seat, score.specials, score.multiplier))
     return out
-
-
-def refused(state: HandState, action: Action) -> str:
-    """The code `step` refuses `action` with; the state it was given is left untouched."""
-    before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction) as info:
-        step(state, action)
-    assert state == before
-    return info.value.code
 
 
 # --------------------------------------------------------------------------- tiles and deal

@@ -12,7 +12,6 @@ named on the win, the actions offered and the codes refused actions get.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import random
 from collections import Counter
@@ -22,7 +21,6 @@ import pytest
 
 from app.rules import selfplay
 from app.rules.actions import (
-    Action,
     AddedKong,
     Chow,
     ConcealedKong,
@@ -33,7 +31,6 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
-from app.rules.errors import IllegalAction
 from app.rules.events import Decided, WildTurned
 from app.rules.examples.wenzhou import example
 from app.rules.hand import (
@@ -51,6 +48,7 @@ from app.rules.variants.base import TableContext
 from app.rules.variants.wenzhou import SPECIALS, Wenzhou, WenzhouOptions
 from app.rules.wall import roll_dice, shuffled
 from app.rules.winning import is_standard_win
+from tests.rules.script import PASS, T, discard, idle, net, play, refused
 
 R = Wenzhou()
 WILD = parse_one("9s")  # the 财神 of the default scenario
@@ -66,10 +64,6 @@ WAIT_5S_8S = "123m456m789m234p55p67s"
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def T(text: str) -> int:
-    return parse_one(text)
 
 
 def deal(
@@ -114,51 +108,9 @@ def decide(state: HandState, buy: bool, counter: Sequence[int] = ()) -> HandStat
     return state
 
 
-PASS = "pass"  # in a script: every seat the open claim window waits for passes
-
-
-def play(state: HandState, *script: Action | str) -> HandState:
-    """Apply a script of actions; every tile stays accounted for after every step."""
-    for item in script:
-        if item == PASS:
-            assert state.phase in ("claim", "rob"), f"no claim window to pass ({state.phase})"
-            while state.phase in ("claim", "rob"):
-                state, _ = step(state, Pass(pending_seats(state)[0]))
-        else:
-            assert not isinstance(item, str)
-            state, _ = step(state, item)
-        assert tile_census(state) == full_census(state.ruleset)
-    return state
-
-
-def idle(state: HandState, turns: int) -> HandState:
-    """`turns` turns in which the seat in turn throws the tile it just drew and every claim
-    on it is declined."""
-    for _ in range(turns):
-        assert state.phase == "turn" and state.drawn is not None, state.phase
-        state = play(state, Discard(state.turn, state.drawn))
-        if state.phase == "claim":
-            state = play(state, PASS)
-    return state
-
-
-def discard(seat: int, tile: str) -> Discard:
-    return Discard(seat, T(tile))
-
-
 def discards(state: HandState, seat: int) -> list[int]:
     """The tiles the seat may discard now."""
     return sorted(a.tile for a in legal_actions(state, seat) if isinstance(a, Discard))
-
-
-def net(state: HandState) -> tuple[int, int, int, int]:
-    """The hand's net points per seat; every settlement is whole points and zero-sum."""
-    assert state.phase == "ended" and state.settlement is not None
-    for t in state.settlement.transfers:
-        assert isinstance(t.points, int) and t.points > 0 and t.payer != t.payee
-    totals = state.settlement.net()
-    assert sum(totals) == 0
-    return totals
 
 
 def paid(state: HandState, reason: str | None = None) -> dict[tuple[int, int], int]:
@@ -175,15 +127,6 @@ def win_score(state: HandState) -> tuple[tuple[str, ...], int]:
     assert state.outcome == "win" and len(state.wins) == 1
     score = state.ruleset.score(state, state.wins[0])
     return score.specials, score.multiplier
-
-
-def refused(state: HandState, action: Action) -> str:
-    """The code `step` refuses `action` with; the state it was given is left untouched."""
-    before = copy.deepcopy(state)
-    with pytest.raises(IllegalAction) as info:
-        step(state, action)
-    assert state == before
-    return info.value.code
 
 
 # --------------------------------------------------------------------------- tiles and deal
