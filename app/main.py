@@ -3,15 +3,20 @@ routers; `app` is the instance uvicorn serves."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import errors
+from app.api import accounts, admin, auth, errors, leaderboard
+from app.api.passwords import Passwords
+from app.api.ratelimit import MemoryAttemptLimiter
 from app.rules.variants import VARIANTS
-from app.settings import Settings, get_settings
+from app.settings import DEV_SECRET, Settings, get_settings
 from app.store.db import Database
+
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -19,13 +24,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.jwt_secret == DEV_SECRET:
+            log.warning("JWT_SECRET is the development default: set it before going live")
         app.state.db = Database.connect(settings.database_url)
+        await app.state.passwords.warm_up()
         yield
         await app.state.db.close()
 
     app = FastAPI(title="Zhejiang and Fujian mahjong", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
+    app.state.passwords = Passwords.from_settings(settings)
+    app.state.login_limiter = MemoryAttemptLimiter(
+        settings.login_attempts, settings.login_window_seconds
+    )
     errors.install(app)
+    for router in (auth.router, accounts.router, leaderboard.router, admin.router):
+        app.include_router(router)
 
     @app.get("/health", tags=["ops"])
     def health() -> dict[str, str]:

@@ -29,6 +29,11 @@ class Settings(BaseSettings):
     signup_grant: int = 10000  # RULES.md 7: a new account starts with 10000 silver
     login_attempts: int = 5  # failed logins allowed per username and address ...
     login_window_seconds: int = 300  # ... in this window
+    # Argon2id cost (argon2-cffi's defaults, RFC 9106 low-memory); a stored hash made with
+    # other parameters is rehashed at the next good login
+    argon2_time_cost: int = 3
+    argon2_memory_kib: int = 65536
+    argon2_parallelism: int = 4
 
 
 @lru_cache

@@ -65,7 +65,11 @@ def responses(*codes: str) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses=` for the error codes an endpoint may answer with."""
     out: dict[int | str, dict[str, Any]] = {}
     for code in codes:
-        out[STATUS[code]] = {"model": ErrorResponse, "description": code}
+        status = STATUS[code]
+        if status in out:  # several codes share a status: list them all
+            out[status]["description"] += f", {code}"
+        else:
+            out[status] = {"model": ErrorResponse, "description": code}
     return out
 
 

@@ -1,0 +1,172 @@
+"""Registration, login and token refresh (注册 / 登录).
+
+Rules:
+- registering creates a player account and grants settings.signup_grant silver through the
+  ledger (`ledger.grant_signup`, key `signup:{id}`) in the same request; a taken username is
+  `duplicate_username`;
+- a login with an unknown username and one with a wrong password answer the same
+  `bad_credentials` after the same work (one Argon2 verify each);
+- failed logins are counted per username and per client address; at settings.login_attempts
+  failures within settings.login_window_seconds, logins with that username or from that
+  address get `rate_limited` with Retry-After until the oldest failure leaves the window;
+- the password is checked before the ban, so only the owner learns of a ban (`banned`);
+- a good login replaces a hash made with old Argon2 parameters;
+- refreshing rotates the refresh token; a reused one is refused and revokes them all.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Request, status
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.api import errors, tokens
+from app.api.deps import LimiterDep, PasswordsDep, SessionDep, SettingsDep, commit_open
+from app.api.errors import ApiError
+from app.api.profiles import account_out
+from app.api.schemas import USERNAME_PATTERN, AccountOut, TokenPairOut
+from app.store import accounts, ledger
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+Username = Annotated[
+    str,
+    Field(
+        min_length=3,
+        max_length=32,
+        pattern=USERNAME_PATTERN,
+        description="3-32 letters, digits, _ or CJK characters",
+    ),
+]
+
+
+class RegisterIn(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"username": "阿明哥", "password": "correct horse battery"}}
+    )
+
+    username: Username
+    password: str = Field(min_length=8, max_length=128)
+
+
+class LoginIn(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"username": "阿明哥", "password": "correct horse battery"}}
+    )
+
+    username: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=128)
+
+
+class RefreshIn(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"refresh_token": "eyJhbGciOiJIUzI1NiIs..."}}
+    )
+
+    refresh_token: str = Field(min_length=1, max_length=2048)
+
+
+def _pair_out(pair: tokens.TokenPair) -> TokenPairOut:
+    return TokenPairOut(
+        access_token=pair.access_token, refresh_token=pair.refresh_token, expires_in=pair.expires_in
+    )
+
+
+@router.post(
+    "/register",
+    status_code=status.HTTP_201_CREATED,
+    responses=errors.responses("validation_error", "duplicate_username"),
+)
+async def register(
+    body: RegisterIn, session: SessionDep, settings: SettingsDep, passwords: PasswordsDep
+) -> AccountOut:
+    """Create a player account with the signup grant of silver."""
+    async with session.begin():
+        taken = await accounts.by_username(session, body.username) is not None
+    if taken:
+        raise ApiError("duplicate_username", f"the username {body.username!r} is taken")
+    password_hash = await passwords.hash_async(body.password)
+    try:
+        async with session.begin():
+            account = await accounts.create(session, body.username, password_hash)
+    except accounts.DuplicateUsername as exc:
+        raise ApiError("duplicate_username", f"the username {body.username!r} is taken") from exc
+    await ledger.grant_signup(session, account.id, settings.signup_grant)
+    await commit_open(session)
+    async with session.begin():
+        await session.refresh(account)
+    return account_out(account)
+
+
+def _login_keys(request: Request, username: str) -> tuple[str, str]:
+    address = request.client.host if request.client is not None else "unknown"
+    return f"login:user:{username.casefold()}", f"login:addr:{address}"
+
+
+@router.post(
+    "/login",
+    responses=errors.responses("validation_error", "bad_credentials", "banned", "rate_limited"),
+)
+async def login(
+    body: LoginIn,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    passwords: PasswordsDep,
+    limiter: LimiterDep,
+) -> TokenPairOut:
+    """Exchange a username and password for an access token and a refresh token."""
+    keys = _login_keys(request, body.username)
+    waits = [wait for key in keys if (wait := await limiter.retry_after(key)) is not None]
+    if waits:
+        retry_after = max(waits)
+        raise ApiError(
+            "rate_limited",
+            f"too many failed logins; try again in {retry_after} s",
+            details={"retry_after": retry_after},
+            headers={"Retry-After": str(retry_after)},
+        )
+    async with session.begin():
+        account = await accounts.by_username(session, body.username)
+    stored = account.password_hash if account is not None else None
+    good = await passwords.check_async(stored, body.password)  # also for an unknown user
+    if account is None or not good:
+        for key in keys:
+            await limiter.failed(key)
+        raise ApiError("bad_credentials", "the username or the password is wrong")
+    await limiter.reset(keys[0])
+    if account.banned:
+        raise ApiError("banned", "this account is banned")
+    new_hash = (
+        await passwords.hash_async(body.password)
+        if passwords.needs_rehash(account.password_hash)
+        else None
+    )
+    async with session.begin():
+        if new_hash is not None:
+            account.password_hash = new_hash
+        pair = await tokens.issue(session, account, settings)
+    return _pair_out(pair)
+
+
+@router.post(
+    "/refresh",
+    responses=errors.responses("validation_error", "unauthorized", "banned"),
+)
+async def refresh(body: RefreshIn, session: SessionDep, settings: SettingsDep) -> TokenPairOut:
+    """Trade a refresh token (once) for a new access token and refresh token."""
+    try:
+        async with session.begin():
+            account_id = await tokens.redeem(session, body.refresh_token, settings)
+            account = await accounts.by_id(session, account_id)
+            if account is None:
+                raise ApiError("unauthorized", "the account no longer exists")
+            if account.banned:
+                raise ApiError("banned", "this account is banned")
+            pair = await tokens.issue(session, account, settings)
+    except tokens.TokenReused as reused:
+        async with session.begin():
+            await tokens.revoke_all(session, reused.account_id)
+        raise tokens.refused_reuse() from reused
+    return _pair_out(pair)

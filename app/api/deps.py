@@ -1,0 +1,51 @@
+"""What the endpoints take from the application: settings, a database session, the password
+hasher and the login limiter (all made once in `create_app` and kept on `app.state`).
+
+The session opens no transaction by itself: every use is wrapped in `session.begin()` (or
+goes through `ledger.post`, which opens its own), so each request commits what it changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.api.passwords import Passwords
+from app.api.ratelimit import AttemptLimiter
+from app.settings import Settings
+
+
+def settings_of(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+async def session_of(request: Request) -> AsyncIterator[AsyncSession]:
+    async with request.app.state.db.sessions() as session:
+        yield session
+
+
+def passwords_of(request: Request) -> Passwords:
+    passwords: Passwords = request.app.state.passwords
+    return passwords
+
+
+def login_limiter_of(request: Request) -> AttemptLimiter:
+    limiter: AttemptLimiter = request.app.state.login_limiter
+    return limiter
+
+
+SettingsDep = Annotated[Settings, Depends(settings_of)]
+SessionDep = Annotated[AsyncSession, Depends(session_of)]
+PasswordsDep = Annotated[Passwords, Depends(passwords_of)]
+LimiterDep = Annotated[AttemptLimiter, Depends(login_limiter_of)]
+
+
+async def commit_open(session: AsyncSession) -> None:
+    """Commit a transaction a store function left open (one that works inside the caller's
+    transaction rather than its own); nothing to do when it committed by itself."""
+    if session.in_transaction():
+        await session.commit()

@@ -1,0 +1,188 @@
+"""Leaderboards (排行榜): by silver, by points in one variant, and by win rate in one variant
+among accounts with at least `min_hands` hands there.
+
+Rules: banned accounts are left out; equal values share a rank (1, 2, 2, 4), and within a
+tie the older account is listed first; pages by limit and offset; an unknown variant is
+`not_found`. Every row shows the title by silver (the 丽水 ladder).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import Float, Select, cast, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.api import errors
+from app.api.deps import SessionDep
+from app.api.errors import ApiError
+from app.rules.variants import VARIANTS
+from app.store import ranks
+from app.store.models import Account, VariantStats
+
+router = APIRouter(prefix="/leaderboards", tags=["leaderboards"])
+
+PageLimit = Annotated[int, Query(ge=1, le=100)]
+PageOffset = Annotated[int, Query(ge=0)]
+
+
+class Row(BaseModel):
+    rank: int
+    username: str
+    title: str
+    value: int
+
+
+class RateRow(BaseModel):
+    rank: int
+    username: str
+    title: str
+    value: float  # wins / hands, 4 places
+    wins: int
+    hands: int
+
+
+class Board(BaseModel):
+    """One page of a leaderboard whose value is a whole number (silver or points)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "rows": [
+                    {"rank": 1, "username": "阿明哥", "title": "赌棍", "value": 30500},
+                    {"rank": 2, "username": "bob", "title": "赌客", "value": 12000},
+                ],
+                "limit": 20,
+                "offset": 0,
+            }
+        }
+    )
+
+    rows: list[Row]
+    limit: int
+    offset: int
+
+
+class RateBoard(BaseModel):
+    """One page of the win-rate leaderboard."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "rows": [
+                    {
+                        "rank": 1,
+                        "username": "阿明哥",
+                        "title": "赌棍",
+                        "value": 0.3125,
+                        "wins": 10,
+                        "hands": 32,
+                    },
+                ],
+                "limit": 20,
+                "offset": 0,
+            }
+        }
+    )
+
+    rows: list[RateRow]
+    limit: int
+    offset: int
+
+
+def _known(variant: str) -> None:
+    if variant not in VARIANTS:
+        raise ApiError("not_found", f"no variant {variant!r}", details={"variants": list(VARIANTS)})
+
+
+async def _rows(
+    session: AsyncSession,
+    query: Select[*tuple[Any, ...]],
+    value: Any,
+    limit: int,
+    offset: int,
+) -> list[Any]:
+    """Rank the query's rows by `value` (highest first) and take one page."""
+    ranked = query.add_columns(func.rank().over(order_by=value.desc()).label("rank")).order_by(
+        value.desc(), Account.id
+    )
+    async with session.begin():
+        return list((await session.execute(ranked.limit(limit).offset(offset))).all())
+
+
+@router.get("/silver", responses=errors.responses("validation_error"))
+async def silver(session: SessionDep, limit: PageLimit = 20, offset: PageOffset = 0) -> Board:
+    """Accounts by silver (银两)."""
+    query = select(Account.username, Account.balance).where(Account.banned.is_(False))
+    rows = await _rows(session, query, Account.balance, limit, offset)
+    return Board(
+        rows=[
+            Row(rank=r.rank, username=r.username, title=ranks.title_of(r.balance), value=r.balance)
+            for r in rows
+        ],
+        limit=limit,
+        offset=offset,
+    )
+
+
+def _in_variant(variant: str) -> Select[*tuple[Any, ...]]:
+    return (
+        select(
+            Account.username,
+            Account.balance,
+            VariantStats.wins,
+            VariantStats.hands,
+            VariantStats.points,
+        )
+        .join(VariantStats, VariantStats.account_id == Account.id)
+        .where(Account.banned.is_(False), VariantStats.variant == variant)
+    )
+
+
+@router.get("/points/{variant}", responses=errors.responses("not_found", "validation_error"))
+async def points(
+    variant: str, session: SessionDep, limit: PageLimit = 20, offset: PageOffset = 0
+) -> Board:
+    """Accounts by points (积分) in one variant."""
+    _known(variant)
+    rows = await _rows(session, _in_variant(variant), VariantStats.points, limit, offset)
+    return Board(
+        rows=[
+            Row(rank=r.rank, username=r.username, title=ranks.title_of(r.balance), value=r.points)
+            for r in rows
+        ],
+        limit=limit,
+        offset=offset,
+    )
+
+
+@router.get("/win-rate/{variant}", responses=errors.responses("not_found", "validation_error"))
+async def win_rate(
+    variant: str,
+    session: SessionDep,
+    min_hands: Annotated[int, Query(ge=1, description="only accounts with this many hands")] = 20,
+    limit: PageLimit = 20,
+    offset: PageOffset = 0,
+) -> RateBoard:
+    """Accounts by win rate (wins / hands) in one variant."""
+    _known(variant)
+    query = _in_variant(variant).where(VariantStats.hands >= min_hands)
+    rate = cast(VariantStats.wins, Float) / VariantStats.hands
+    rows = await _rows(session, query, rate, limit, offset)
+    return RateBoard(
+        rows=[
+            RateRow(
+                rank=r.rank,
+                username=r.username,
+                title=ranks.title_of(r.balance),
+                value=round(r.wins / r.hands, 4),
+                wins=r.wins,
+                hands=r.hands,
+            )
+            for r in rows
+        ],
+        limit=limit,
+        offset=offset,
+    )

@@ -1,0 +1,161 @@
+"""The response models several routers share: accounts, per-variant stats, the 湖州 level,
+ledger pages and token pairs. Money (silver, 银两) is always a whole number; rates are
+fractions between 0 and 1 rounded to 4 places.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# letters, digits and _ (ASCII), and CJK ideographs (the unified block, extension A and
+# extensions B and beyond; not the compatibility block, whose characters NFC maps onto
+# unified ones, so every valid name is already in NFC); 3 to 32 characters
+USERNAME_CHARS = "A-Za-z0-9_\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003134f"
+USERNAME_PATTERN = f"^[{USERNAME_CHARS}]{{3,32}}$"
+USERNAME_RE = re.compile(USERNAME_PATTERN)
+
+
+class AccountOut(BaseModel):
+    """An account as its owner or an administrator sees it."""
+
+    model_config = ConfigDict(
+        from_attributes=True,
+        json_schema_extra={
+            "example": {
+                "id": 7,
+                "username": "阿明哥",
+                "role": "player",
+                "balance": 10000,
+                "title": "生手",
+                "banned": False,
+                "created_at": "2026-11-29T12:00:00Z",
+            }
+        },
+    )
+
+    id: int
+    username: str
+    role: str
+    balance: int = Field(description="silver (银两), whole units")
+    title: str = Field(description="the title by silver (the 丽水 ladder)")
+    banned: bool
+    created_at: datetime
+
+
+class VariantStatsOut(BaseModel):
+    """One account's record in one variant."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "points": 42,
+                "hands": 120,
+                "wins": 30,
+                "self_draws": 12,
+                "deal_ins": 18,
+                "escapes": 1,
+                "disconnects": 2,
+                "win_rate": 0.25,
+                "escape_rate": 0.0083,
+            }
+        }
+    )
+
+    points: int = Field(description="积分, never below 0")
+    hands: int
+    wins: int
+    self_draws: int
+    deal_ins: int
+    escapes: int
+    disconnects: int
+    win_rate: float = Field(description="wins / hands (0 with no hands)")
+    escape_rate: float = Field(description="逃跑率: escapes / hands (0 with no hands)")
+
+
+class LevelOut(BaseModel):
+    """The 湖州 level (from 湖州 points) and the base score it plays at."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"title": "科长", "base": 4, "points": 42}}
+    )
+
+    title: str
+    base: int
+    points: int
+
+
+class LedgerEntryOut(BaseModel):
+    """One silver change."""
+
+    model_config = ConfigDict(
+        from_attributes=True,
+        json_schema_extra={
+            "example": {
+                "id": 31,
+                "delta": 10000,
+                "balance_after": 10000,
+                "reason": "signup_grant",
+                "hand_id": None,
+                "note": None,
+                "created_at": "2026-11-29T12:00:00Z",
+            }
+        },
+    )
+
+    id: int
+    delta: int
+    balance_after: int
+    reason: str
+    hand_id: str | None
+    note: str | None
+    created_at: datetime
+
+
+class LedgerPage(BaseModel):
+    """Ledger rows, newest first; pass `next_before` as `before` for the next page (null:
+    no more rows)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "entries": [
+                    {
+                        "id": 31,
+                        "delta": 10000,
+                        "balance_after": 10000,
+                        "reason": "signup_grant",
+                        "hand_id": None,
+                        "note": None,
+                        "created_at": "2026-11-29T12:00:00Z",
+                    }
+                ],
+                "next_before": None,
+            }
+        }
+    )
+
+    entries: list[LedgerEntryOut]
+    next_before: int | None
+
+
+class TokenPairOut(BaseModel):
+    """A fresh access token (short-lived) and refresh token (single use)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "access_token": "eyJhbGciOiJIUzI1NiIs...",
+                "refresh_token": "eyJhbGciOiJIUzI1NiIs...",
+                "token_type": "bearer",
+                "expires_in": 900,
+            }
+        }
+    )
+
+    access_token: str
+    refresh_token: str
+    token_type: str = "bearer"
+    expires_in: int = Field(description="seconds the access token lives")

@@ -1,0 +1,55 @@
+"""API fixtures: the app itself (so a test can reach its hasher and limiter), clients from
+chosen addresses, and cheap Argon2 parameters so that tests hash in a millisecond."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.main import create_app
+from app.settings import Settings
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings(
+        database_url=database_url,
+        jwt_secret="test-secret-" + "x" * 32,
+        argon2_time_cost=1,
+        argon2_memory_kib=1024,
+        argon2_parallelism=1,
+    )
+
+
+@pytest.fixture
+async def app(settings: Settings) -> AsyncIterator[FastAPI]:
+    application = create_app(settings)
+    async with application.router.lifespan_context(application):
+        yield application
+
+
+ClientFor = Callable[[str], httpx.AsyncClient]
+
+
+@pytest.fixture
+async def client_for(app: FastAPI) -> AsyncIterator[ClientFor]:
+    """Clients of the same app calling from a given address."""
+    made: list[httpx.AsyncClient] = []
+
+    def make(address: str) -> httpx.AsyncClient:
+        transport = httpx.ASGITransport(app=app, client=(address, 40000))
+        http = httpx.AsyncClient(transport=transport, base_url="http://test")
+        made.append(http)
+        return http
+
+    yield make
+    for http in made:
+        await http.aclose()
+
+
+@pytest.fixture
+async def client(client_for: ClientFor) -> httpx.AsyncClient:
+    return client_for("127.0.0.1")

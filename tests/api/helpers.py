@@ -1,0 +1,71 @@
+"""Helpers for the API tests: the error shape, registering, logging in, making an admin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from sqlalchemy import update
+
+from app.store.db import Database
+from app.store.models import Account, VariantStats
+
+PASSWORD = "correct horse battery"
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The response is the one error shape with this status and code; its `error` body."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}, body
+    assert set(body["error"]) == {"code", "message", "details"}, body
+    assert body["error"]["code"] == code, body
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    return dict(body["error"])
+
+
+async def register(
+    client: httpx.AsyncClient, username: str, password: str = PASSWORD
+) -> dict[str, Any]:
+    response = await client.post(
+        "/auth/register", json={"username": username, "password": password}
+    )
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+async def login(
+    client: httpx.AsyncClient, username: str, password: str = PASSWORD
+) -> dict[str, Any]:
+    response = await client.post("/auth/login", json={"username": username, "password": password})
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def bearer(tokens: dict[str, Any]) -> dict[str, str]:
+    return {"Authorization": f"Bearer {tokens['access_token']}"}
+
+
+async def player(client: httpx.AsyncClient, username: str) -> tuple[int, dict[str, str]]:
+    """Register and log in: the account id and the auth header."""
+    account = await register(client, username)
+    return int(account["id"]), bearer(await login(client, username))
+
+
+async def make_admin(db: Database, account_id: int) -> None:
+    async with db.sessions() as s, s.begin():
+        await s.execute(update(Account).where(Account.id == account_id).values(role="admin"))
+
+
+async def admin(
+    client: httpx.AsyncClient, db: Database, username: str = "boss"
+) -> tuple[int, dict[str, str]]:
+    account_id, headers = await player(client, username)
+    await make_admin(db, account_id)
+    return account_id, headers
+
+
+async def set_stats(db: Database, account_id: int, variant: str, **counts: int) -> None:
+    """Put one account's record in one variant straight into the table."""
+    async with db.sessions() as s, s.begin():
+        s.add(VariantStats(account_id=account_id, variant=variant, **counts))

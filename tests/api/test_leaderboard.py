@@ -1,0 +1,98 @@
+"""Leaderboards (排行榜): silver, points and win rate; ties share a rank; banned accounts are
+left out."""
+
+from __future__ import annotations
+
+import httpx
+from sqlalchemy import update
+
+from app.store import ledger
+from app.store.db import Database
+from app.store.models import Account
+from tests.api.helpers import assert_error, register, set_stats
+
+
+async def _players(client: httpx.AsyncClient, names: list[str]) -> dict[str, int]:
+    return {name: int((await register(client, name))["id"]) for name in names}
+
+
+async def _ban(db: Database, account_id: int) -> None:
+    async with db.sessions() as s, s.begin():
+        await s.execute(update(Account).where(Account.id == account_id).values(banned=True))
+
+
+async def test_silver_orders_by_balance_with_titles_and_shared_ranks(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    ids = await _players(client, ["ann", "bob", "cat", "dan", "eve"])
+    async with db.sessions() as s:
+        await ledger.post(s, ids["bob"], 90000, "house_reward", "t:bob")
+    async with db.sessions() as s:
+        await ledger.post(s, ids["cat"], 2000, "house_reward", "t:cat")
+    async with db.sessions() as s:
+        await ledger.post(s, ids["dan"], 2000, "house_reward", "t:dan")
+    async with db.sessions() as s:
+        await ledger.adjust(s, ids["eve"], -9000, "test", ids["eve"])
+    await _ban(db, ids["ann"])
+    board = (await client.get("/leaderboards/silver")).json()
+    assert board["limit"] == 20 and board["offset"] == 0
+    assert [(r["rank"], r["username"], r["title"], r["value"]) for r in board["rows"]] == [
+        (1, "bob", "赌鬼", 100000),
+        (2, "cat", "赌客", 12000),
+        (2, "dan", "赌客", 12000),
+        (4, "eve", "菜鸟", 1000),
+    ]
+    page = (await client.get("/leaderboards/silver", params={"limit": 2, "offset": 2})).json()
+    assert [(r["rank"], r["username"]) for r in page["rows"]] == [(2, "dan"), (4, "eve")]
+
+
+async def test_points_by_variant(client: httpx.AsyncClient, db: Database) -> None:
+    ids = await _players(client, ["ann", "bob", "cat", "dan"])
+    await set_stats(db, ids["ann"], "huzhou", points=10, hands=3)
+    await set_stats(db, ids["bob"], "huzhou", points=50, hands=9)
+    await set_stats(db, ids["cat"], "huzhou", points=70, hands=9)
+    await set_stats(db, ids["dan"], "lishui", points=999, hands=9)
+    await _ban(db, ids["cat"])
+    board = (await client.get("/leaderboards/points/huzhou")).json()
+    assert [(r["rank"], r["username"], r["title"], r["value"]) for r in board["rows"]] == [
+        (1, "bob", "生手", 50),
+        (2, "ann", "生手", 10),
+    ]
+    lishui = (await client.get("/leaderboards/points/lishui")).json()
+    assert [r["username"] for r in lishui["rows"]] == ["dan"]
+    assert (await client.get("/leaderboards/points/fuzhou")).json()["rows"] == []
+    error = assert_error(await client.get("/leaderboards/points/mahjong"), 404, "not_found")
+    assert "huzhou" in error["details"]["variants"]
+
+
+async def test_win_rate_needs_min_hands(client: httpx.AsyncClient, db: Database) -> None:
+    ids = await _players(client, ["ann", "bob", "cat", "dan", "eve"])
+    await set_stats(db, ids["ann"], "wenzhou", hands=20, wins=5)  # 0.25
+    await set_stats(db, ids["bob"], "wenzhou", hands=30, wins=10)  # 0.3333
+    await set_stats(db, ids["cat"], "wenzhou", hands=19, wins=19)  # too few hands
+    await set_stats(db, ids["dan"], "wenzhou", hands=40, wins=10)  # 0.25, ties with ann
+    await set_stats(db, ids["eve"], "wenzhou", hands=50, wins=40)  # banned
+    await _ban(db, ids["eve"])
+    board = (await client.get("/leaderboards/win-rate/wenzhou")).json()
+    assert [
+        (r["rank"], r["username"], r["value"], r["wins"], r["hands"]) for r in board["rows"]
+    ] == [
+        (1, "bob", 0.3333, 10, 30),
+        (2, "ann", 0.25, 5, 20),
+        (2, "dan", 0.25, 10, 40),
+    ]
+    assert all(r["title"] == "生手" for r in board["rows"])
+    wider = (await client.get("/leaderboards/win-rate/wenzhou", params={"min_hands": 1})).json()
+    assert [r["username"] for r in wider["rows"]] == ["cat", "bob", "ann", "dan"]
+    assert_error(await client.get("/leaderboards/win-rate/nowhere"), 404, "not_found")
+    assert_error(
+        await client.get("/leaderboards/win-rate/wenzhou", params={"min_hands": 0}),
+        422,
+        "validation_error",
+    )
+    assert_error(
+        await client.get("/leaderboards/silver", params={"limit": 0}), 422, "validation_error"
+    )
+    assert_error(
+        await client.get("/leaderboards/silver", params={"offset": -1}), 422, "validation_error"
+    )
