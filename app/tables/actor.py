@@ -1,0 +1,523 @@
+"""The table actor: one asyncio task per table that owns the hand in play.
+
+Everything that changes a table arrives in its inbox and is handled one message at a
+time, so no locks are needed. The hand itself is the pure core (`new_hand`, `step`); the
+actor adds what the core leaves out:
+
+- numbering: every event gets the next per-table sequence number, and every seat receives
+  its own redacted copy (`Event.for_seat`) under that same number;
+- prompts: after each step every seat the hand waits for (`pending_seats`) is told
+  exactly its `legal_actions` and its deadline. A seat still waiting in the same claim
+  window (or decision round) keeps its prompt and deadline when another seat answers;
+- timers (RULES.md 1): on a `Tick` an expired prompt is answered for the seat: 过 in a
+  claim window, the greedy bot's choice on a turn, "decline" for 温州 买底/顶底. Two
+  consecutive timeouts switch the seat to 托管 (autoplay: the greedy bot answers every
+  prompt at once) until the player acts. A disconnected seat is not an escape: its
+  timeouts are played by 托管 (which also takes a 胡);
+- bad input changes nothing and answers `ErrorOut` with a stable code; the actor never
+  dies on input, and an exception inside a handler restores the hand by replaying its
+  action log from the seed (or voids it when that fails too);
+- after each hand, `on_hand_end` gets the record exactly once, and the next hand is dealt
+  once the ready timer has run out and four players are seated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from app.rules.actions import Action, Escape, Pass
+from app.rules.bots import GreedyBot
+from app.rules.errors import IllegalAction
+from app.rules.events import Event
+from app.rules.hand import (
+    HandState,
+    Preset,
+    legal_actions,
+    new_hand,
+    pending_seats,
+    replay,
+    step,
+)
+from app.rules.variants.base import Ruleset, TableContext
+from app.rules.views import seat_view
+from app.rules.wall import roll_dice
+from app.tables.clock import Clock
+from app.tables.messages import (
+    AdminPause,
+    AdminPreset,
+    AdminResume,
+    Autoplay,
+    Disconnected,
+    ErrorOut,
+    EventOut,
+    HandRecordData,
+    Inbound,
+    Leave,
+    Outbound,
+    PlayerAction,
+    PromptOut,
+    Resume,
+    SnapshotOut,
+    Stop,
+    Tick,
+)
+from app.tables.seats import SeatState
+from app.tables.timers import Timers
+
+log = logging.getLogger(__name__)
+
+Send = Callable[[int, Outbound], None]
+OnHandEnd = Callable[[HandRecordData], Awaitable[None]]
+SeedSource = Callable[[], int]
+
+_BOT = GreedyBot()  # 托管 and the timeout choice on a turn
+DEFAULT_TIMERS = Timers()
+
+
+def random_seed() -> int:
+    """A hand seed from the OS's randomness (production)."""
+    return secrets.randbits(63)
+
+
+@dataclass(slots=True)
+class Prompt:
+    """A decision a seat owes: its legal actions as of event `seq`, due at `deadline`.
+    While the table is paused `frozen` holds the time that was left."""
+
+    seq: int
+    legal: list[Action]
+    deadline: float
+    frozen: float | None = None
+
+    def remaining(self, now: float) -> float:
+        if self.frozen is not None:
+            return self.frozen
+        return max(0.0, self.deadline - now)
+
+
+class Table:
+    """One table's actor. Feed it with `submit` (or `await handle(msg)` directly in tests)
+    and run it with `await run()`; the first hand is dealt on the first `Tick`."""
+
+    def __init__(
+        self,
+        table_id: str,
+        ruleset: Ruleset,
+        seats: Sequence[int | None],
+        clock: Clock,
+        send: Send,
+        on_hand_end: OnHandEnd,
+        *,
+        timers: Timers = DEFAULT_TIMERS,
+        seed_source: SeedSource = random_seed,
+        preset: Preset | None = None,
+        ctx: TableContext | None = None,
+    ) -> None:
+        if len(seats) != 4:
+            raise ValueError("a table has four seats")
+        self.table_id = table_id
+        self.ruleset = ruleset
+        self.seats = [SeatState(account) for account in seats]
+        self.clock = clock
+        self.timers = timers
+        self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
+        self._send = send
+        self._on_hand_end = on_hand_end
+        self._seed_source = seed_source
+        self._preset = preset  # for the next hand only (admin test mode)
+        self._ctx = ctx  # the next hand's context; None: the first hand's dice choose
+        self._seq = 0
+        self._hands = 0
+        self._paused = False
+        self._next_hand_at: float | None = clock.now()
+        self._ready_left: float | None = None  # the ready timer while paused
+        # the hand in play (or the last one, once reported)
+        self._state: HandState | None = None
+        self._hand_id = ""
+        self._seed = 0
+        self._hand_ctx = TableContext()
+        self._hand_preset: Preset | None = None
+        self._actions: list[Action] = []
+        self._events: list[Event] = []  # events[i] carries seq first_seq + i
+        self._first_seq = 1
+        self._prompts: dict[int, Prompt] = {}
+        self._reported = True
+
+    # --- what callers may read ------------------------------------------------------------
+
+    @property
+    def hand(self) -> HandState | None:
+        """The hand in play, None between hands."""
+        return self._live()
+
+    @property
+    def hand_id(self) -> str:
+        return self._hand_id
+
+    @property
+    def seq(self) -> int:
+        """The sequence number of the last event sent."""
+        return self._seq
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    # --- the loop -------------------------------------------------------------------------
+
+    def submit(self, msg: Inbound) -> None:
+        self.inbox.put_nowait(msg)
+
+    async def run(self) -> None:
+        """Handle inbox messages one at a time until `Stop`."""
+        while True:
+            msg = await self.inbox.get()
+            if isinstance(msg, Stop):
+                return
+            await self.handle(msg)
+
+    async def handle(self, msg: Inbound) -> None:
+        """Handle one message. An exception is logged and the hand restored (or voided):
+        the table keeps serving."""
+        try:
+            await self._dispatch(msg)
+        except Exception:
+            log.exception("table %s: handling %r failed; restoring the hand", self.table_id, msg)
+            await self._recover()
+
+    async def _dispatch(self, msg: Inbound) -> None:
+        if isinstance(msg, PlayerAction):
+            await self._on_action(msg)
+        elif isinstance(msg, Tick):
+            await self._on_tick()
+        elif isinstance(msg, Resume):
+            self._on_resume(msg)
+        elif isinstance(msg, Autoplay):
+            await self._on_autoplay(msg)
+        elif isinstance(msg, Disconnected):
+            if self._check_seat(msg.seat):
+                self.seats[msg.seat].connected = False
+        elif isinstance(msg, Leave):
+            await self._on_leave(msg)
+        elif isinstance(msg, AdminPause):
+            self._pause()
+        elif isinstance(msg, AdminResume):
+            await self._resume()
+        elif isinstance(msg, AdminPreset):
+            self._preset = msg.preset
+        elif isinstance(msg, Stop):
+            pass  # only `run` acts on it
+        else:
+            log.warning("table %s: unknown message %r", self.table_id, msg)
+
+    # --- messages -------------------------------------------------------------------------
+
+    async def _on_action(self, msg: PlayerAction) -> None:
+        seat, action = msg.seat, msg.action
+        if not self._check_seat(seat):
+            return
+        if getattr(action, "seat", None) != seat:
+            self._error(seat, "bad_seat", "the action names another seat")
+            return
+        if self._paused:
+            self._error(seat, "paused", "the table is paused")
+            return
+        # the player is at the keyboard: 托管 ends even if this action comes too late
+        self.seats[seat].acted()
+        if isinstance(action, Escape):
+            await self._on_leave(Leave(seat))
+            return
+        state = self._live()
+        if state is None:
+            self._error(seat, "hand_over", "no hand is in play")
+            return
+        prompt = self._prompts.get(seat)
+        if seat not in pending_seats(state) or prompt is None:
+            self._error(seat, "not_your_turn", "the hand is not waiting for this seat")
+            return
+        if msg.last_seq < prompt.seq:
+            self._error(seat, "stale", f"the current prompt is at seq {prompt.seq}")
+            return
+        try:
+            self._apply(action)
+        except IllegalAction as refused:
+            self._error(seat, refused.code, refused.message)
+            return
+        await self._advance()
+
+    async def _on_tick(self) -> None:
+        if self._paused:
+            return
+        if self._live() is None:
+            due = self._next_hand_at
+            if due is not None and self.clock.now() >= due and self._seated():
+                await self._start_hand()
+            return
+        while (state := self._live()) is not None:
+            now = self.clock.now()
+            expired = [
+                s for s in pending_seats(state)
+                if s in self._prompts and self._prompts[s].deadline <= now
+            ]
+            if not expired:
+                return
+            seat = expired[0]
+            self.seats[seat].timed_out()
+            self._apply(self._timeout_action(state, seat))
+            await self._advance()
+
+    def _on_resume(self, msg: Resume) -> None:
+        seat, last_seq = msg.seat, msg.last_seq
+        if not self._check_seat(seat):
+            return
+        self.seats[seat].connected = True
+        state = self._state
+        if state is None:
+            self._error(seat, "no_hand", "no hand has been played at this table")
+            return
+        now = self.clock.now()
+        prompt = self._prompts.get(seat)
+        if self._first_seq - 1 <= last_seq <= self._seq:
+            first = last_seq + 1
+            for offset, event in enumerate(self._events[first - self._first_seq:]):
+                self._send(seat, EventOut(first + offset, self._hand_id, event.for_seat(seat)))
+        else:
+            remaining = prompt.remaining(now) if prompt is not None else None
+            view = seat_view(state, seat)
+            self._send(seat, SnapshotOut(self._seq, self._hand_id, view, remaining))
+        if prompt is not None:
+            self._send(seat, self._prompt_out(prompt, now))
+
+    async def _on_autoplay(self, msg: Autoplay) -> None:
+        if not self._check_seat(msg.seat):
+            return
+        if msg.on:
+            self.seats[msg.seat].autoplay = True
+            if not self._paused:
+                await self._advance()
+        else:
+            self.seats[msg.seat].acted()
+
+    async def _on_leave(self, msg: Leave) -> None:
+        """逃跑: leaving during a hand is an escape, which ends it (RULES.md 1); between
+        hands the seat is simply freed."""
+        if not self._check_seat(msg.seat):
+            return
+        if self._live() is not None:
+            self._apply(Escape(msg.seat))
+            await self._advance()
+        else:
+            self.seats[msg.seat] = SeatState(None)
+
+    def _pause(self) -> None:
+        if self._paused:
+            return
+        self._paused = True
+        now = self.clock.now()
+        for prompt in self._prompts.values():
+            prompt.frozen = max(0.0, prompt.deadline - now)
+        if self._next_hand_at is not None:
+            self._ready_left = max(0.0, self._next_hand_at - now)
+
+    async def _resume(self) -> None:
+        if not self._paused:
+            return
+        self._paused = False
+        now = self.clock.now()
+        for prompt in self._prompts.values():
+            if prompt.frozen is not None:
+                prompt.deadline = now + prompt.frozen
+                prompt.frozen = None
+        if self._ready_left is not None:
+            self._next_hand_at = now + self._ready_left
+            self._ready_left = None
+        await self._advance()
+
+    # --- the hand -------------------------------------------------------------------------
+
+    async def _start_hand(self) -> None:
+        seed = self._seed_source()
+        preset, self._preset = self._preset, None
+        if self._ctx is None:
+            # the first hand's dice (its first roll, or the preset's) choose the first dealer
+            dice = preset.dice if preset is not None else roll_dice(random.Random(seed))
+            self._ctx = TableContext(dealer=self.ruleset.first_dealer(dice))
+        state, events = new_hand(self.ruleset, seed, self._ctx, preset)
+        self._hands += 1
+        self._hand_id = f"{self.table_id}-{self._hands}"
+        self._state = state
+        self._seed = seed
+        self._hand_ctx = self._ctx
+        self._hand_preset = preset
+        self._actions = []
+        self._events = []
+        self._first_seq = self._seq + 1
+        self._prompts = {}
+        self._reported = False
+        self._next_hand_at = None
+        self._publish(events)
+        await self._advance()
+
+    def _apply(self, action: Action) -> None:
+        """One step of the core; raises IllegalAction and changes nothing when refused."""
+        assert self._state is not None
+        state, events = step(self._state, action)
+        self._state = state
+        self._actions.append(action)
+        self._publish(events)
+
+    def _publish(self, events: list[Event]) -> None:
+        """Number the events, log them for resumes, then send each seat its copy."""
+        first = self._seq + 1
+        self._events.extend(events)
+        self._seq += len(events)
+        for offset, event in enumerate(events):
+            for seat in range(4):
+                self._send(seat, EventOut(first + offset, self._hand_id, event.for_seat(seat)))
+
+    async def _advance(self) -> None:
+        """After a step: end the hand, or prompt the pending seats and let 托管 play."""
+        while True:
+            state = self._state
+            if state is None or self._reported:
+                return
+            if state.phase == "ended":
+                await self._end_hand(state)
+                return
+            self._prompt(state)
+            if self._paused:
+                return
+            auto = next((s for s in pending_seats(state) if self.seats[s].autoplay), None)
+            if auto is None:
+                return
+            self._apply(_BOT.choose(state, auto, legal_actions(state, auto)))
+
+    def _prompt(self, state: HandState) -> None:
+        now = self.clock.now()
+        prompts: dict[int, Prompt] = {}
+        for seat in pending_seats(state):
+            legal = legal_actions(state, seat)
+            old = self._prompts.get(seat)
+            if old is not None and old.legal == legal and (
+                old.seq == self._seq or state.phase != "turn"
+            ):
+                # nothing happened since, or another seat answered in the same window (or
+                # decision round): the same prompt, the same deadline
+                prompts[seat] = old
+                continue
+            timer = self.timers.for_phase(state.phase)
+            prompt = Prompt(self._seq, legal, now + timer, timer if self._paused else None)
+            prompts[seat] = prompt
+            self._send(seat, self._prompt_out(prompt, now))
+        self._prompts = prompts
+
+    def _timeout_action(self, state: HandState, seat: int) -> Action:
+        """What a seat does when its time is up: 过 on a claim (timeout = pass); otherwise,
+        and for a disconnected seat always, the 托管 choice."""
+        if state.phase in ("claim", "rob") and self.seats[seat].connected:
+            return Pass(seat)
+        return _BOT.choose(state, seat, legal_actions(state, seat))
+
+    async def _end_hand(self, state: HandState) -> None:
+        """Report the hand once; seats still disconnected leave the table (RULES.md 1)."""
+        self._reported = True
+        self._prompts = {}
+        away = tuple(s for s in range(4) if not self.seats[s].connected)
+        record = self._record(state, voided=False, away=away)
+        self._ctx = self.ruleset.next_context(state)
+        for seat in away:
+            self.seats[seat] = SeatState(None)
+        self._next_hand_at = self.clock.now() + self.timers.ready
+        await self._on_hand_end(record)
+
+    def _record(self, state: HandState | None, *, voided: bool, away: tuple[int, ...] = ()
+                ) -> HandRecordData:
+        return HandRecordData(
+            table_id=self.table_id,
+            hand_id=self._hand_id,
+            variant=self.ruleset.name,
+            seed=self._seed,
+            ctx=self._hand_ctx,
+            seats=tuple(s.account for s in self.seats),
+            actions=list(self._actions),
+            events=list(self._events),
+            settlement=None if voided or state is None else state.settlement,
+            state=None if voided else state,
+            preset=self._hand_preset,
+            voided=voided,
+            away=away,
+        )
+
+    # --- recovery -------------------------------------------------------------------------
+
+    async def _recover(self) -> None:
+        try:
+            self._restore()
+            await self._advance()
+        except Exception:
+            log.exception("table %s: the hand cannot be restored; voiding it", self.table_id)
+            try:
+                await self._void()
+            except Exception:
+                log.exception("table %s: voiding the hand failed", self.table_id)
+
+    def _restore(self) -> None:
+        """Rebuild the hand from its seed and action log (the only way state changes)."""
+        if self._state is None or self._reported:
+            return
+        state, events = replay(
+            self.ruleset, self._seed, self._hand_ctx, self._actions, self._hand_preset
+        )
+        if events != self._events:
+            raise RuntimeError("the replayed hand differs from the one played")
+        self._state = state
+
+    async def _void(self) -> None:
+        """The hand cannot go on: it ends with no settlement and the deal does not pass."""
+        if self._state is None or self._reported:
+            return
+        self._reported = True
+        self._prompts = {}
+        self._state = None
+        self._next_hand_at = self.clock.now() + self.timers.ready
+        for seat in range(4):
+            self._error(seat, "hand_voided", "the hand was voided after a server error")
+        await self._on_hand_end(self._record(None, voided=True))
+
+    # --- small helpers --------------------------------------------------------------------
+
+    def _live(self) -> HandState | None:
+        state = self._state
+        if state is None or self._reported or state.phase == "ended":
+            return None
+        return state
+
+    def _seated(self) -> bool:
+        return all(s.account is not None for s in self.seats)
+
+    def _check_seat(self, seat: object) -> bool:
+        if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 4:
+            return True
+        self._error(seat, "bad_seat", f"no seat {seat!r}")  # type: ignore[arg-type]
+        return False
+
+    def _error(self, seat: int, code: str, message: str) -> None:
+        self._send(seat, ErrorOut(code, message, self._seq))
+
+    def _prompt_out(self, prompt: Prompt, now: float) -> PromptOut:
+        return PromptOut(
+            prompt.seq, self._hand_id, list(prompt.legal), prompt.deadline, prompt.remaining(now)
+        )
+
+
+async def tick_forever(table: Table, interval: float = 0.25) -> None:
+    """Post a `Tick` to the table every `interval` seconds: the only sleep of the shell,
+    outside the game logic (the actor compares deadlines with its clock on each tick)."""
+    while True:
+        await asyncio.sleep(interval)
+        table.submit(Tick())

@@ -1,0 +1,159 @@
+"""The values that go into a table's inbox and out to its seats, in the rules core's own
+types (the wire protocol translates to and from these at the edge).
+
+Inbox: everything that may change a table is one of these, handled one at a time.
+Outbox: `send(seat, item)` delivers one of the `Outbound` values to one seat; events are
+already redacted for that seat (`Event.for_seat`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.rules.actions import Action
+from app.rules.events import Event
+from app.rules.hand import HandState, Preset
+from app.rules.variants.base import Settlement, TableContext
+
+# --- inbox ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerAction:
+    """A seat's answer to its prompt; `last_seq` is the last event seq the client saw."""
+
+    seat: int
+    action: Action
+    last_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """A (re)connecting client: resend what it missed after `last_seq`, or a snapshot."""
+
+    seat: int
+    last_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Autoplay:
+    """The player switches 托管 on or off."""
+
+    seat: int
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """The seat's connection dropped (not an escape: its timers run and 托管 plays it)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """Leave the table: an escape (逃跑) during a hand, leaving the seat between hands."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The clock moved: expired deadlines are acted on."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdminPause:
+    """Freeze the table: deadlines stop with their remaining time kept; actions refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdminResume:
+    """Unfreeze the table: deadlines run again from their remaining time."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdminPreset:
+    """Admin test mode: the next hand is dealt from this prepared wall, not the seed."""
+
+    preset: Preset
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """End the actor's loop."""
+
+
+Inbound = (
+    PlayerAction | Resume | Autoplay | Disconnected | Leave | Tick | AdminPause | AdminResume
+    | AdminPreset | Stop
+)
+
+# --- outbox ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EventOut:
+    """One event of the hand, as this seat may see it; every seat gets the same `seq`."""
+
+    seq: int
+    hand_id: str
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class PromptOut:
+    """The seat must decide: exactly its legal actions, and until when (clock seconds)."""
+
+    seq: int
+    hand_id: str
+    legal: list[Action]
+    deadline: float
+    remaining: float
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotOut:
+    """The seat's whole view (`seat_view`) as of `seq`, for a client that missed too much;
+    `remaining` is the time left on its prompt, None when it has nothing to decide."""
+
+    seq: int
+    hand_id: str
+    view: dict[str, Any]
+    remaining: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorOut:
+    """A refused message; nothing changed. `ref_seq`: the table's seq when refused."""
+
+    code: str
+    message: str
+    ref_seq: int | None
+
+
+Outbound = EventOut | PromptOut | SnapshotOut | ErrorOut
+
+# --- the end of a hand ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecordData:
+    """Everything the caller needs to settle silver and store a replayable record:
+    `replay(ruleset, seed, ctx, actions, preset)` gives `events` again. A voided hand (the
+    actor could not restore it) has no settlement and moves no silver."""
+
+    table_id: str
+    hand_id: str
+    variant: str
+    seed: int
+    ctx: TableContext
+    seats: tuple[int | None, ...]
+    actions: list[Action]
+    events: list[Event]
+    settlement: Settlement | None
+    state: HandState | None
+    preset: Preset | None = None
+    voided: bool = False
+    away: tuple[int, ...] = ()  # seats disconnected at the end: they leave the table

@@ -1,0 +1,28 @@
+"""What the table knows of each seat besides the hand: who sits there, whether the player
+is connected, and whether the server plays for them (托管, autoplay)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AUTOPLAY_AFTER_TIMEOUTS = 2
+"""Two consecutive timeouts switch a seat to 托管 until the player acts (RULES.md 1)."""
+
+
+@dataclass(slots=True)
+class SeatState:
+    account: int | None
+    connected: bool = True
+    autoplay: bool = False  # 托管: the greedy bot answers every prompt at once
+    timeouts: int = 0  # consecutive timeouts; an action of the player resets it
+
+    def timed_out(self) -> None:
+        """Count one timeout; the second in a row switches the seat to 托管."""
+        self.timeouts += 1
+        if self.timeouts >= AUTOPLAY_AFTER_TIMEOUTS:
+            self.autoplay = True
+
+    def acted(self) -> None:
+        """The player acted: 托管 ends and the timeout count starts again."""
+        self.autoplay = False
+        self.timeouts = 0

@@ -1,0 +1,464 @@
+"""The table actor, driven message by message with a fake clock and no network: what
+each player would see on their screen, and what the caller gets at each hand's end."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+
+from app.rules.actions import Action, Chow, Discard, Hu, Pass, Pung
+from app.rules.bots import GreedyBot
+from app.rules.events import Dealt, Drew, Won
+from app.rules.hand import legal_actions, pending_seats, replay
+from app.rules.scenario import arrange
+from app.rules.tiles import parse_one
+from app.rules.variants import VARIANTS, get_ruleset
+from app.rules.variants.base import Ruleset, TableContext
+from app.tables import actor as actor_module
+from app.tables.actor import Table
+from app.tables.clock import FakeClock
+from app.tables.messages import (
+    AdminPause,
+    AdminResume,
+    Autoplay,
+    Disconnected,
+    ErrorOut,
+    EventOut,
+    HandRecordData,
+    Inbound,
+    Leave,
+    Outbound,
+    PlayerAction,
+    PromptOut,
+    Resume,
+    SnapshotOut,
+    Stop,
+    Tick,
+)
+from app.tables.timers import Timers
+
+TIMERS = Timers(discard=15, claim=8, decide=8, ready=15)
+LISHUI = get_ruleset("lishui")
+BOT = GreedyBot()
+
+# Dealer 0 discards 5m; seats 2 and 3 can both 胡 on it (see tests/rules/test_hand.py).
+TWO_WAIT_ON_5M: dict[str, Any] = {
+    "dealer": 0,
+    "hands": ["566778899m11s667z", "13579m2468s3344z", "123456789p111z5m", "234567s234m222z5m"],
+    "indicator": "9s",
+}
+# Dealer 0 discards 5p; seat 1 can 吃 it (4-5-6p), seat 2 can 碰 it; nobody can 胡.
+PUNG_OR_CHOW_ON_5P: dict[str, Any] = {
+    "dealer": 0,
+    "hands": [
+        "5p1234678m11234z6z",
+        "46p23678s12346z7z",
+        "55p11m99m22s77z3p8p1s",
+        "2p8p1s4s5s9m2z3z4z6z7s1m2m",
+    ],
+    "indicator": "9s",
+}
+
+
+class Harness:
+    """A table with four seated accounts, a fake clock and a list-collecting `send`."""
+
+    def __init__(
+        self, ruleset: Ruleset = LISHUI, *, scenario: dict[str, Any] | None = None, seed: int = 7
+    ) -> None:
+        self.clock = FakeClock(1000.0)
+        self.out: list[tuple[int, Outbound]] = []
+        self.records: list[HandRecordData] = []
+        preset = arrange(ruleset, **scenario) if scenario else None
+        ctx = TableContext(dealer=scenario["dealer"]) if scenario else None
+        self.table = Table(
+            "t1", ruleset, [11, 12, 13, 14], self.clock, self.send, self.on_hand_end,
+            timers=TIMERS, seed_source=itertools.count(seed).__next__, preset=preset, ctx=ctx,
+        )
+
+    def send(self, seat: int, item: Outbound) -> None:
+        self.out.append((seat, item))
+
+    async def on_hand_end(self, record: HandRecordData) -> None:
+        self.records.append(record)
+
+    async def handle(self, msg: Inbound) -> list[tuple[int, Outbound]]:
+        """Handle one message; what it sent."""
+        before = len(self.out)
+        await self.table.handle(msg)
+        return self.out[before:]
+
+    async def deal(self) -> None:
+        await self.handle(Tick())
+        assert self.table.hand is not None
+
+    async def next_hand(self) -> None:
+        self.clock.advance(TIMERS.ready)
+        await self.deal()
+
+    def pending(self) -> list[int]:
+        hand = self.table.hand
+        return [] if hand is None else pending_seats(hand)
+
+    def prompt(self, seat: int) -> PromptOut:
+        return next(i for s, i in reversed(self.out) if s == seat and isinstance(i, PromptOut))
+
+    def sent(self, seat: int, kind: type) -> list[Any]:
+        return [i for s, i in self.out if s == seat and isinstance(i, kind)]
+
+    async def act(self, seat: int, action: Action, last_seq: int | None = None) -> list[Any]:
+        seq = self.prompt(seat).seq if last_seq is None else last_seq
+        return [i for s, i in await self.handle(PlayerAction(seat, action, seq)) if s == seat]
+
+    async def bot_turn(self, seat: int) -> None:
+        """The seat answers its prompt with the greedy bot's choice, as a client would."""
+        hand = self.table.hand
+        assert hand is not None
+        prompt = self.prompt(seat)
+        assert prompt.legal == legal_actions(hand, seat)  # the prompt is exactly the legal set
+        errors = [i for i in await self.act(seat, BOT.choose(hand, seat, prompt.legal))
+                  if isinstance(i, ErrorOut)]
+        assert not errors
+
+    async def play_out(self) -> None:
+        while self.pending():
+            await self.bot_turn(self.pending()[0])
+
+
+def T(text: str) -> int:
+    return parse_one(text)
+
+
+# --- whole hands -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_four_bots_play_complete_hands_and_each_is_reported_once(variant: str) -> None:
+    ruleset = get_ruleset(variant)
+    h = Harness(ruleset)
+    await h.deal()
+    await h.play_out()
+    await h.next_hand()
+    await h.play_out()
+
+    assert len(h.records) == 2
+    assert len({r.hand_id for r in h.records}) == 2
+    for record in h.records:
+        assert record.variant == variant and not record.voided
+        assert record.settlement is not None and record.seats == (11, 12, 13, 14)
+        _, events = replay(ruleset, record.seed, record.ctx, record.actions, record.preset)
+        assert events == record.events
+    # the deal passes as the variant says
+    assert h.records[1].ctx == ruleset.next_context(h.records[0].state)  # type: ignore[arg-type]
+    assert not [i for _, i in h.out if isinstance(i, ErrorOut)]
+
+
+async def test_every_seat_gets_every_event_under_one_increasing_sequence() -> None:
+    h = Harness()
+    await h.deal()
+    await h.play_out()
+    for seat in range(4):
+        seqs = [e.seq for e in h.sent(seat, EventOut)]
+        assert seqs == list(range(1, h.table.seq + 1))
+    assert len(h.records[0].events) == h.table.seq
+
+
+async def test_no_seat_is_sent_another_seats_concealed_tiles() -> None:
+    h = Harness(get_ruleset("fuzhou"))  # flowers: many replacement draws
+    await h.deal()
+    await h.play_out()
+    own_draws = 0
+    for seat in range(4):
+        for item in h.sent(seat, EventOut):
+            event = item.event
+            if isinstance(event, Dealt):
+                assert (event.tiles is None) == (event.seat != seat)
+            if isinstance(event, Drew):
+                assert (event.tile is None) == (event.seat != seat)
+                own_draws += event.seat == seat
+    assert own_draws > 0
+
+
+# --- claim windows ------------------------------------------------------------------------
+
+
+async def test_two_wins_on_one_discard_go_to_the_nearest_seat() -> None:
+    h = Harness(scenario=TWO_WAIT_ON_5M)
+    await h.deal()
+    await h.act(0, Discard(0, T("5m")))
+    assert Hu(2) in h.prompt(2).legal and Hu(3) in h.prompt(3).legal
+
+    sent = await h.act(3, Hu(3))
+    assert sent == [] and h.pending() == [2]  # seat 2 is nearer and has not answered
+    await h.act(2, Hu(2))
+
+    assert len(h.records) == 1
+    assert [e.seat for e in h.records[0].events if isinstance(e, Won)] == [2]
+
+
+async def test_pung_beats_chow_answered_first() -> None:
+    h = Harness(scenario=PUNG_OR_CHOW_ON_5P)
+    await h.deal()
+    await h.act(0, Discard(0, T("5p")))
+    assert h.prompt(1).legal == [Chow(1, T("4p")), Pass(1)]
+    assert h.prompt(2).legal == [Pung(2), Pass(2)]
+
+    await h.act(1, Chow(1, T("4p")))
+    assert h.pending() == [2]  # the 吃 waits: a 碰 would beat it
+    await h.act(2, Pung(2))
+
+    melded = [i.event for i in h.sent(0, EventOut) if i.event.kind == "melded"]
+    assert [(e.seat, e.meld) for e in melded] == [(2, "pung")]
+    assert h.pending() == [2] and h.prompt(2).legal[0].type == "discard"
+
+
+# --- timers and 托管 ----------------------------------------------------------------------
+
+
+async def test_a_claim_window_times_out_to_pass() -> None:
+    h = Harness(scenario=PUNG_OR_CHOW_ON_5P)
+    await h.deal()
+    await h.act(0, Discard(0, T("5p")))
+    h.clock.advance(TIMERS.claim - 1)
+    await h.handle(Tick())
+    assert h.pending() == [1, 2]  # not yet
+
+    h.clock.advance(1)
+    await h.handle(Tick())
+    assert h.pending() == [1]  # both passed; the next seat drew and must discard
+    assert h.table.hand is not None and h.table.hand.phase == "turn"
+    assert not [i for i in h.sent(0, EventOut) if i.event.kind == "melded"]
+    assert not h.table.seats[1].autoplay and not h.table.seats[2].autoplay
+
+
+async def test_two_timeouts_switch_to_autoplay_and_a_player_action_switches_it_off() -> None:
+    h = Harness(scenario=PUNG_OR_CHOW_ON_5P)
+    await h.deal()
+    await h.act(0, Discard(0, T("5p")))
+    await h.act(1, Pass(1))
+    await h.act(2, Pass(2))
+    # seat 1's turn: it lets its timer run out twice in a row
+    h.clock.advance(TIMERS.discard)
+    await h.handle(Tick())
+    assert h.table.hand is not None and h.table.hand.river[-1].seat == 1  # discarded for it
+    assert not h.table.seats[1].autoplay
+
+    while 1 not in h.pending():
+        assert h.pending()
+        await h.bot_turn(h.pending()[0])
+    h.clock.advance(TIMERS.claim if h.table.hand.phase != "turn" else TIMERS.discard)
+    await h.handle(Tick())
+    assert h.table.seats[1].autoplay  # 托管 from now on
+
+    # under 托管 seat 1 is never waited for: its prompts are answered at once
+    steps = 0
+    while h.table.hand is not None and steps < 12:
+        assert 1 not in h.pending()
+        await h.bot_turn(h.pending()[0])
+        steps += 1
+    assert h.table.hand is not None, "the scenario should last longer"
+
+    # the player comes back: any action ends 托管 (this one is too late and refused)
+    reply = await h.act(1, Pass(1), last_seq=h.table.seq)
+    assert [e.code for e in reply] == ["not_your_turn"]
+    assert not h.table.seats[1].autoplay
+    while 1 not in h.pending():
+        await h.bot_turn(h.pending()[0])
+    assert h.prompt(1).legal == legal_actions(h.table.hand, 1)  # waited for again
+
+
+async def test_autoplay_can_be_switched_on_and_plays_at_once() -> None:
+    h = Harness()
+    await h.deal()
+    dealer = h.pending()[0]
+    await h.handle(Autoplay(dealer, True))
+    assert dealer not in h.pending()
+    await h.handle(Autoplay(dealer, False))
+    assert not h.table.seats[dealer].autoplay
+
+
+async def test_a_disconnected_seat_is_played_after_its_timer_and_then_leaves() -> None:
+    h = Harness()
+    await h.deal()
+    dealer = h.pending()[0]
+    await h.handle(Disconnected(dealer))
+    assert h.pending() == [dealer]  # not an escape: its timer runs
+    h.clock.advance(TIMERS.discard)
+    await h.handle(Tick())
+    assert h.pending() != [dealer]
+    await h.handle(Autoplay(dealer, True))  # let 托管 finish the hand for it
+    await h.play_out()
+    record = h.records[0]
+    assert record.state is not None and record.state.outcome != "escape"
+    assert record.away == (dealer,) and h.table.seats[dealer].account is None
+
+
+async def test_pause_stops_the_clock_and_refuses_actions() -> None:
+    h = Harness()
+    await h.deal()
+    dealer = h.pending()[0]
+    h.clock.advance(10)
+    await h.handle(AdminPause())
+    h.clock.advance(600)
+    await h.handle(Tick())
+    assert h.pending() == [dealer]
+    hand = h.table.hand
+    assert hand is not None
+    reply = await h.act(dealer, BOT.choose(hand, dealer, legal_actions(hand, dealer)))
+    assert [e.code for e in reply] == ["paused"]
+
+    await h.handle(AdminResume())
+    h.clock.advance(4)
+    await h.handle(Tick())
+    assert h.pending() == [dealer]  # 1 s of its 15 s left
+    h.clock.advance(1)
+    await h.handle(Tick())
+    assert h.pending() != [dealer]
+
+
+# --- refused input ------------------------------------------------------------------------
+
+
+async def test_stale_out_of_turn_and_illegal_actions_get_their_codes_and_change_nothing() -> None:
+    h = Harness(scenario=PUNG_OR_CHOW_ON_5P)
+    await h.deal()
+    seq, hand = h.table.seq, h.table.hand
+    prompt = h.prompt(0)
+
+    assert [e.code for e in await h.act(1, Discard(1, T("4p")), seq)] == ["not_your_turn"]
+    assert [e.code for e in await h.act(0, Discard(0, T("5p")), prompt.seq - 1)] == ["stale"]
+    assert [e.code for e in await h.act(0, Discard(0, T("9p")), seq)] == ["tile_not_in_hand"]
+    assert [e.code for e in await h.act(0, Discard(1, T("5p")), seq)] == ["bad_seat"]
+    sent = await h.handle(PlayerAction(7, Pass(3), seq))
+    assert [(s, i.code) for s, i in sent if isinstance(i, ErrorOut)] == [(7, "bad_seat")]
+    assert len(sent) == 1
+
+    assert h.table.seq == seq and h.table.hand is hand and h.pending() == [0]
+    await h.act(0, Discard(0, T("5p")))  # the right answer still works
+    assert h.pending() == [1, 2]
+
+
+# --- reconnecting -------------------------------------------------------------------------
+
+
+async def test_resume_in_a_claim_window_resends_the_missed_events_and_the_prompt() -> None:
+    h = Harness(scenario=TWO_WAIT_ON_5M)
+    await h.deal()
+    seen = h.table.seq
+    await h.handle(Disconnected(2))
+    await h.act(0, Discard(0, T("5m")))
+
+    sent = [i for _, i in await h.handle(Resume(2, seen))]
+    events = [i for i in sent if isinstance(i, EventOut)]
+    assert [e.seq for e in events] == list(range(seen + 1, h.table.seq + 1))
+    assert [e.event.kind for e in events] == ["discarded"]
+    assert isinstance(sent[-1], PromptOut) and sent[-1].legal == [Hu(2), Pass(2)]
+    await h.act(2, Hu(2), sent[-1].seq)
+    assert [e.seat for e in h.records[0].events if isinstance(e, Won)] == [2]
+
+
+async def test_resume_with_a_very_old_seq_gets_a_snapshot() -> None:
+    h = Harness()
+    await h.deal()
+    await h.play_out()
+    await h.next_hand()
+    seat = h.pending()[0]
+
+    sent = [i for _, i in await h.handle(Resume(seat, 3))]  # a seq from the first hand
+    snapshot = sent[0]
+    assert isinstance(snapshot, SnapshotOut)
+    assert snapshot.hand_id == h.table.hand_id and snapshot.seq == h.table.seq
+    assert snapshot.view["seat"] == seat and snapshot.view["seats"][seat]["hand"]
+    assert all(snapshot.view["seats"][s]["hand"] is None for s in range(4) if s != seat)
+    assert snapshot.remaining == TIMERS.discard
+    assert isinstance(sent[1], PromptOut)
+
+
+# --- leaving ------------------------------------------------------------------------------
+
+
+async def test_leaving_during_a_hand_is_an_escape_and_between_hands_frees_the_seat() -> None:
+    h = Harness()
+    await h.deal()
+    await h.handle(Leave(2))
+    assert h.table.hand is None and len(h.records) == 1
+    record = h.records[0]
+    assert record.state is not None and record.state.outcome == "escape"
+    assert record.settlement is not None and record.settlement.net()[2] < 0
+    assert all(t.payer == 2 for t in record.settlement.transfers)
+
+    await h.handle(Leave(2))
+    assert h.table.seats[2].account is None
+    h.clock.advance(TIMERS.ready)
+    await h.handle(Tick())
+    assert h.table.hand is None  # three players do not start a hand
+
+
+# --- isolation ----------------------------------------------------------------------------
+
+
+async def test_an_exception_in_one_message_restores_the_hand_and_the_table_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    h = Harness()
+    await h.deal()
+    for _ in range(5):
+        await h.bot_turn(h.pending()[0])
+    real = actor_module.legal_actions
+    failures = iter([True])
+
+    def flaky(state: Any, seat: int) -> list[Action]:
+        if next(failures, False):
+            raise RuntimeError("injected")
+        return real(state, seat)
+
+    monkeypatch.setattr(actor_module, "legal_actions", flaky)
+    await h.bot_turn(h.pending()[0])  # the step applied, then prompting blew up
+    await h.play_out()
+
+    assert len(h.records) == 1 and not h.records[0].voided
+    record = h.records[0]
+    _, events = replay(LISHUI, record.seed, record.ctx, record.actions)
+    assert events == record.events
+    await h.next_hand()
+    assert h.table.hand is not None
+
+
+async def test_a_hand_that_cannot_be_restored_is_voided(monkeypatch: pytest.MonkeyPatch) -> None:
+    h = Harness()
+    await h.deal()
+    dealer = h.pending()[0]
+    action = h.prompt(dealer).legal[0]
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("injected")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(actor_module, "legal_actions", broken)
+        patch.setattr(actor_module, "replay", broken)
+        reply = await h.act(dealer, action)
+    assert [e.code for e in reply if isinstance(e, ErrorOut)] == ["hand_voided"]
+
+    assert len(h.records) == 1
+    assert h.records[0].voided and h.records[0].settlement is None
+    assert h.table.hand is None
+    assert {i.code for _, i in h.out if isinstance(i, ErrorOut)} == {"hand_voided"}
+    await h.next_hand()  # the table keeps serving
+    assert h.table.hand is not None
+
+
+# --- the task -----------------------------------------------------------------------------
+
+
+async def test_the_actor_task_reads_its_inbox_until_stopped() -> None:
+    h = Harness()
+    task = asyncio.create_task(h.table.run())
+    h.table.submit(Tick())
+    h.table.submit(Leave(0))
+    h.table.submit(Stop())
+    await asyncio.wait_for(task, timeout=10)
+    assert len(h.records) == 1 and h.records[0].state is not None
+    assert h.records[0].state.outcome == "escape"
