@@ -1,0 +1,36 @@
+"""The base classes every wire model derives from: immutable, no unknown fields.
+
+Client models are also strict: a number is a JSON number, a flag is true or false, and
+nothing is coerced ("5" is not 5). Server models are built by the server from the core's
+values, so they only forbid unknown fields.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+MAX_SEQ = 2**53 - 1  # the largest integer a JavaScript client holds exactly
+
+Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
+"""A per-table event sequence number (0 = nothing seen yet)."""
+
+TableId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+HandId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+Name = Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,32}$")]
+"""A short lower-case name: a decision choice, a special action, a reason."""
+
+SeatNumber = Annotated[int, Field(ge=0, le=3)]
+
+
+class WireModel(BaseModel):
+    """A server -> client value: frozen, unknown fields refused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ClientModel(BaseModel):
+    """A client -> server value: frozen, unknown fields refused, no coercion."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)

@@ -1,0 +1,48 @@
+"""The edge: raw text from a socket in, a client message or an error out, never an
+exception."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from app.protocol.messages import CLIENT_MESSAGE, ClientMessage, ErrorMessage
+
+MAX_MESSAGE_BYTES = 4096  # the largest client message is an action of about 120 bytes
+_MAX_TEXT = 200
+_NOT_AN_OBJECT = {"model_type", "model_attributes_type", "dict_type", "union_tag_not_found"}
+
+
+def error(code: str, message: str, ref_seq: int | None = None) -> ErrorMessage:
+    return ErrorMessage(code=code, message=message[:_MAX_TEXT], ref_seq=ref_seq)  # type: ignore[arg-type]
+
+
+def parse_client(raw: str | bytes) -> ClientMessage | ErrorMessage:
+    """Validate one client message. Codes: ``too_large``; ``malformed`` (not UTF-8 JSON, or
+    not an object); ``unknown_type`` (the ``type`` is not one this version knows);
+    ``validation_error`` (anything else, with the first problem's field and reason)."""
+    if isinstance(raw, str):
+        try:
+            raw = raw.encode()
+        except UnicodeEncodeError:  # a lone surrogate
+            return error("malformed", "not valid UTF-8 text")
+    if len(raw) > MAX_MESSAGE_BYTES:
+        return error("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        return CLIENT_MESSAGE.validate_json(raw)
+    except ValidationError as exc:
+        return _error_of(exc)
+
+
+def _error_of(exc: ValidationError) -> ErrorMessage:
+    first = exc.errors(include_url=False, include_input=False)[0]
+    kind, loc = first["type"], first["loc"]
+    if kind == "json_invalid":
+        return error("malformed", "not valid JSON")
+    if not loc and kind == "union_tag_invalid":
+        return error("unknown_type", "unknown message type")
+    if not loc and kind in _NOT_AN_OBJECT:
+        if kind == "union_tag_not_found":
+            return error("validation_error", "type: a message needs a type")
+        return error("malformed", "a message is a JSON object")
+    where = ".".join(str(part) for part in loc[1:]) or "message"  # loc[0] is the type tag
+    return error("validation_error", f"{where}: {first['msg']}")

@@ -1,0 +1,116 @@
+"""A complete hand as seat 0's client sees it: every message it receives and sends.
+
+    python -m app.protocol.transcript
+
+Four greedy bots (the 托管 player) play one short 丽水 hand on a fixed seed; the output is
+JSON lines, one message each, in order. docs/protocol.md quotes it and a test keeps the two
+equal. What a table does between messages (timers, other seats' prompts) is not shown;
+the deadlines are the full turn (15 s) and claim (8 s) timers of RULES.md section 1, and
+the timeout action is pass in a claim window, the 托管 choice on a turn.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from pydantic import BaseModel
+
+from app.protocol.actions import from_rules_action
+from app.protocol.events import seat_payload
+from app.protocol.messages import (
+    ActionMessage,
+    EventMessage,
+    PromptMessage,
+    SeatedMessage,
+    SeatInfo,
+    TableStateMessage,
+)
+from app.rules.actions import Action, Pass
+from app.rules.bots import GreedyBot
+from app.rules.hand import HandState, legal_actions, new_hand, pending_seats, step
+from app.rules.variants import get_ruleset
+from app.rules.variants.base import TableContext
+
+SEED = 80  # a short hand: seat 0 chows, then wins on a discard
+TABLE_ID = "T1"
+HAND_ID = "T1-1"
+SEAT = 0
+STAKE = 10  # silver per point
+TURN_MS = 15_000
+CLAIM_MS = 8_000
+PLAYERS = (("Ann", 5200), ("Bo", 13800), ("Chen", 700), ("Dee", 26000))
+TITLES = ((0, "菜鸟"), (6000, "生手"), (12000, "赌客"), (24000, "赌棍"))
+
+
+def _title(balance: int) -> str:
+    return [name for floor, name in TITLES if balance >= floor][-1]
+
+
+def _table_state(
+    dealer: int, hand_id: str | None, net: tuple[int, ...] = (0, 0, 0, 0), stake: int = 0
+) -> TableStateMessage:
+    seats = [
+        SeatInfo(seat=s, name=name, title=_title(silver + net[s] * stake),
+                 balance=silver + net[s] * stake, connected=True, ready=True, autoplay=False)
+        for s, (name, silver) in enumerate(PLAYERS)
+    ]
+    return TableStateMessage(table_id=TABLE_ID, variant="lishui", dealer=dealer,
+                             hand_id=hand_id, seats=seats)
+
+
+def _timeout_action(state: HandState, seat: int, legal: list[Action]) -> Action:
+    if state.phase in ("claim", "rob"):
+        return Pass(seat)
+    return GreedyBot().choose(state, seat, legal)
+
+
+def transcript(seed: int = SEED) -> list[str]:
+    """The messages of seat 0's client for one 丽水 hand on `seed`, as JSON lines."""
+    ruleset = get_ruleset("lishui")
+    ctx = TableContext(dealer=0)
+    state, events = new_hand(ruleset, seed, ctx)
+    bot = GreedyBot()
+    lines: list[BaseModel] = [
+        SeatedMessage(table_id=TABLE_ID, seat=SEAT, variant="lishui", stake=STAKE),
+        _table_state(ctx.dealer, HAND_ID),
+    ]
+    seq = 0
+    while True:
+        for event in events:
+            seq += 1
+            lines.append(EventMessage(table_id=TABLE_ID, hand_id=HAND_ID, seq=seq,
+                                      event=seat_payload(event, SEAT)))
+        if state.phase == "ended":
+            break
+        pending = pending_seats(state)
+        if SEAT in pending:
+            legal = legal_actions(state, SEAT)
+            lines.append(
+                PromptMessage(
+                    table_id=TABLE_ID,
+                    hand_id=HAND_ID,
+                    seq=seq,
+                    legal_actions=[from_rules_action(a) for a in legal],
+                    deadline_ms=TURN_MS if state.phase == "turn" else CLAIM_MS,
+                    timeout_action=from_rules_action(_timeout_action(state, SEAT, legal)),
+                )
+            )
+        seat = pending[0]
+        action = bot.choose(state, seat, legal_actions(state, seat))
+        if seat == SEAT:
+            lines.append(ActionMessage(table_id=TABLE_ID, seq=seq,
+                                       action=from_rules_action(action)))
+        state, events = step(state, action)
+    assert state.settlement is not None
+    net = state.settlement.net()
+    lines.append(_table_state(ruleset.next_context(state).dealer, None, net, STAKE))
+    return [m.model_dump_json() for m in lines]
+
+
+def main() -> int:
+    sys.stdout.write("".join(line + "\n" for line in transcript()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,344 @@
+"""The WebSocket protocol: every message validates from JSON and round-trips; the edge never
+raises on hostile input; what a seat receives never holds another seat's concealed tiles;
+docs/protocol.md stays true."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from app.protocol import (
+    CLIENT_MESSAGE,
+    ERROR_CODES,
+    SERVER_MESSAGE,
+    ActionMessage,
+    ErrorMessage,
+    PingMessage,
+    from_rules_action,
+    parse_client,
+    seat_payload,
+    to_code,
+    to_rules_action,
+    to_tile,
+    view_model,
+)
+from app.protocol.events import EVENT_PAYLOAD
+from app.protocol.transcript import transcript
+from app.rules import actions as rules
+from app.rules import errors as rules_errors
+from app.rules.actions import Escape
+from app.rules.hand import replay
+from app.rules.selfplay import HandRun, bot_factory, play_hand
+from app.rules.variants import VARIANTS, get_ruleset
+from app.rules.variants.base import TableContext
+from app.rules.views import seat_view
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = (ROOT / "docs" / "protocol.md").read_text()
+CLIENT_TYPES = {"action", "resume", "autoplay", "leave", "ping"}
+SERVER_TYPES = {"event", "prompt", "snapshot", "error", "pong", "seated", "table_state"}
+EVENT_KINDS = {
+    "hand_started", "dealt", "wild_turned", "decided", "flowered", "drew", "discarded",
+    "melded", "penalized", "gold_robbed", "won", "exhaustive_draw", "escaped", "hand_ended",
+}
+
+
+def _doc_examples() -> list[str]:
+    return re.findall(r"```json\n(.*?)\n```", DOC, re.DOTALL)
+
+
+def _validate_any(raw: str) -> Any:
+    """A documented example as its model: a client message, a server message or an event."""
+    data = json.loads(raw)
+    if "kind" in data:
+        return EVENT_PAYLOAD.validate_json(raw)
+    if data["type"] in CLIENT_TYPES:
+        return CLIENT_MESSAGE.validate_json(raw)
+    return SERVER_MESSAGE.validate_json(raw)
+
+
+# --- every message, from JSON and back -------------------------------------------------
+
+
+@pytest.mark.parametrize("raw", _doc_examples())
+def test_every_documented_example_validates_and_round_trips(raw: str) -> None:
+    model = _validate_any(raw)
+    assert _validate_any(model.model_dump_json()) == model
+    data = json.loads(raw)
+    assert json.loads(model.model_dump_json()) == (data if "kind" in data else {"v": 1, **data})
+
+
+def test_the_doc_shows_every_message_type_and_event_kind() -> None:
+    shown = [json.loads(raw) for raw in _doc_examples()]
+    assert {m["type"] for m in shown if "type" in m and "kind" not in m} == (
+        CLIENT_TYPES | SERVER_TYPES
+    )
+    kinds = {m["kind"] for m in shown if "kind" in m}
+    kinds |= {m["event"]["kind"] for m in shown if m.get("type") == "event"}
+    assert kinds == EVENT_KINDS
+    actions = {m["action"]["type"] for m in shown if m.get("type") == "action"}
+    assert actions == {
+        "discard", "chow", "pung", "exposed_kong", "concealed_kong", "added_kong", "hu",
+        "pass", "decide", "special",
+    }
+
+
+def test_the_version_may_be_left_out_but_no_other_version_is_accepted() -> None:
+    assert parse_client('{"type": "ping", "nonce": "a"}') == PingMessage(nonce="a")
+    refused = parse_client('{"v": 2, "type": "ping", "nonce": "a"}')
+    assert isinstance(refused, ErrorMessage) and refused.code == "validation_error"
+
+
+def test_messages_are_frozen() -> None:
+    message = PingMessage(nonce="a")
+    with pytest.raises(ValidationError):
+        message.nonce = "b"  # type: ignore[misc]
+
+
+# --- tiles -----------------------------------------------------------------------------
+
+
+def test_every_tile_kind_has_a_code_and_back() -> None:
+    assert [to_code(t) for t in (0, 9, 18, 27, 33, 34, 41)] == [
+        "1m", "1p", "1s", "1z", "7z", "1f", "8f",
+    ]
+    assert all(to_tile(to_code(t)) == t for t in range(42))
+
+
+@pytest.mark.parametrize("tile", ["0m", "8z", "9f", "5M", "m5", "55m", "", "5m ", 5, None])
+def test_a_bad_tile_code_is_refused(tile: Any) -> None:
+    raw = json.dumps({"type": "action", "table_id": "T1", "seq": 1,
+                      "action": {"type": "discard", "tile": tile}})
+    refused = parse_client(raw)
+    assert isinstance(refused, ErrorMessage) and refused.code == "validation_error"
+    assert "tile" in refused.message
+
+
+# --- actions ---------------------------------------------------------------------------
+
+EVERY_ACTION: list[rules.Action] = [
+    rules.Discard(2, 4),
+    rules.Chow(2, 11),
+    rules.Pung(2),
+    rules.ExposedKong(2),
+    rules.ConcealedKong(2, 33),
+    rules.AddedKong(2, 20),
+    rules.Hu(2),
+    rules.Pass(2),
+    rules.Decide(2, "counter"),
+    rules.Special(2, "rob_gold", 26),
+]
+
+
+@pytest.mark.parametrize("action", EVERY_ACTION, ids=lambda a: a.type)
+def test_every_action_round_trips_through_the_wire(action: rules.Action) -> None:
+    sent = ActionMessage(table_id="T1", seq=7, action=from_rules_action(action))
+    received = parse_client(sent.model_dump_json())
+    assert isinstance(received, ActionMessage) and received == sent
+    assert to_rules_action(received.action, seat=2) == action
+
+
+def test_an_escape_is_a_leave_message_not_an_action() -> None:
+    with pytest.raises(ValueError, match="leave"):
+        from_rules_action(Escape(1))
+
+
+# --- the edge --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("{", "malformed"),
+        (b"\xff\xfe", "malformed"),
+        ("\ud800", "malformed"),
+        ("[1, 2]", "malformed"),
+        ('"ping"', "malformed"),
+        ("[" * 2000 + "]" * 2000, "malformed"),
+        ('{"type": "shout", "text": "hi"}', "unknown_type"),
+        ("{}", "validation_error"),
+        ('{"type": "ping"}', "validation_error"),
+        ('{"type": "ping", "nonce": "a", "admin": true}', "validation_error"),
+        ('{"type": "resume", "table_id": "T1", "last_seq": -1}', "validation_error"),
+        ('{"type": "resume", "table_id": "T1", "last_seq": "5"}', "validation_error"),
+        ('{"type": "resume", "table_id": "T1", "last_seq": 1e400}', "validation_error"),
+        ('{"type": "resume", "table_id": "T1", "last_seq": ' + "9" * 400 + "}", "validation_error"),
+        ('{"type": "autoplay", "table_id": "T1", "on": 1}', "validation_error"),
+        ('{"type": "leave", "table_id": "../../etc"}', "validation_error"),
+        ('{"type": "action", "table_id": "T1", "seq": 1, "action": {"type": "escape"}}',
+         "validation_error"),
+        ('{"type": "ping", "nonce": "' + "x" * 5000 + '"}', "too_large"),
+    ],
+)
+def test_parse_client_answers_bad_input_with_a_stable_code(raw: str | bytes, code: str) -> None:
+    refused = parse_client(raw)
+    assert isinstance(refused, ErrorMessage)
+    assert refused.code == code
+    assert 0 < len(refused.message) <= 200
+
+
+def test_parse_client_names_the_bad_field() -> None:
+    refused = parse_client('{"type": "resume", "table_id": "T1", "last_seq": -1}')
+    assert isinstance(refused, ErrorMessage) and refused.message.startswith("last_seq:")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
+    | st.sampled_from(["5m", "0m", "7z", "8z", "9f", "T1", "action", "ping", "discard"]),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner,
+                                                                 max_size=5),
+    max_leaves=30,
+)
+message_types = st.sampled_from(sorted(CLIENT_TYPES | SERVER_TYPES) + ["", "PING", "escape"])
+field_names = st.sampled_from(
+    ["v", "table_id", "seq", "last_seq", "on", "nonce", "action", "tile", "low", "type",
+     "choice", "name", "extra"]
+)
+message_like = st.builds(
+    lambda t, fields, action: {"type": t, **fields, **({"action": action} if action else {})},
+    message_types,
+    st.dictionaries(field_names, json_values, max_size=6),
+    st.none() | st.dictionaries(field_names, json_values, max_size=4)
+    | st.fixed_dictionaries({"type": st.sampled_from(["discard", "chow", "hu", "kong", "x"]),
+                             "tile": json_values}),
+)
+
+
+def _check_parsed(result: Any) -> None:
+    if isinstance(result, ErrorMessage):
+        assert result.code in ERROR_CODES and result.message
+    else:
+        # anything accepted is a well-formed client message that serialises back to itself
+        assert CLIENT_MESSAGE.validate_json(result.model_dump_json()) == result
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(json_values, message_like))
+def test_parse_client_never_raises_on_hostile_json(value: Any) -> None:
+    _check_parsed(parse_client(json.dumps(value)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=300), st.binary(max_size=300)))
+def test_parse_client_never_raises_on_hostile_bytes(raw: str | bytes) -> None:
+    _check_parsed(parse_client(raw))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(min_value=1, max_value=3000), st.sampled_from(["[", "{\"a\":"]))
+def test_parse_client_never_raises_on_deep_nesting(depth: int, opener: str) -> None:
+    closer = "]" if opener == "[" else "}"
+    _check_parsed(parse_client(opener * depth + "1" + closer * depth))
+
+
+# --- what each seat receives ------------------------------------------------------------
+
+
+def _hands(variant: str) -> list[HandRun]:
+    ruleset = get_ruleset(variant)
+    runs = [play_hand(ruleset, seed, TableContext(dealer=seed % 4), bot_factory(bots))
+            for seed in (1, 2, 3) for bots in ("random", "greedy")]
+    # and one hand ended by an escape (逃跑) part way through
+    long = max(runs, key=lambda run: len(run.actions))
+    actions = [*long.actions[: len(long.actions) // 2], Escape(2)]
+    state, events = replay(ruleset, long.state.seed, long.state.ctx, actions)
+    runs.append(HandRun(state, events, actions))
+    return runs
+
+
+@pytest.fixture(scope="module", params=sorted(VARIANTS))
+def variant_hands(request: pytest.FixtureRequest) -> list[HandRun]:
+    return _hands(request.param)
+
+
+PRIVATE = {"dealt": "tiles", "drew": "tile"}
+
+
+def test_no_seat_receives_another_seats_concealed_tiles(variant_hands: list[HandRun]) -> None:
+    for run in variant_hands:
+        for event in run.events:
+            for viewer in (0, 1, 2, 3, None):
+                payload = seat_payload(event, viewer).model_dump()
+                owner = payload.get("seat")
+                if payload["kind"] in PRIVATE:
+                    shown = payload[PRIVATE[payload["kind"]]]
+                    assert (shown is not None) == (owner == viewer), (payload, viewer)
+                if payload["kind"] == "melded" and payload["meld"] == "concealed_kong":
+                    assert (payload["tiles"] is not None) == (owner == viewer)
+
+
+def test_every_event_of_real_hands_goes_out_with_tiles_as_codes(
+    variant_hands: list[HandRun],
+) -> None:
+    for run in variant_hands:
+        for event in run.events:
+            for viewer in range(4):
+                payload = seat_payload(event, viewer)
+                assert EVENT_PAYLOAD.validate_json(payload.model_dump_json()) == payload
+
+
+def test_a_view_shows_only_the_seats_own_hand(variant_hands: list[HandRun]) -> None:
+    for run in sorted(variant_hands, key=lambda run: -len(run.actions))[:2]:
+        ruleset, seed = run.state.ruleset, run.state.seed
+        middle = run.actions[: len(run.actions) // 2]
+        state, _ = replay(ruleset, seed, run.state.ctx, middle)
+        for viewer in range(4):
+            view = view_model(seat_view(state, viewer))
+            for seat in view.seats:
+                assert (seat.hand is not None) == (seat.seat == viewer)
+            mine = view.seats[viewer].hand
+            assert mine is not None and [to_tile(c) for c in mine] == state.hand_tiles(viewer)
+
+
+def test_every_event_kind_is_seen_in_real_hands() -> None:
+    seen = {e.kind for v in sorted(VARIANTS) for run in _hands(v) for e in run.events}
+    assert seen >= EVENT_KINDS - {"gold_robbed", "penalized", "exhaustive_draw"}
+
+
+# --- errors ----------------------------------------------------------------------------
+
+
+def test_every_rules_error_code_is_a_wire_code() -> None:
+    doc = rules_errors.IllegalAction.__doc__ or ""
+    listed = re.search(r"Codes \(stable, used on the wire\):(.*?)\.\n", doc, re.DOTALL)
+    assert listed is not None
+    codes = {c.strip() for c in listed.group(1).split(",")}
+    raised = set()
+    for path in (ROOT / "app" / "rules").rglob("*.py"):
+        raised |= set(re.findall(r'IllegalAction\(\s*"(\w+)"', path.read_text()))
+    assert raised <= codes <= ERROR_CODES
+    assert {"malformed", "unknown_type", "validation_error", "stale", "wrong_table",
+            "rate_limited", "unauthorized"} <= ERROR_CODES
+
+
+# --- the documented hand ------------------------------------------------------------------
+
+
+def test_the_doc_quotes_the_transcript_generators_current_output() -> None:
+    lines = transcript()
+    assert "```jsonl\n" + "".join(line + "\n" for line in lines) + "```" in DOC
+
+
+def test_the_transcript_is_a_valid_conversation() -> None:
+    messages = [json.loads(line) for line in transcript()]
+    seqs = [m["seq"] for m in messages if m["type"] == "event"]
+    assert seqs == list(range(1, len(seqs) + 1))
+    for line, message in zip(transcript(), messages, strict=True):
+        adapter = CLIENT_MESSAGE if message["type"] in CLIENT_TYPES else SERVER_MESSAGE
+        assert adapter.validate_json(line).model_dump_json() == line
+    # each action the client sends answers the prompt just before it, with an offered action
+    for before, message in itertools.pairwise(messages):
+        if message["type"] == "action":
+            assert before["type"] == "prompt" and message["seq"] == before["seq"]
+            assert message["action"] in before["legal_actions"]
+    hidden = [m["event"] for m in messages if m["type"] == "event"
+              and m["event"]["kind"] in PRIVATE and m["event"]["seat"] != 0]
+    assert hidden and all(e[PRIVATE[e["kind"]]] is None for e in hidden)
