@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.rules.hand import HandState, legal_actions, pending_seats
+from app.rules.hand import HandState, Meld, legal_actions, pending_seats
 from app.rules.tiles import tiles_of
 
 
-def _meld_view(meld: Any, visible: bool) -> dict[str, Any]:
+def _meld_view(meld: Meld, visible: bool) -> dict[str, Any]:
     return {
         "kind": meld.kind,
         "tiles": list(meld.tiles) if visible else None,
