@@ -9,12 +9,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import accounts, admin, auth, errors, leaderboard
+from app.api import accounts, admin, auth, errors, leaderboard, lobby, ws
 from app.api.passwords import Passwords
 from app.api.ratelimit import MemoryAttemptLimiter
 from app.rules.variants import VARIANTS
 from app.settings import DEV_SECRET, Settings, get_settings
 from app.store.db import Database
+from app.tables.registry import TableRegistry
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.warning("JWT_SECRET is the development default: set it before going live")
         app.state.db = Database.connect(settings.database_url)
         await app.state.passwords.warm_up()
+        app.state.tables = TableRegistry(app.state.db.sessions)
         yield
+        await app.state.tables.stop()
         await app.state.db.close()
 
     app = FastAPI(title="Zhejiang and Fujian mahjong", version="0.1.0", lifespan=lifespan)
@@ -38,7 +41,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.login_attempts, settings.login_window_seconds
     )
     errors.install(app)
-    for router in (auth.router, accounts.router, leaderboard.router, admin.router):
+    for router in (
+        auth.router, accounts.router, leaderboard.router, admin.router, lobby.router, ws.router
+    ):
         app.include_router(router)
 
     @app.get("/health", tags=["ops"])

@@ -3,7 +3,8 @@
     {"error": {"code": "duplicate_username", "message": "...", "details": null}}
 
 Codes: validation_error, unauthorized, bad_credentials, banned, forbidden, not_found,
-duplicate_username, insufficient_balance, rate_limited, internal_error.
+duplicate_username, insufficient_balance, seat_taken, table_full, already_seated,
+wrong_table, rate_limited, internal_error.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ STATUS = {
     "forbidden": 403,
     "not_found": 404,
     "duplicate_username": 409,
+    "seat_taken": 409,
+    "table_full": 409,
+    "already_seated": 409,
+    "wrong_table": 409,
     "insufficient_balance": 409,
     "rate_limited": 429,
     "internal_error": 500,

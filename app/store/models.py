@@ -101,3 +101,22 @@ class AuditLog(Base):
     target_account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), default=None)
     detail: Mapped[str] = mapped_column(Text, default="{}")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class HandRecord(Base):
+    """One finished (or voided) hand, enough to replay and audit it: variant, seed, the
+    table context, the seats' account ids and the action log, all as JSON text."""
+
+    __tablename__ = "hand_records"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # the hand id
+    table_id: Mapped[str] = mapped_column(String(64), index=True)
+    variant: Mapped[str] = mapped_column(String(16))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    seats: Mapped[str] = mapped_column(Text)  # [account id or null] x 4
+    ctx: Mapped[str] = mapped_column(Text)  # the TableContext the hand was dealt with
+    preset: Mapped[str | None] = mapped_column(Text, default=None)  # admin test mode wall
+    actions: Mapped[str] = mapped_column(Text)  # [{"seat": n, "action": wire action}]
+    result: Mapped[str] = mapped_column(Text)  # {"outcome": ..., "net": [...]} or {}
+    voided: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

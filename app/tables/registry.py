@@ -1,0 +1,367 @@
+"""The live tables of this process, and the wiring between them, the sockets and the store.
+
+- `create` makes a `Table` actor with four empty seats and runs it as an asyncio task with
+  the real (monotonic) clock and a tick task; the first hand is dealt on the first tick
+  once four players sit.
+- Sitting and leaving between hands change the actor's seats directly: the registry and
+  the actor share one event loop and the actor only reads its seats between awaits, so no
+  message is needed. Leaving during a hand is an escape (逃跑, RULES.md 1) and goes through
+  the inbox; the seat is freed once that hand has ended.
+- Outbound items become the wire messages of `app.protocol` and go to the one connection
+  of the account sitting at that seat (none connected: dropped; `resume` catches up).
+- `on_hand_end` is the one place money moves: it settles the hand's silver
+  (`ledger.settle_hand`, skipped for a voided hand) and stores its `HandRecord`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.protocol import (
+    ERROR_CODES,
+    ErrorMessage,
+    EventMessage,
+    PromptMessage,
+    ServerMessage,
+    SnapshotMessage,
+    event_payload,
+    from_rules_action,
+    to_code,
+    view_model,
+)
+from app.protocol.actions import PassAction, WireAction
+from app.rules.actions import Action, Escape, Pass
+from app.rules.bots import GreedyBot
+from app.rules.variants import get_ruleset
+from app.store import ledger, ranks
+from app.store.models import HandRecord
+from app.tables.actor import Table, tick_forever
+from app.tables.clock import MonotonicClock
+from app.tables.messages import (
+    ErrorOut,
+    EventOut,
+    HandRecordData,
+    Inbound,
+    Leave,
+    Outbound,
+    PromptOut,
+    SnapshotOut,
+    Stop,
+)
+from app.tables.seats import SeatState
+from app.tables.timers import Timers
+
+log = logging.getLogger(__name__)
+
+MIN_BALANCE_PER_STAKE = 100
+"""To sit at a table a player needs at least 100 x its stake in silver (银两)."""
+
+TICK_SECONDS = 0.25
+
+# Codes the actor uses that the wire protocol does not list, and the listed code a client gets.
+_WIRE_CODE = {"no_hand": "not_in_hand", "paused": "not_in_hand", "hand_voided": "internal"}
+
+_BOT = GreedyBot()
+
+Status = Literal["waiting", "playing"]
+
+
+class Sink(Protocol):
+    """One client connection as the registry sees it."""
+
+    def deliver(self, message: ServerMessage) -> None:
+        """Queue `message` for the client; never blocks the actor."""
+        ...
+
+    def close(self, code: int) -> None:
+        """Close the connection with this WebSocket close code."""
+        ...
+
+
+class TableError(Exception):
+    """A lobby request refused: `code` is the API error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(slots=True)
+class LiveTable:
+    """One table of this process: its actor, its stake (silver per point) and its tasks."""
+
+    table_id: str
+    variant: str
+    stake: int
+    timers: Timers
+    table: Table
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def accounts(self) -> list[int | None]:
+        return [seat.account for seat in self.table.seats]
+
+    def seat_of(self, account_id: int) -> int | None:
+        for seat, account in enumerate(self.accounts()):
+            if account == account_id:
+                return seat
+        return None
+
+    @property
+    def status(self) -> Status:
+        return "playing" if self.table.hand is not None else "waiting"
+
+
+class TableRegistry:
+    """Owns every live table of this process. `start` with the app, `stop` at shutdown."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+        self._tables: dict[str, LiveTable] = {}
+        self._connections: dict[int, Sink] = {}  # account id -> its one connection
+
+    # --- tables ---------------------------------------------------------------------------
+
+    def create(self, variant: str, stake: int, *, timers: Timers | None = None) -> LiveTable:
+        """A new empty table of `variant` at `stake` silver per point, running at once."""
+        ruleset = get_ruleset(variant)  # ValueError for an unknown variant
+        if stake < 0:
+            raise ValueError("the stake is not below 0")
+        table_id = secrets.token_hex(6)
+        chosen = timers or Timers()
+        table = Table(
+            table_id,
+            ruleset,
+            [None] * 4,
+            MonotonicClock(),
+            lambda seat, item: self._send(table_id, seat, item),
+            self._on_hand_end,
+            timers=chosen,
+        )
+        live = LiveTable(table_id, variant, stake, chosen, table)
+        live.tasks = [
+            asyncio.create_task(table.run(), name=f"table-{table_id}"),
+            asyncio.create_task(tick_forever(table, TICK_SECONDS), name=f"tick-{table_id}"),
+        ]
+        self._tables[table_id] = live
+        return live
+
+    def get(self, table_id: str) -> LiveTable | None:
+        return self._tables.get(table_id)
+
+    def all(self) -> list[LiveTable]:
+        return list(self._tables.values())
+
+    def sit(
+        self, table_id: str, account_id: int, seat: int | None = None, *, bot: bool = False
+    ) -> int:
+        """Seat `account_id` (at `seat`, or the first empty one); the seat taken. The caller
+        checks the account's standing (banned, balance) first. A `bot` seat is on 托管 for
+        good: the greedy bot answers its prompts inside the actor, with no socket."""
+        live = self._require(table_id)
+        if live.seat_of(account_id) is not None:
+            raise TableError("already_seated", "you already sit at this table")
+        accounts = live.accounts()
+        if seat is None:
+            seat = next((s for s, a in enumerate(accounts) if a is None), None)
+            if seat is None:
+                raise TableError("table_full", "every seat is taken")
+        elif accounts[seat] is not None:
+            raise TableError("seat_taken", f"seat {seat} is taken")
+        live.table.seats[seat] = SeatState(account_id, autoplay=bot)
+        return seat
+
+    def seated_accounts(self) -> set[int]:
+        """Every account sitting at a table of this process."""
+        return {a for live in self._tables.values() for a in live.accounts() if a is not None}
+
+    def leave(self, table_id: str, account_id: int) -> None:
+        """Free the account's seat; during a hand this is an escape and the seat is freed
+        when that hand has ended."""
+        live = self._require(table_id)
+        seat = live.seat_of(account_id)
+        if seat is None:
+            raise TableError("wrong_table", "you do not sit at this table")
+        if live.table.hand is None:
+            live.table.seats[seat] = SeatState(None)
+            return
+        # the first Leave escapes (the hand ends), the second finds no hand and frees the seat
+        live.table.submit(Leave(seat))
+        live.table.submit(Leave(seat))
+
+    def submit(self, table_id: str, msg: Inbound) -> None:
+        self._require(table_id).table.submit(msg)
+
+    def _require(self, table_id: str) -> LiveTable:
+        live = self._tables.get(table_id)
+        if live is None:
+            raise TableError("not_found", f"no table {table_id!r}")
+        return live
+
+    async def stop(self) -> None:
+        """Stop every table's actor and ticker."""
+        for live in self._tables.values():
+            live.table.submit(Stop())
+            live.tasks[1].cancel()
+        tasks = [task for live in self._tables.values() for task in live.tasks]
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._tables.clear()
+
+    # --- connections ----------------------------------------------------------------------
+
+    def connect(self, account_id: int, sink: Sink) -> Sink | None:
+        """Route this account's seats to `sink`; the connection it replaces, if any."""
+        old = self._connections.get(account_id)
+        self._connections[account_id] = sink
+        return old
+
+    def disconnect(self, account_id: int, sink: Sink) -> list[tuple[str, int]]:
+        """Forget `sink` (unless a newer connection replaced it); the (table, seat) pairs
+        the account holds, so that the caller can tell their actors."""
+        if self._connections.get(account_id) is not sink:
+            return []
+        del self._connections[account_id]
+        return [
+            (live.table_id, seat)
+            for live in self._tables.values()
+            if (seat := live.seat_of(account_id)) is not None
+        ]
+
+    def _send(self, table_id: str, seat: int, item: Outbound) -> None:
+        live = self._tables.get(table_id)
+        if live is None:
+            return
+        account = live.table.seats[seat].account
+        sink = self._connections.get(account) if account is not None else None
+        if sink is None:
+            return
+        try:
+            sink.deliver(wire_message(live, seat, item))
+        except Exception:  # a bad conversion must not reach the actor
+            log.exception("table %s: cannot send %r to seat %d", table_id, item, seat)
+
+    # --- the end of a hand ----------------------------------------------------------------
+
+    async def _on_hand_end(self, record: HandRecordData) -> None:
+        """Store the hand's record, then settle its silver (结算): a hand whose settlement
+        failed keeps its record (and action log) for an audit or a later replay. A failure
+        is logged and the table plays on."""
+        live = self._tables.get(record.table_id)
+        stake = live.stake if live is not None else 0
+        state, settlement = record.state, record.settlement
+        seats = [a for a in record.seats if a is not None]
+        try:
+            async with self._sessions() as session:
+                async with session.begin():
+                    if await session.get(HandRecord, record.hand_id) is None:
+                        session.add(hand_record(record))
+                if record.voided or state is None or settlement is None or len(seats) != 4:
+                    return
+                await ledger.settle_hand(
+                    session,
+                    record.hand_id,
+                    seats,
+                    settlement,
+                    stake,
+                    variant=record.variant,
+                    stats=ranks.results_from(state, disconnected=record.away),
+                )
+        except Exception:
+            log.exception("table %s: storing hand %s failed", record.table_id, record.hand_id)
+
+
+# --- conversions ----------------------------------------------------------------------------
+
+
+def wire_message(live: LiveTable, seat: int, item: Outbound) -> ServerMessage:
+    """The wire message of one outbound item (events are already redacted for `seat`)."""
+    table_id = live.table_id
+    if isinstance(item, EventOut):
+        return EventMessage(
+            table_id=table_id, hand_id=item.hand_id, seq=item.seq, event=event_payload(item.event)
+        )
+    if isinstance(item, PromptOut):
+        legal = [a for a in item.legal if not isinstance(a, Escape)]
+        return PromptMessage(
+            table_id=table_id,
+            hand_id=item.hand_id,
+            seq=item.seq,
+            legal_actions=[from_rules_action(a) for a in legal],
+            deadline_ms=int(item.remaining * 1000),
+            timeout_action=_timeout_action(live, seat, legal),
+        )
+    if isinstance(item, SnapshotOut):
+        return SnapshotMessage(
+            table_id=table_id,
+            hand_id=item.hand_id,
+            seq=item.seq,
+            view=view_model(item.view),
+            deadline_ms=None if item.remaining is None else int(item.remaining * 1000),
+        )
+    assert isinstance(item, ErrorOut)
+    code = item.code if item.code in ERROR_CODES else _WIRE_CODE.get(item.code, "internal")
+    message = item.message[:300]
+    return ErrorMessage(code=code, message=message, ref_seq=item.ref_seq)  # type: ignore[arg-type]
+
+
+def _timeout_action(live: LiveTable, seat: int, legal: Sequence[Action]) -> WireAction:
+    """What the server does when the time is up: pass in a claim window, else 托管's choice."""
+    if any(isinstance(a, Pass) for a in legal):
+        return PassAction()
+    state = live.table.hand
+    if state is None or not legal:
+        return PassAction()
+    return from_rules_action(_BOT.choose(state, seat, list(legal)))
+
+
+def hand_record(record: HandRecordData) -> HandRecord:
+    """The stored form of a hand: the action log as wire actions with their seats."""
+    actions = [
+        {"seat": a.seat, "action": _action_json(a)}
+        for a in record.actions
+    ]
+    result: dict[str, object] = {}
+    if record.settlement is not None and record.state is not None:
+        result = {
+            "outcome": record.state.outcome,
+            "net": record.settlement.net(),
+        }
+    preset = None
+    if record.preset is not None:
+        preset = json.dumps({
+            "wall": [to_code(t) for t in record.preset.wall],
+            "dice": list(record.preset.dice),
+            "wild_dice": list(record.preset.wild_dice),
+        })
+    ctx = record.ctx
+    return HandRecord(
+        id=record.hand_id,
+        table_id=record.table_id,
+        variant=record.variant,
+        seed=record.seed,
+        seats=json.dumps(list(record.seats)),
+        ctx=json.dumps({
+            "dealer": ctx.dealer,
+            "streak": ctx.streak,
+            "seat_points": list(ctx.seat_points),
+            "draw_bonus": ctx.draw_bonus,
+        }),
+        preset=preset,
+        actions=json.dumps(actions),
+        result=json.dumps(result),
+        voided=record.voided,
+    )
+
+
+def _action_json(action: Action) -> dict[str, object]:
+    if isinstance(action, Escape):
+        return {"type": "escape"}
+    return from_rules_action(action).model_dump(mode="json")

@@ -1,0 +1,110 @@
+"""The lobby over REST: open a table, see it listed, sit down, get up, and the refusals."""
+
+from __future__ import annotations
+
+import httpx
+from sqlalchemy import update
+
+from app.store.db import Database
+from app.store.models import Account
+from tests.api.helpers import assert_error, player
+
+
+async def _open(client: httpx.AsyncClient, headers: dict[str, str], **body: object) -> dict:
+    response = await client.post("/tables", json={"variant": "lishui", "stake": 1, **body},
+                                 headers=headers)
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+async def test_open_list_sit_and_leave(client: httpx.AsyncClient) -> None:
+    ann, ann_h = await player(client, "ann")
+    bob, bob_h = await player(client, "bob")
+    table = await _open(client, ann_h, stake=5, timers={"discard": 20})
+    assert table["variant"] == "lishui" and table["stake"] == 5
+    assert table["min_balance"] == 500
+    assert table["seats_taken"] == 0 and table["status"] == "waiting"
+
+    sat = await client.post(f"/tables/{table['id']}/sit", json={"seat": 2}, headers=ann_h)
+    assert sat.status_code == 200, sat.text
+    assert sat.json()["seat"] == 2
+    sat = await client.post(f"/tables/{table['id']}/sit", headers=bob_h)
+    assert sat.json()["seat"] == 0  # the first empty seat
+
+    listed = (await client.get("/tables", headers=bob_h)).json()
+    assert [t["id"] for t in listed] == [table["id"]]
+    assert listed[0]["seats"] == [bob, None, ann, None]
+    assert listed[0]["seats_taken"] == 2
+
+    left = await client.post(f"/tables/{table['id']}/leave", headers=ann_h)
+    assert left.status_code == 200, left.text
+    assert left.json()["seats"] == [bob, None, None, None]
+
+
+async def test_sitting_refusals(client: httpx.AsyncClient, db: Database) -> None:
+    ann, ann_h = await player(client, "ann")
+    _, bob_h = await player(client, "bob")
+    table = await _open(client, ann_h)
+    sit = f"/tables/{table['id']}/sit"
+    await client.post(sit, json={"seat": 1}, headers=ann_h)
+
+    assert_error(await client.post(sit, json={"seat": 1}, headers=bob_h), 409, "seat_taken")
+    assert_error(await client.post(sit, headers=ann_h), 409, "already_seated")
+    assert_error(await client.post(sit, json={"seat": 4}, headers=bob_h), 422,
+                 "validation_error")
+    assert_error(await client.post("/tables/nope/sit", headers=bob_h), 404, "not_found")
+    assert_error(await client.post(f"/tables/{table['id']}/leave", headers=bob_h), 409,
+                 "wrong_table")
+
+    # 100 x the stake is the least a player brings to a table; new accounts hold 10000
+    rich = await _open(client, ann_h, stake=100)
+    poor = await _open(client, ann_h, stake=101)
+    assert (await client.post(f"/tables/{rich['id']}/sit", headers=bob_h)).status_code == 200
+    error = assert_error(await client.post(f"/tables/{poor['id']}/sit", headers=bob_h), 409,
+                         "insufficient_balance")
+    assert error["details"] == {"needed": 10100}
+
+    async with db.sessions() as s, s.begin():
+        await s.execute(update(Account).where(Account.id == ann).values(banned=True))
+    assert_error(await client.post(f"/tables/{poor['id']}/sit", headers=ann_h), 403, "banned")
+
+
+async def test_full_table_and_bad_requests(client: httpx.AsyncClient) -> None:
+    headers = [(await player(client, name))[1] for name in ("ann", "bob", "cat", "dan", "eve")]
+    table = await _open(client, headers[0])
+    for h in headers[:4]:
+        assert (await client.post(f"/tables/{table['id']}/sit", headers=h)).status_code == 200
+    assert_error(await client.post(f"/tables/{table['id']}/sit", headers=headers[4]), 409,
+                 "table_full")
+
+    bad = await client.post("/tables", json={"variant": "tokyo", "stake": 1}, headers=headers[0])
+    assert_error(bad, 422, "validation_error")
+    bad = await client.post("/tables", json={"variant": "lishui", "stake": 0}, headers=headers[0])
+    assert_error(bad, 422, "validation_error")
+    assert_error(await client.get("/tables"), 401, "unauthorized")
+
+
+async def test_bots_fill_the_empty_seats(client: httpx.AsyncClient) -> None:
+    ann, ann_h = await player(client, "ann")
+    _, bob_h = await player(client, "bob")
+    table = await _open(client, ann_h)
+    fill = f"/tables/{table['id']}/fill-bots"
+    assert_error(await client.post(fill, headers=ann_h), 409, "wrong_table")  # not seated yet
+
+    await client.post(f"/tables/{table['id']}/sit", json={"seat": 1}, headers=ann_h)
+    filled = await client.post(fill, headers=ann_h)
+    assert filled.status_code == 200, filled.text
+    seats = filled.json()["seats"]
+    assert seats[1] == ann and None not in seats and len(set(seats)) == 4
+
+    # the bots are accounts of their own, with the signup grant
+    for n in (1, 2, 3):
+        bot = await client.get(f"/accounts/bot-{n}")
+        assert bot.status_code == 200 and bot.json()["balance"] == 10000
+    assert (await client.get("/accounts/bot-4")).status_code == 404
+
+    # a bot sits at one table at a time: another table gets new ones
+    other = await _open(client, bob_h)
+    await client.post(f"/tables/{other['id']}/sit", headers=bob_h)
+    await client.post(f"/tables/{other['id']}/fill-bots", headers=bob_h)
+    assert (await client.get("/accounts/bot-6")).status_code == 200

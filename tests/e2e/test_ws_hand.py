@@ -1,0 +1,312 @@
+"""One whole 丽水 hand over the network: a real uvicorn server, four players registered and
+seated over REST, four real WebSocket clients answering every prompt with its first legal
+action; afterwards every balance is 10000 + the silver the hand moved, and the ledger sums to
+it. Bad input on the way answers errors with codes and never closes the connection."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+import websockets
+from pydantic import TypeAdapter
+from websockets.asyncio.client import ClientConnection, connect
+
+from app.main import create_app
+from app.protocol import WireAction, to_rules_action
+from app.rules.actions import Escape
+from app.rules.hand import replay
+from app.rules.variants import get_ruleset
+from app.rules.variants.base import TableContext
+from app.settings import Settings
+from app.store import migrate
+
+Message = dict[str, Any]
+STAKE = 1
+GRANT = 10000  # a new account's silver (RULES.md 7)
+WIRE_ACTION: TypeAdapter[WireAction] = TypeAdapter(WireAction)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    return tmp_path / "e2e.db"
+
+
+@pytest.fixture
+def server(database: Path) -> Iterator[str]:
+    """A real server on 127.0.0.1 over a migrated SQLite file; its host:port."""
+    url = f"sqlite:///{database}"
+    migrate.upgrade(url)
+    settings = Settings(
+        database_url=url,
+        jwt_secret="test-secret-" + "x" * 32,
+        argon2_time_cost=1,
+        argon2_memory_kib=1024,
+        argon2_parallelism=1,
+    )
+    port = _free_port()
+    config = uvicorn.Config(
+        create_app(settings),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+    )
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    while not uv.started:
+        if not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        threading.Event().wait(0.02)
+    yield f"127.0.0.1:{port}"
+    uv.should_exit = True
+    thread.join(10)
+
+
+@dataclass
+class Player:
+    seat: int
+    headers: dict[str, str]
+    token: str
+    ws: ClientConnection | None = None
+    inbox: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)
+    last_seq: int = 0
+    errors: list[str] = field(default_factory=list)
+    ended: Message | None = None
+
+    async def pump(self) -> None:
+        assert self.ws is not None
+        try:
+            async for raw in self.ws:
+                await self.inbox.put(json.loads(raw))
+        except websockets.ConnectionClosed:
+            pass  # closed by the server: the test looks at the close code
+
+    async def send(self, message: Message) -> None:
+        assert self.ws is not None
+        await self.ws.send(json.dumps(message))
+
+    async def next_of(self, kind: str) -> tuple[Message, list[Message]]:
+        """The next message of `type` kind, and the others read on the way."""
+        skipped: list[Message] = []
+        while (message := await self.inbox.get())["type"] != kind:
+            skipped.append(message)
+        return message, skipped
+
+
+async def _register(http: httpx.AsyncClient, name: str, seat: int) -> Player:
+    body = {"username": name, "password": "correct horse battery"}
+    assert (await http.post("/auth/register", json=body)).status_code == 201
+    tokens = (await http.post("/auth/login", json=body)).json()
+    token = tokens["access_token"]
+    return Player(seat, {"Authorization": f"Bearer {token}"}, token)
+
+
+async def _hand_started(player: Player, backlog: list[Message]) -> Message:
+    """The hand_started event, from what was read already or the next messages (all of
+    which stay in `backlog` for the play to come)."""
+    while True:
+        for message in backlog:
+            if message["type"] == "event" and message["event"]["kind"] == "hand_started":
+                return dict(message["event"])
+        backlog.append(await player.inbox.get())
+
+
+async def _play(player: Player, table_id: str, backlog: list[Message]) -> None:
+    """Answer every prompt with its first legal action until the hand ends; after a
+    ``rate_limited`` error, slow down and send the last answer again."""
+    pending = list(backlog)
+    last_answer: Message | None = None
+    while True:
+        message = pending.pop(0) if pending else await player.inbox.get()
+        if message["type"] == "error":
+            player.errors.append(message["code"])  # e.g. an answer to a window already closed
+            if message["code"] == "rate_limited" and last_answer is not None:
+                await asyncio.sleep(0.5)
+                await player.send(last_answer | {"seq": player.last_seq})
+        elif message["type"] == "event":
+            player.last_seq = max(player.last_seq, message["seq"])
+            if message["event"]["kind"] == "hand_ended":
+                player.ended = message["event"]
+                return
+        elif message["type"] == "prompt":
+            last_answer = {
+                "type": "action", "table_id": table_id, "seq": player.last_seq,
+                "action": message["legal_actions"][0],
+            }
+            await player.send(last_answer)
+
+
+async def _settled(http: httpx.AsyncClient, player: Player) -> list[Message]:
+    """The player's ledger once the hand's row is in (the hand ends before it is settled)."""
+    while True:
+        page = (await http.get("/me/ledger?limit=100", headers=player.headers)).json()
+        if any(e["hand_id"] is not None for e in page["entries"]):
+            return list(page["entries"])
+        await asyncio.sleep(0.05)
+
+
+def _replayed_net(database: Path, hand_id: str) -> list[int]:
+    """Replay the stored hand from its record alone: variant, seed, context, action log."""
+    with sqlite3.connect(database) as conn:
+        row = conn.execute(
+            "SELECT variant, seed, ctx, actions, voided FROM hand_records WHERE id = ?",
+            (hand_id,),
+        ).fetchone()
+    assert row is not None, "the hand was not recorded"
+    variant, seed, ctx, actions, voided = row
+    assert not voided
+    context = json.loads(ctx)
+    context["seat_points"] = tuple(context["seat_points"])
+    log = [
+        Escape(a["seat"]) if a["action"]["type"] == "escape"
+        else to_rules_action(WIRE_ACTION.validate_python(a["action"]), a["seat"])
+        for a in json.loads(actions)
+    ]
+    state, _ = replay(get_ruleset(variant), seed, TableContext(**context), log, None)
+    assert state.settlement is not None
+    return list(state.settlement.net())
+
+
+async def test_one_hand_over_websockets(server: str, database: Path) -> None:
+    async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{server}") as http:
+        names = ("anna", "bert", "cora", "dirk")
+        players = [await _register(http, name, seat) for seat, name in enumerate(names)]
+        created = await http.post(
+            "/tables", json={"variant": "lishui", "stake": STAKE}, headers=players[0].headers
+        )
+        assert created.status_code == 201, created.text
+        table_id = created.json()["id"]
+
+        # a bad token is refused with close code 4401
+        async with connect(f"ws://{server}/ws?token=nonsense") as bad:
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await bad.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+
+        # connect first, then sit: every event of the hand reaches the sockets live
+        for p in players:
+            p.ws = await connect(f"ws://{server}/ws?token={p.token}")
+        pumps = [asyncio.create_task(p.pump()) for p in players]
+        for p in players:
+            sat = await http.post(f"/tables/{table_id}/sit", json={"seat": p.seat},
+                                  headers=p.headers)
+            assert sat.status_code == 200, sat.text
+
+        backlogs: list[list[Message]] = [[] for _ in players]
+        # a malformed message: an error with its code, and the connection stays open
+        await players[0].send({"type": "action", "table_id": table_id, "seq": "x"})
+        await players[0].ws.send("{not json")  # type: ignore[union-attr]
+        first, skipped = await players[0].next_of("error")
+        backlogs[0] += skipped
+        second, skipped = await players[0].next_of("error")
+        backlogs[0] += skipped
+        assert {first["code"], second["code"]} == {"validation_error", "malformed"}
+
+        # an action out of turn: the dealer is to discard, another seat tries to pass
+        started = await _hand_started(players[0], backlogs[0])
+        other = players[(started["dealer"] + 1) % 4]
+        await other.send({"type": "action", "table_id": table_id, "seq": 0,
+                          "action": {"type": "pass"}})
+        refused, skipped = await other.next_of("error")
+        backlogs[other.seat] += skipped
+        assert refused["code"] == "not_your_turn"
+        # and a table the player does not sit at
+        await other.send({"type": "resume", "table_id": "elsewhere", "last_seq": 0})
+        refused, skipped = await other.next_of("error")
+        backlogs[other.seat] += skipped
+        assert refused["code"] == "wrong_table"
+        await other.send({"type": "ping", "nonce": "n1"})
+        pong, skipped = await other.next_of("pong")
+        backlogs[other.seat] += skipped
+        assert pong["nonce"] == "n1"
+
+        await asyncio.gather(*(_play(p, table_id, backlogs[p.seat]) for p in players))
+
+        ended = players[0].ended
+        assert ended is not None
+        assert all(p.ended == ended for p in players)  # the end reveals everything to all
+        assert sum(ended["net"]) == sum(ended["house"])  # zero-sum but for the house
+        for p in players:
+            entries = await _settled(http, p)
+            me = (await http.get("/me", headers=p.headers)).json()
+            silver = ended["net"][p.seat] * STAKE + ended["house_silver"][p.seat]
+            assert me["balance"] == GRANT + silver
+            assert sum(e["delta"] for e in entries) == me["balance"]
+
+        # the stored record replays to the same hand
+        hand_id = next(m for m in backlogs[0] if m["type"] == "event")["hand_id"]
+        assert _replayed_net(database, hand_id) == ended["net"]
+
+        # a second connection of the same account closes the older one (code 4000)
+        async with connect(f"ws://{server}/ws?token={players[0].token}") as again:
+            await asyncio.wait_for(pumps[0], 10)
+            assert players[0].ws.close_code == 4000  # type: ignore[union-attr]
+            await again.send(json.dumps({"type": "ping", "nonce": "n2"}))
+            assert json.loads(await again.recv())["type"] == "pong"
+
+        for p in players[1:]:
+            await p.ws.close()  # type: ignore[union-attr]
+        await asyncio.gather(*pumps, return_exceptions=True)
+
+
+async def test_one_hand_against_bots(server: str) -> None:
+    """One player and three bots (托管, played inside the server): the hand ends and the
+    silver moves for everyone, bots included."""
+    async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{server}") as http:
+        human = await _register(http, "erin", 2)
+        created = await http.post("/tables", json={"variant": "lishui", "stake": STAKE},
+                                  headers=human.headers)
+        table_id = created.json()["id"]
+        human.ws = await connect(f"ws://{server}/ws?token={human.token}")
+        pump = asyncio.create_task(human.pump())
+        await http.post(f"/tables/{table_id}/sit", json={"seat": 2}, headers=human.headers)
+        filled = await http.post(f"/tables/{table_id}/fill-bots", headers=human.headers)
+        assert filled.status_code == 200, filled.text
+        assert None not in filled.json()["seats"]
+
+        # the bots were made for this table, in seat order: bot-1, bot-2, bot-3
+        bot_names = [f"bot-{n}" for n in (1, 2, 3)]
+        bot_seats = [seat for seat in range(4) if seat != human.seat]
+
+        await _play(human, table_id, [])
+        ended = human.ended
+        assert ended is not None
+        await _settled(http, human)
+        balances = {human.seat: (await http.get("/me", headers=human.headers)).json()["balance"]}
+        for seat, name in zip(bot_seats, bot_names, strict=True):
+            balances[seat] = await _balance_when_settled(http, name)
+        for seat in range(4):
+            silver = ended["net"][seat] * STAKE + ended["house_silver"][seat]
+            assert balances[seat] == GRANT + silver, (seat, ended)
+        await human.ws.close()
+        await pump
+
+
+async def _balance_when_settled(http: httpx.AsyncClient, username: str) -> int:
+    """A bot's public balance once its hand is counted (its net may be 0, so wait for the
+    stats' hand count rather than for a change of balance)."""
+    while True:
+        profile = (await http.get(f"/accounts/{username}")).json()
+        stats = profile["stats"]
+        records = stats.values() if isinstance(stats, dict) else stats
+        if any(record["hands"] for record in records):
+            return int(profile["balance"])
+        await asyncio.sleep(0.05)
