@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import accounts, admin, auth, errors, leaderboard, lobby, ws
+from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
 from app.api.passwords import Passwords
 from app.api.ratelimit import MemoryAttemptLimiter
 from app.rules.variants import VARIANTS
@@ -42,7 +42,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     errors.install(app)
     for router in (
-        auth.router, accounts.router, leaderboard.router, admin.router, lobby.router, ws.router
+        auth.router,
+        accounts.router,
+        leaderboard.router,
+        admin.router,
+        admin_tables.router,
+        lobby.router,
+        ws.router,
+        replay.router,
     ):
         app.include_router(router)
 

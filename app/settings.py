@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     argon2_memory_kib: int = 65536
     argon2_parallelism: int = 4
 
+    # admin test mode: POST /admin/tables/test deals arranged hands (never on in production)
+    test_mode: bool = False
+
 
 @lru_cache
 def get_settings() -> Settings:

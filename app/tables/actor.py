@@ -18,7 +18,10 @@ actor adds what the core leaves out:
   dies on input, and an exception inside a handler restores the hand by replaying its
   action log from the seed (or voids it when that fails too);
 - after each hand, `on_hand_end` gets the record exactly once, and the next hand is dealt
-  once the ready timer has run out and four players are seated.
+  once the ready timer has run out and four players are seated;
+- administration: `AdminPause`/`AdminResume` freeze and unfreeze the timers, `AdminPreset`
+  deals the next hand from a prepared wall, `AdminDissolve` voids the hand in play (no
+  silver moves) and frees every seat; `Flush` tells a caller its earlier messages are done.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from app.rules.views import seat_view
 from app.rules.wall import roll_dice
 from app.tables.clock import Clock
 from app.tables.messages import (
+    AdminDissolve,
     AdminPause,
     AdminPreset,
     AdminResume,
@@ -55,6 +59,7 @@ from app.tables.messages import (
     Disconnected,
     ErrorOut,
     EventOut,
+    Flush,
     HandRecordData,
     Inbound,
     Leave,
@@ -70,6 +75,7 @@ from app.tables.seats import SeatState
 from app.tables.timers import Timers
 
 log = logging.getLogger(__name__)
+
 
 Send = Callable[[int, Outbound], None]
 OnHandEnd = Callable[[HandRecordData], Awaitable[None]]
@@ -210,6 +216,11 @@ class Table:
             await self._resume()
         elif isinstance(msg, AdminPreset):
             self._preset = msg.preset
+        elif isinstance(msg, AdminDissolve):
+            await self._dissolve(msg)
+        elif isinstance(msg, Flush):
+            if not msg.done.done():
+                msg.done.set_result(None)
         elif isinstance(msg, Stop):
             pass  # only `run` acts on it
         else:
@@ -337,6 +348,14 @@ class Table:
             self._next_hand_at = now + self._ready_left
             self._ready_left = None
         await self._advance()
+
+    async def _dissolve(self, msg: AdminDissolve) -> None:
+        voided = self._hand_id if self._live() is not None else None
+        if voided is not None:
+            await self._void("the table was dissolved by an administrator")
+        self.seats = [SeatState(None) for _ in range(4)]
+        if not msg.done.done():
+            msg.done.set_result(voided)
 
     # --- the hand -------------------------------------------------------------------------
 
@@ -477,7 +496,7 @@ class Table:
             raise RuntimeError("the replayed hand differs from the one played")
         self._state = state
 
-    async def _void(self) -> None:
+    async def _void(self, message: str = "the hand was voided after a server error") -> None:
         """The hand cannot go on: it ends with no settlement and the deal does not pass."""
         if self._state is None or self._reported:
             return
@@ -486,7 +505,7 @@ class Table:
         self._state = None
         self._next_hand_at = self.clock.now() + self.timers.ready
         for seat in range(4):
-            self._error(seat, "hand_voided", "the hand was voided after a server error")
+            self._error(seat, "hand_voided", message)
         await self._on_hand_end(self._record(None, voided=True))
 
     # --- small helpers --------------------------------------------------------------------

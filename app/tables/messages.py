@@ -8,6 +8,7 @@ already redacted for that seat (`Event.for_seat`).
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,9 +86,24 @@ class Stop:
     """End the actor's loop."""
 
 
+@dataclass(frozen=True, slots=True)
+class AdminDissolve:
+    """Dissolve the table (解散): the hand in play is voided (no silver moves) and every
+    seat is freed. `done` gets the voided hand's id, or None when no hand was in play."""
+
+    done: asyncio.Future[str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Flush:
+    """Answered (`done`) once every message submitted before it has been handled."""
+
+    done: asyncio.Future[None]
+
+
 Inbound = (
     PlayerAction | Resume | Autoplay | Disconnected | Leave | Tick | AdminPause | AdminResume
-    | AdminPreset | Stop
+    | AdminPreset | AdminDissolve | Flush | Stop
 )
 
 # --- outbox ---------------------------------------------------------------------------

@@ -9,6 +9,8 @@
   the inbox; the seat is freed once that hand has ended.
 - Outbound items become the wire messages of `app.protocol` and go to the one connection
   of the account sitting at that seat (none connected: dropped; `resume` catches up).
+- administration (`pause`, `resume`, `kick`, `dissolve`) goes through the inbox and waits
+  for the actor (`Flush`), so that the caller sees the table after the command;
 - `on_hand_end` is the one place money moves: it settles the hand's silver
   (`ledger.settle_hand`, skipped for a voided hand) and stores its `HandRecord`.
 """
@@ -40,14 +42,20 @@ from app.protocol import (
 from app.protocol.actions import PassAction, WireAction
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import GreedyBot
+from app.rules.hand import Preset
 from app.rules.variants import get_ruleset
+from app.rules.variants.base import TableContext
 from app.store import ledger, ranks
 from app.store.models import HandRecord
 from app.tables.actor import Table, tick_forever
 from app.tables.clock import MonotonicClock
 from app.tables.messages import (
+    AdminDissolve,
+    AdminPause,
+    AdminResume,
     ErrorOut,
     EventOut,
+    Flush,
     HandRecordData,
     Inbound,
     Leave,
@@ -65,6 +73,7 @@ MIN_BALANCE_PER_STAKE = 100
 """To sit at a table a player needs at least 100 x its stake in silver (银两)."""
 
 TICK_SECONDS = 0.25
+ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to handle it
 
 # Codes the actor uses that the wire protocol does not list, and the listed code a client gets.
 _WIRE_CODE = {"no_hand": "not_in_hand", "paused": "not_in_hand", "hand_voided": "internal"}
@@ -130,8 +139,17 @@ class TableRegistry:
 
     # --- tables ---------------------------------------------------------------------------
 
-    def create(self, variant: str, stake: int, *, timers: Timers | None = None) -> LiveTable:
-        """A new empty table of `variant` at `stake` silver per point, running at once."""
+    def create(
+        self,
+        variant: str,
+        stake: int,
+        *,
+        timers: Timers | None = None,
+        preset: Preset | None = None,
+        ctx: TableContext | None = None,
+    ) -> LiveTable:
+        """A new empty table of `variant` at `stake` silver per point, running at once. A
+        `preset` (admin test mode) deals the first hand from that wall, with `ctx`'s dealer."""
         ruleset = get_ruleset(variant)  # ValueError for an unknown variant
         if stake < 0:
             raise ValueError("the stake is not below 0")
@@ -145,6 +163,8 @@ class TableRegistry:
             lambda seat, item: self._send(table_id, seat, item),
             self._on_hand_end,
             timers=chosen,
+            preset=preset,
+            ctx=ctx,
         )
         live = LiveTable(table_id, variant, stake, chosen, table)
         live.tasks = [
@@ -199,6 +219,50 @@ class TableRegistry:
 
     def submit(self, table_id: str, msg: Inbound) -> None:
         self._require(table_id).table.submit(msg)
+
+    # --- administration ---------------------------------------------------------------------
+
+    async def flush(self, table_id: str) -> None:
+        """Return once the table's actor has handled every message submitted so far."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._require(table_id).table.submit(Flush(done))
+        await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
+
+    async def pause(self, table_id: str) -> None:
+        """Freeze the table: deadlines keep their remaining time, actions are refused."""
+        self._require(table_id).table.submit(AdminPause())
+        await self.flush(table_id)
+
+    async def resume(self, table_id: str) -> None:
+        """Unfreeze the table: deadlines run again from their remaining time."""
+        self._require(table_id).table.submit(AdminResume())
+        await self.flush(table_id)
+
+    async def kick(self, table_id: str, seat: int) -> int | None:
+        """Remove whoever sits at `seat`: during a hand an escape (逃跑, RULES.md 1) that
+        ends the hand and is settled as one, then the seat is freed. The account removed."""
+        live = self._require(table_id)
+        account = live.table.seats[seat].account
+        if account is None:
+            raise TableError("not_found", f"nobody sits at seat {seat}")
+        # as in `leave`: the first Leave escapes (the hand ends), the second frees the seat
+        live.table.submit(Leave(seat))
+        live.table.submit(Leave(seat))
+        await self.flush(table_id)
+        return account
+
+    async def dissolve(self, table_id: str) -> str | None:
+        """Dissolve the table (解散): its hand in play is voided (no silver moves, a voided
+        record is stored), every seat is freed and the table stops. The voided hand's id."""
+        live = self._require(table_id)
+        done: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        live.table.submit(AdminDissolve(done))
+        voided = await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
+        live.table.submit(Stop())
+        live.tasks[1].cancel()
+        await asyncio.gather(*live.tasks, return_exceptions=True)
+        self._tables.pop(table_id, None)
+        return voided
 
     def _require(self, table_id: str) -> LiveTable:
         live = self._tables.get(table_id)
