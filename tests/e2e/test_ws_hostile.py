@@ -1,0 +1,444 @@
+"""Hostile input and privacy over real WebSockets (a real uvicorn server, real clients).
+
+1. Whatever a client sends to a table in the middle of a hand (junk JSON, binary frames,
+   wrong types, huge numbers, bad tile codes, wrong table ids, actions not offered, stale
+   seqs, replayed old messages) is answered with an ``error`` carrying a stable code (or
+   the valid answer: ``pong``, the snapshot/prompt of a ``resume``), the connection stays
+   open, the hand does not move, and the table still takes a legal action afterwards.
+2. Information hiding (the first security property of a card server): across many
+   complete hands of every variant, no message a seat receives before the hand ends shows
+   another seat's concealed tiles (its dealt hand, its draws, its 暗杠) or the wall order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from typing import Any
+
+import httpx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from websockets.asyncio.client import connect
+
+from app.protocol import ActionMessage, AutoplayMessage, LeaveMessage, PingMessage, ResumeMessage
+from app.protocol.base import MAX_SEQ
+from app.protocol.errors import ERROR_CODES
+from app.protocol.parse import parse_client
+from app.rules.variants import VARIANTS
+from tests.e2e import test_ws_hand
+from tests.e2e.test_ws_hand import Message, Player, _register
+
+# the live server of the other end-to-end tests (pytest finds fixtures by name here)
+server = test_ws_hand.server
+database = test_ws_hand.database
+
+SEND_BUDGET = 16  # client-side pacing: at most this many frames in any second (server: 20)
+EXAMPLES = 150
+PLAY_SECONDS = 35.0  # privacy: deal new hands for this long, then finish the hands in play
+
+
+class Pacer:
+    """At most `limit` sends in any one-second window, so the server's 20 msgs/s rate
+    limit never drops a message the test counts on."""
+
+    def __init__(self, limit: int = SEND_BUDGET) -> None:
+        self._limit = limit
+        self._times: deque[float] = deque()
+
+    async def wait(self) -> None:
+        while True:
+            now = time.monotonic()
+            while self._times and now - self._times[0] >= 1.0:
+                self._times.popleft()
+            if len(self._times) < self._limit:
+                self._times.append(now)
+                return
+            await asyncio.sleep(1.0 - (now - self._times[0]) + 0.01)
+
+
+# --- 1. hostile input --------------------------------------------------------------------
+
+TILE_CODES = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + [f"{n}z" for n in range(1, 8)]
+HUGE = st.sampled_from([2**53, 2**63, -(2**63), 10**100, -1, 1.5, float("inf")])
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | HUGE | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                 max_size=3),
+    max_leaves=6,
+)
+BAD_TILES = st.sampled_from(["0m", "10p", "8z", "9f", "5M", " 5m", "5m ", "m5", "", "白", "5mm"])
+
+
+def _tiles() -> st.SearchStrategy[Any]:
+    return st.sampled_from(TILE_CODES) | BAD_TILES | ANY_JSON
+
+
+def _wire_actions() -> st.SearchStrategy[Any]:
+    plain = st.sampled_from(["pung", "exposed_kong", "hu", "pass"]).map(lambda t: {"type": t})
+    tiled = st.builds(
+        lambda t, key, tile: {"type": t, key: tile},
+        st.sampled_from(["discard", "concealed_kong", "added_kong", "chow"]),
+        st.sampled_from(["tile", "low"]),
+        _tiles(),
+    )
+    named = st.builds(
+        lambda t, name, tile: {"type": t, "choice" if t == "decide" else "name": name, "tile": tile},
+        st.sampled_from(["decide", "special"]),
+        st.sampled_from(["buy", "counter", "decline", "rob_gold", "BUY", "x" * 40]) | ANY_JSON,
+        _tiles(),
+    )
+    extra = st.builds(lambda a, v: {**a, "extra": v}, plain, ANY_JSON)
+    return plain | tiled | named | extra | ANY_JSON
+
+
+def _offerable() -> st.SearchStrategy[Message]:
+    """Well-formed wire actions with real tile codes (mostly not what the prompt offers)."""
+    tile = st.sampled_from(TILE_CODES)
+    return (
+        st.sampled_from(["pung", "exposed_kong", "hu", "pass"]).map(lambda t: {"type": t})
+        | st.builds(lambda t, c: {"type": t, "tile": c},
+                    st.sampled_from(["discard", "concealed_kong", "added_kong"]), tile)
+        | tile.map(lambda c: {"type": "chow", "low": c})
+        | st.sampled_from(["buy", "counter", "decline"]).map(
+            lambda c: {"type": "decide", "choice": c})
+        | tile.map(lambda c: {"type": "special", "name": "rob_gold", "tile": c})
+    )
+
+
+class Hostile:
+    """Strategies for one hostile frame, given the live table id and the current seq."""
+
+    def __init__(self, table_id: str, seq: int, replayable: list[Message]) -> None:
+        self.table_id = table_id
+        self.seq = seq
+        self.replayable = replayable
+
+    def table_ids(self) -> st.SearchStrategy[Any]:
+        wrong = st.sampled_from(["elsewhere", "", "x" * 65, "../t", self.table_id + "-2", "t 1"])
+        return st.just(self.table_id) | wrong | ANY_JSON
+
+    def seqs(self) -> st.SearchStrategy[Any]:
+        old = st.integers(0, max(0, self.seq - 1))
+        near = st.sampled_from([self.seq, self.seq + 1, MAX_SEQ, MAX_SEQ + 1])
+        return old | near | HUGE | ANY_JSON
+
+    def messages(self) -> st.SearchStrategy[Any]:
+        action = st.fixed_dictionaries(
+            {"type": st.just("action"), "table_id": self.table_ids(), "seq": self.seqs(),
+             "action": _wire_actions()},
+            optional={"v": st.sampled_from([1, 2, "1", True, None])},
+        )
+        resume = st.fixed_dictionaries(
+            {"type": st.just("resume"), "table_id": self.table_ids(), "last_seq": self.seqs()}
+        )
+        autoplay = st.fixed_dictionaries(
+            {"type": st.just("autoplay"), "table_id": self.table_ids(),
+             "on": st.booleans() | ANY_JSON}
+        )
+        leave = st.fixed_dictionaries({"type": st.just("leave"), "table_id": self.table_ids()})
+        ping = st.fixed_dictionaries(
+            {"type": st.just("ping"), "nonce": st.text(max_size=70) | ANY_JSON}
+        )
+        other = st.fixed_dictionaries(
+            {"type": st.sampled_from(["hello", "Action", "", "escape"]) | ANY_JSON},
+            optional={"table_id": self.table_ids()},
+        )
+        well_formed = st.fixed_dictionaries(  # the right table, a real action, not offered
+            {"type": st.just("action"), "table_id": st.just(self.table_id),
+             "seq": st.sampled_from([0, self.seq - 1, self.seq, self.seq + 1]),
+             "action": _offerable()},
+        )
+        replayed = st.sampled_from(self.replayable) if self.replayable else st.nothing()
+        return action | well_formed | resume | autoplay | leave | ping | other | replayed
+
+    def frames(self) -> st.SearchStrategy[str | bytes]:
+        as_json = self.messages().map(json.dumps)
+        junk = st.text(max_size=40) | st.sampled_from(["{", "[1,", "null", "{}", '{"type":1}'])
+        big = st.integers(4097, 6000).map(lambda n: '{"type":"ping","nonce":"' + "a" * n + '"}')
+        return as_json | junk | st.binary(max_size=40) | big
+
+
+def _harmless(frame: str | bytes, table_id: str, prompt: Message) -> str | bytes:
+    """The frame, unless it would legitimately change the hand (a legal answer to the open
+    prompt, 托管 on, or a leave = 逃跑): then a copy that must be refused (a stale seq or a
+    wrong table)."""
+    parsed = parse_client(frame)
+    if (
+        isinstance(parsed, ActionMessage)
+        and parsed.table_id == table_id
+        and parsed.action.model_dump() in prompt["legal_actions"]
+        and parsed.seq >= prompt["seq"]
+    ):
+        data = parsed.model_dump()
+        data["seq"] = prompt["seq"] - 1  # the same answer, on an older state: stale
+        return json.dumps(data)
+    if isinstance(parsed, AutoplayMessage) and parsed.table_id == table_id and parsed.on:
+        return json.dumps(parsed.model_dump() | {"table_id": "elsewhere"})
+    if isinstance(parsed, LeaveMessage) and parsed.table_id == table_id:
+        return json.dumps(parsed.model_dump() | {"table_id": "elsewhere"})
+    return frame
+
+
+def _expected(frame: str | bytes, table_id: str) -> tuple[int, int, int]:
+    """(errors, pongs, prompts) a frame must be answered with while the seat has a prompt."""
+    parsed = parse_client(frame)
+    if isinstance(parsed, PingMessage):
+        return 0, 1, 0
+    if isinstance(parsed, ResumeMessage | AutoplayMessage) and parsed.table_id == table_id:
+        return 0, 0, int(isinstance(parsed, ResumeMessage))  # autoplay off: no answer
+    return 1, 0, 0
+
+
+def _without_timer(message: Message) -> Message:
+    return {k: v for k, v in message.items() if k != "deadline_ms"}
+
+
+class Probe:
+    """The hostile client: sends paced frames and reads its answers up to a barrier."""
+
+    def __init__(self, player: Player, table_id: str) -> None:
+        self.player = player
+        self.table_id = table_id
+        self.pacer = Pacer()
+
+    async def send_raw(self, frame: str | bytes) -> None:
+        assert self.player.ws is not None
+        await self.pacer.wait()
+        await self.player.ws.send(frame)
+
+    async def snapshot(self) -> tuple[Message, Message]:
+        """A `resume` past every seq: the seat's snapshot and its prompt again. While the
+        seat owes a decision (its timers are long) the hand cannot move, so wait for one."""
+        while True:
+            await self.send_raw(json.dumps(
+                {"type": "resume", "table_id": self.table_id, "last_seq": MAX_SEQ}))
+            snapshot, _ = await self.player.next_of("snapshot")
+            if snapshot["view"]["legal_actions"]:
+                prompt, _ = await self.player.next_of("prompt")
+                return snapshot, prompt
+            await self.player.next_of("prompt")  # a window another seat closed: the next one
+
+    async def answers(self, frames: list[str | bytes], seq: int) -> list[Message]:
+        """Send `frames`, then a `resume` at `seq` as a barrier (the actor answers it with
+        the prompt again, after everything sent before it); every answer before it."""
+        prompts = 1
+        for frame in frames:
+            await self.send_raw(frame)
+            prompts += _expected(frame, self.table_id)[2]
+        await self.send_raw(json.dumps(
+            {"type": "resume", "table_id": self.table_id, "last_seq": seq}))
+        received: list[Message] = []
+        while prompts:
+            message = await asyncio.wait_for(self.player.inbox.get(), 20)
+            received.append(message)
+            prompts -= message["type"] == "prompt"
+        return received
+
+
+async def _table_waiting_for(http: httpx.AsyncClient, server: str, name: str,
+                             timers: dict[str, int]) -> tuple[Player, str]:
+    """A 丽水 table with one connected player and three bots."""
+    player = await _register(http, name, 0)
+    created = await http.post("/tables", json={"variant": "lishui", "stake": 1,
+                                               "timers": timers}, headers=player.headers)
+    assert created.status_code == 201, created.text
+    table_id = created.json()["id"]
+    player.ws = await connect(f"ws://{server}/ws?token={player.token}")
+    assert (await http.post(f"/tables/{table_id}/sit", json={"seat": 0},
+                            headers=player.headers)).status_code == 200
+    assert (await http.post(f"/tables/{table_id}/fill-bots",
+                            headers=player.headers)).status_code == 200
+    return player, table_id
+
+
+async def test_hostile_frames_change_nothing(server: str) -> None:
+    long = {"discard": 300, "claim": 300, "decide": 300, "ready": 1}
+    async with asyncio.timeout(240), httpx.AsyncClient(base_url=f"http://{server}") as http:
+        player, table_id = await _table_waiting_for(http, server, "hostile", long)
+        pump = asyncio.create_task(player.pump())
+        probe = Probe(player, table_id)
+
+        # play two of our decisions, keeping what we sent to replay it later
+        sent: list[Message] = []
+        for _ in range(2):
+            prompt, _ = await player.next_of("prompt")
+            answer = {"type": "action", "table_id": table_id, "seq": prompt["seq"],
+                      "action": prompt["legal_actions"][0]}
+            await probe.send_raw(json.dumps(answer))
+            sent.append(answer)
+        before, prompt = await probe.snapshot()
+        seq = before["seq"]
+        assert prompt["seq"] <= seq and prompt["legal_actions"] == before["view"]["legal_actions"]
+        sent.append({"type": "resume", "table_id": table_id, "last_seq": 0})
+        hostile = Hostile(table_id, seq, sent)
+        loop = asyncio.get_running_loop()
+        replies: dict[str, int] = {}
+
+        async def one_example(frames: list[str | bytes]) -> None:
+            frames = [_harmless(f, table_id, prompt) for f in frames]
+            received = await probe.answers(frames, seq)
+            errors = pongs = 0
+            for message in received:
+                kind = str(message["type"])
+                code = str(message.get("code", kind))
+                replies[code] = replies.get(code, 0) + 1
+                if kind == "error":
+                    assert message["code"] in ERROR_CODES, message
+                    errors += 1
+                elif kind == "pong":
+                    pongs += 1
+                elif kind == "prompt":
+                    assert _without_timer(message) == _without_timer(prompt)
+                elif kind == "snapshot":
+                    assert _without_timer(message) == _without_timer(before)
+                else:  # a resume replays the events it missed: only old ones exist
+                    assert kind == "event" and message["seq"] <= seq, message
+            expected = [_expected(f, table_id) for f in frames]
+            assert errors == sum(e[0] for e in expected), (frames, received)
+            assert pongs == sum(e[1] for e in expected), (frames, received)
+            assert player.ws is not None and player.ws.close_code is None
+
+        @settings(max_examples=EXAMPLES, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(st.lists(hostile.frames(), min_size=1, max_size=3))
+        def property_(frames: list[str | bytes]) -> None:
+            asyncio.run_coroutine_threadsafe(one_example(frames), loop).result()
+
+        await asyncio.to_thread(property_)
+
+        after, prompt_after = await probe.snapshot()
+        assert _without_timer(after) == _without_timer(before)  # the hand did not move
+        assert _without_timer(prompt_after) == _without_timer(prompt)
+        # and the actor keeps serving: the first legal action is taken
+        await probe.send_raw(json.dumps({"type": "action", "table_id": table_id, "seq": seq,
+                                         "action": prompt["legal_actions"][0]}))
+        while (message := await player.inbox.get())["type"] != "event" or message["seq"] <= seq:
+            assert message["type"] != "error", message
+        assert message["seq"] == seq + 1
+        print(f"hostile examples: {EXAMPLES}; replies by code: {sorted(replies.items())}")
+        assert player.ws is not None
+        await player.ws.close()
+        await pump
+
+
+# --- 2. privacy across many hands ----------------------------------------------------------
+
+
+def _walls(value: Any, path: str = "") -> list[str]:
+    """Every key that names the wall and holds a list (the wall order)."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if "wall" in key.lower() and isinstance(item, list):
+                found.append(f"{path}.{key}")
+            found += _walls(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for n, item in enumerate(value):
+            found += _walls(item, f"{path}[{n}]")
+    return found
+
+
+def _leaks(seat: int, message: Message) -> list[str]:
+    """What `message`, received by `seat` while a hand runs, shows of other seats' concealed
+    tiles or of the wall order."""
+    leaks = [f"wall order at {p}" for p in _walls(message)]
+    if message["type"] == "event":
+        event = message["event"]
+        mine = event.get("seat") == seat
+        if event["kind"] == "dealt" and not mine and event["tiles"] is not None:
+            leaks.append(f"seat {event['seat']}'s dealt tiles")
+        if event["kind"] == "drew" and not mine and event["tile"] is not None:
+            leaks.append(f"seat {event['seat']}'s draw")
+        if event["kind"] == "melded" and event["meld"] == "concealed_kong" and not mine \
+                and event["tiles"] is not None:
+            leaks.append(f"seat {event['seat']}'s 暗杠")
+    if message["type"] == "snapshot" and message["view"]["phase"] != "ended":
+        for other in message["view"]["seats"]:
+            if other["seat"] == seat:
+                continue
+            if other["hand"] is not None:
+                leaks.append(f"seat {other['seat']}'s hand in a view")
+            if any(m["kind"] == "concealed_kong" and m["tiles"] is not None
+                   for m in other["melds"]):
+                leaks.append(f"seat {other['seat']}'s 暗杠 in a view")
+    return leaks
+
+
+async def _play_and_watch(player: Player, table_id: str, until: float, answer: bool
+                          ) -> tuple[int, list[str], int]:
+    """Play hands until `until` (answering each prompt with its first legal action, or on
+    托管), asking for a snapshot once a hand; (hands ended, leaks, messages seen)."""
+    assert player.ws is not None
+    pacer = Pacer()
+    seat = player.seat
+    hands, seen, leaks = 0, 0, []
+    last_seq = 0
+
+    async def send(message: Message) -> None:
+        await pacer.wait()
+        await player.ws.send(json.dumps(message))  # type: ignore[union-attr]
+
+    if not answer:
+        await send({"type": "autoplay", "table_id": table_id, "on": True})
+    while True:
+        message = await asyncio.wait_for(player.inbox.get(), 30)
+        seen += 1
+        leaks += [f"{message.get('hand_id')}: {leak}" for leak in _leaks(seat, message)]
+        if message["type"] == "event":
+            last_seq = max(last_seq, message["seq"])
+            kind = message["event"]["kind"]
+            if kind == "hand_started":
+                await send({"type": "resume", "table_id": table_id, "last_seq": MAX_SEQ})
+            elif kind == "hand_ended":
+                hands += 1
+                if time.monotonic() >= until:
+                    return hands, leaks, seen
+        elif message["type"] == "prompt" and answer:
+            await send({"type": "action", "table_id": table_id,
+                        "seq": max(last_seq, message["seq"]),
+                        "action": message["legal_actions"][0]})
+
+
+async def test_no_seat_sees_another_seats_tiles(server: str) -> None:
+    short = {"discard": 1, "claim": 1, "decide": 1, "ready": 1}
+    tables_per_variant = 3
+    async with asyncio.timeout(PLAY_SECONDS + 60), \
+            httpx.AsyncClient(base_url=f"http://{server}", timeout=30) as http:
+        players: list[tuple[Player, str, bool, str]] = []
+        for variant in VARIANTS:
+            for n in range(tables_per_variant):
+                player = await _register(http, f"watch{variant}{n}", n % 4)
+                created = await http.post(
+                    "/tables", json={"variant": variant, "stake": 1, "timers": short},
+                    headers=player.headers)
+                assert created.status_code == 201, created.text
+                table_id = created.json()["id"]
+                player.ws = await connect(f"ws://{server}/ws?token={player.token}",
+                                          max_queue=None)
+                players.append((player, table_id, n % 2 == 0, variant))
+        pumps = [asyncio.create_task(p.pump()) for p, _, _, _ in players]
+        for player, table_id, _, _ in players:
+            sat = await http.post(f"/tables/{table_id}/sit", json={"seat": player.seat},
+                                  headers=player.headers)
+            assert sat.status_code == 200, sat.text
+            filled = await http.post(f"/tables/{table_id}/fill-bots", headers=player.headers)
+            assert filled.status_code == 200, filled.text
+        until = time.monotonic() + PLAY_SECONDS
+        results = await asyncio.gather(
+            *(_play_and_watch(p, t, until, answer) for p, t, answer, _ in players))
+        per_variant: dict[str, int] = {}
+        for (_, _, _, variant), (hands, _, _) in zip(players, results, strict=True):
+            per_variant[variant] = per_variant.get(variant, 0) + hands
+        leaks = [leak for _, found, _ in results for leak in found]
+        total = sum(hands for hands, _, _ in results)
+        seen = sum(n for _, _, n in results)
+        print(f"privacy: {total} complete hands, {seen} messages; per variant {per_variant}")
+        assert not leaks, leaks[:20]
+        assert all(per_variant[v] > 0 for v in VARIANTS), per_variant
+        for player, _, _, _ in players:
+            await player.ws.close()  # type: ignore[union-attr]
+        await asyncio.gather(*pumps, return_exceptions=True)
+
