@@ -19,6 +19,9 @@ ErrorCode = Literal[
     "wrong_table",  # the sender is not seated at that table
     "stale",  # the client's seq is behind: resume first
     "not_in_hand",  # an action between hands
+    "no_hand",  # a resume while the table has no hand in play
+    "paused",  # an admin paused the table: actions wait for resume
+    "hand_voided",  # the hand was voided (dissolved, or failed twice): no silver moved
     "rate_limited",  # too many messages; slow down
     "internal",  # the server failed; the hand is restored from its action log
     # the rules core (IllegalAction codes)

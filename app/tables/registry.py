@@ -76,7 +76,6 @@ TICK_SECONDS = 0.25
 ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to handle it
 
 # Codes the actor uses that the wire protocol does not list, and the listed code a client gets.
-_WIRE_CODE = {"no_hand": "not_in_hand", "paused": "not_in_hand", "hand_voided": "internal"}
 
 _BOT = GreedyBot()
 
@@ -371,7 +370,7 @@ def wire_message(live: LiveTable, seat: int, item: Outbound) -> ServerMessage:
             deadline_ms=None if item.remaining is None else int(item.remaining * 1000),
         )
     assert isinstance(item, ErrorOut)
-    code = item.code if item.code in ERROR_CODES else _WIRE_CODE.get(item.code, "internal")
+    code = item.code if item.code in ERROR_CODES else "internal"
     message = item.message[:300]
     return ErrorMessage(code=code, message=message, ref_seq=item.ref_seq)  # type: ignore[arg-type]
 

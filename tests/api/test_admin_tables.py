@@ -178,7 +178,7 @@ async def test_pause_refuses_actions_and_resume_continues(
     game.registry.submit(game.table_id, PlayerAction(seat, discard, seq))
     await game.registry.flush(game.table_id)
     errors = [m for m in sink.messages if isinstance(m, ErrorMessage)]
-    assert len(errors) == 1 and "paused" in errors[0].message
+    assert len(errors) == 1 and errors[0].code == "paused"
     assert game.live.table.seq == seq  # nothing happened
 
     resumed = await client.post(f"/admin/tables/{game.table_id}/resume", headers=h)
