@@ -213,14 +213,8 @@ class HandState:
     def winning_counts(self, win: WinRecord) -> tuple[list[int], int]:
         """The winner's concealed tiles as they play, the winning tile included (with several
         winners on one discard, only the nearest holds the tile itself)."""
-        counts, wilds = self.effective(win.seat)
-        if win.tile is not None and self.wins and win is not self.wins[0]:
-            kind = self.plays_as(win.tile)
-            if kind is None:
-                wilds += 1
-            else:
-                counts[kind] += 1
-        return counts, wilds
+        held_elsewhere = win.tile is not None and bool(self.wins) and win is not self.wins[0]
+        return self.effective_with(win.seat, win.tile if held_elsewhere else None)
 
     def count_playing_as(self, seat: int, kind: Tile) -> int:
         """How many of the seat's concealed tiles play as `kind` (wilds are not counted)."""
@@ -246,7 +240,8 @@ class HandState:
     def hand_tiles(self, seat: int) -> list[Tile]:
         return tiles_of(self.concealed[seat])
 
-    def can_win_with(self, seat: int, tile: Tile | None) -> bool:
+    def effective_with(self, seat: int, tile: Tile | None) -> tuple[list[int], int]:
+        """`effective(seat)` with one more physical tile (None: nothing more)."""
         counts, wilds = self.effective(seat)
         if tile is not None:
             kind = self.plays_as(tile)
@@ -254,7 +249,10 @@ class HandState:
                 wilds += 1
             else:
                 counts[kind] += 1
-        return self.ruleset.can_win(self, seat, counts, wilds)
+        return counts, wilds
+
+    def can_win_with(self, seat: int, tile: Tile | None) -> bool:
+        return self.ruleset.can_win(self, seat, *self.effective_with(seat, tile))
 
 
 # --- starting a hand -------------------------------------------------------------------
