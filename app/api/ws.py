@@ -4,6 +4,9 @@ Rules:
 - the token is checked like a bearer token (`account_for_token`); a bad, expired or banned
   one closes the socket with code 4401;
 - one connection per account: a second one closes the older with code 4000;
+- on connecting (and on ``resume``) a seated account gets ``seated`` and ``table_state``
+  for each table it sits at; an account kicked by an administrator gets an ``error``
+  (``kicked``) and, sitting at no other table, the socket closes with code 4003;
 - each text frame is one client message (`parse_client`); a refused message answers an
   ``error`` with its code and the connection stays open (only `wrong_table` names a table
   the account does not sit at);
@@ -160,6 +163,7 @@ def _route(
         live.table.submit(PlayerAction(seat, action, message.seq))
     elif isinstance(message, ResumeMessage):
         live.table.submit(Resume(seat, message.last_seq))
+        registry.announce(message.table_id, [seat], seated=True)
     elif isinstance(message, AutoplayMessage):
         live.table.submit(Autoplay(seat, message.on))
     elif isinstance(message, LeaveMessage):

@@ -23,6 +23,7 @@ ErrorCode = Literal[
     "paused",  # an admin paused the table: actions wait for resume
     "hand_voided",  # the hand was voided (dissolved, or failed twice): no silver moved
     "rate_limited",  # too many messages; slow down
+    "kicked",  # an administrator removed the player from the table
     "internal",  # the server failed; the hand is restored from its action log
     # the rules core (IllegalAction codes)
     "hand_over",

@@ -12,6 +12,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -120,3 +121,19 @@ class HandRecord(Base):
     result: Mapped[str] = mapped_column(Text)  # {"outcome": ..., "net": [...]} or {}
     voided: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Disconnect(Base):
+    """One disconnect (断线) of an account: away when a hand ended (RULES.md 1). `at` is the
+    end of that hand on the server's wall clock; the rolling 24-hour count reads it. One row
+    per account and hand."""
+
+    __tablename__ = "disconnects"
+    __table_args__ = (UniqueConstraint("account_id", "hand_id", name="uq_disconnect_hand"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    hand_id: Mapped[str] = mapped_column(String(64))
+    variant: Mapped[str] = mapped_column(String(16))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    penalty: Mapped[int] = mapped_column(BigInteger, default=0)  # silver due (0: none)

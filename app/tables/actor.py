@@ -19,6 +19,13 @@ actor adds what the core leaves out:
   action log from the seed (or voids it when that fails too);
 - after each hand, `on_hand_end` gets the record exactly once, and the next hand is dealt
   once the ready timer has run out and four players are seated;
+- seats: `on_seats_changed` is called after any message that changed who sits where, a
+  seat's connection or its 托管, so that the caller can tell every seat (``table_state``);
+- sessions (版, RULES.md 1: four 圈; a 圈 ends when every seat has dealt once, i.e. the deal
+  has passed four times as the core's `next_context` reports it): with the variant option
+  `reseat_after_session` (丽水) the seats are redrawn after each 版 from a seed of the
+  seed source, recorded with the hand that ended it, and the next 版 starts as a new
+  table (the dice choose its first dealer);
 - administration: `AdminPause`/`AdminResume` freeze and unfreeze the timers, `AdminPreset`
   deals the next hand from a prepared wall, `AdminDissolve` voids the hand in play (no
   silver moves) and frees every seat; `Flush` tells a caller its earlier messages are done.
@@ -66,6 +73,7 @@ from app.tables.messages import (
     Outbound,
     PlayerAction,
     PromptOut,
+    Reseat,
     Resume,
     SnapshotOut,
     Stop,
@@ -80,6 +88,9 @@ log = logging.getLogger(__name__)
 Send = Callable[[int, Outbound], None]
 OnHandEnd = Callable[[HandRecordData], Awaitable[None]]
 SeedSource = Callable[[], int]
+OnSeatsChanged = Callable[[], None]
+
+ROUNDS_PER_SESSION = 4  # a 版 is four 圈 (RULES.md 1)
 
 _BOT = GreedyBot()  # 托管 and the timeout choice on a turn
 DEFAULT_TIMERS = Timers()
@@ -123,6 +134,7 @@ class Table:
         seed_source: SeedSource = random_seed,
         preset: Preset | None = None,
         ctx: TableContext | None = None,
+        on_seats_changed: OnSeatsChanged | None = None,
     ) -> None:
         if len(seats) != 4:
             raise ValueError("a table has four seats")
@@ -153,6 +165,8 @@ class Table:
         self._first_seq = 1
         self._prompts: dict[int, Prompt] = {}
         self._reported = True
+        self._on_seats_changed = on_seats_changed
+        self._deal_passes = 0  # times the deal passed to another seat in this 版
 
     # --- what callers may read ------------------------------------------------------------
 
@@ -174,6 +188,15 @@ class Table:
     def paused(self) -> bool:
         return self._paused
 
+    @property
+    def dealer(self) -> int:
+        """The dealer of the hand in play, or of the next hand (seat 0 until the first
+        hand's dice have chosen one)."""
+        state = self._live()
+        if state is not None:
+            return state.ctx.dealer
+        return self._ctx.dealer if self._ctx is not None else 0
+
     # --- the loop -------------------------------------------------------------------------
 
     def submit(self, msg: Inbound) -> None:
@@ -190,11 +213,17 @@ class Table:
     async def handle(self, msg: Inbound) -> None:
         """Handle one message. An exception is logged and the hand restored (or voided):
         the table keeps serving."""
+        before = self._seat_summary()
         try:
             await self._dispatch(msg)
         except Exception:
             log.exception("table %s: handling %r failed; restoring the hand", self.table_id, msg)
             await self._recover()
+        if self._on_seats_changed is not None and self._seat_summary() != before:
+            self._on_seats_changed()
+
+    def _seat_summary(self) -> list[tuple[int | None, bool, bool]]:
+        return [(s.account, s.connected, s.autoplay) for s in self.seats]
 
     async def _dispatch(self, msg: Inbound) -> None:
         if isinstance(msg, PlayerAction):
@@ -447,15 +476,49 @@ class Table:
         self._reported = True
         self._prompts = {}
         away = tuple(s for s in range(4) if not self.seats[s].connected)
-        record = self._record(state, voided=False, away=away)
-        self._ctx = self.ruleset.next_context(state)
+        next_ctx = self.ruleset.next_context(state)
+        reseat = self._session_over(state.ctx, next_ctx)
+        record = self._record(state, voided=False, away=away, reseat=reseat)
+        self._ctx = next_ctx
         for seat in away:
             self.seats[seat] = SeatState(None)
+        if reseat is not None:
+            self._reseat(reseat)
         self._next_hand_at = self.clock.now() + self.timers.ready
         await self._on_hand_end(record)
 
-    def _record(self, state: HandState | None, *, voided: bool, away: tuple[int, ...] = ()
-                ) -> HandRecordData:
+    def _session_over(self, ctx: TableContext, next_ctx: TableContext) -> Reseat | None:
+        """Count the deal passing; at the end of a 版 with `reseat_after_session`, the new
+        seating (its seed from the seed source)."""
+        if next_ctx.dealer != ctx.dealer:
+            self._deal_passes += 1
+        if self._deal_passes < 4 * ROUNDS_PER_SESSION:
+            return None
+        self._deal_passes = 0
+        if not getattr(self.ruleset.options, "reseat_after_session", False):
+            return None
+        seed = self._seed_source()
+        return Reseat(seed, draw_seats(seed))
+
+    def _reseat(self, reseat: Reseat) -> None:
+        """Move every player to their new seat; the next 版 starts as a new table would
+        (the next hand's dice choose its dealer). The hand just ended can no longer be
+        resumed: its events were redacted for the old seats."""
+        old = list(self.seats)
+        self.seats = [old[reseat.order[new]] for new in range(4)]
+        self._ctx = None
+        self._state = None
+        self._events = []
+        self._first_seq = self._seq + 1
+
+    def _record(
+        self,
+        state: HandState | None,
+        *,
+        voided: bool,
+        away: tuple[int, ...] = (),
+        reseat: Reseat | None = None,
+    ) -> HandRecordData:
         return HandRecordData(
             table_id=self.table_id,
             hand_id=self._hand_id,
@@ -470,6 +533,7 @@ class Table:
             preset=self._hand_preset,
             voided=voided,
             away=away,
+            reseat=reseat,
         )
 
     # --- recovery -------------------------------------------------------------------------
@@ -532,6 +596,13 @@ class Table:
         return PromptOut(
             prompt.seq, self._hand_id, list(prompt.legal), prompt.deadline, prompt.remaining(now)
         )
+
+
+def draw_seats(seed: int) -> tuple[int, int, int, int]:
+    """A random seating of four players from `seed`: `order[new_seat] = old_seat`."""
+    order = list(range(4))
+    random.Random(seed).shuffle(order)
+    return (order[0], order[1], order[2], order[3])
 
 
 async def tick_forever(table: Table, interval: float = 0.25) -> None:

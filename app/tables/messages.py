@@ -155,6 +155,15 @@ Outbound = EventOut | PromptOut | SnapshotOut | ErrorOut
 
 
 @dataclass(frozen=True, slots=True)
+class Reseat:
+    """The seats redrawn after a 版 (丽水, RULES.md 2): `order[new_seat]` is the seat its
+    player held before; drawn with `random.Random(seed)` (`draw_seats`)."""
+
+    seed: int
+    order: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
 class HandRecordData:
     """Everything the caller needs to settle silver and store a replayable record:
     `replay(ruleset, seed, ctx, actions, preset)` gives `events` again. A voided hand (the
@@ -173,3 +182,4 @@ class HandRecordData:
     preset: Preset | None = None
     voided: bool = False
     away: tuple[int, ...] = ()  # seats disconnected at the end: they leave the table
+    reseat: Reseat | None = None  # this hand ended a 版 and the seats were redrawn

@@ -12,7 +12,16 @@
 - administration (`pause`, `resume`, `kick`, `dissolve`) goes through the inbox and waits
   for the actor (`Flush`), so that the caller sees the table after the command;
 - `on_hand_end` is the one place money moves: it settles the hand's silver
-  (`ledger.settle_hand`, skipped for a voided hand) and stores its `HandRecord`.
+  (`ledger.settle_hand`, skipped for a voided hand), stores its `HandRecord`, then records
+  the disconnects of seats still away and charges the third in 24 hours
+  (`app.tables.penalties`, on the injectable `wall_clock`);
+- ``table_state`` (names, titles, balances, connected, ready, 托管) goes to every connected
+  seat whenever a seat changes: sit, leave, connect, disconnect, 托管 on or off, kick, a
+  reseat, and after each settlement (new balances); a seat that connects, resumes or sits
+  gets ``seated`` and ``table_state``. Profiles are read from the store when sent, one
+  sender task per table, so the last message a seat gets is the table as it is;
+- a kicked account is told (``error`` code ``kicked``) and, sitting nowhere else, its
+  socket is closed with `CLOSE_KICKED`.
 """
 
 from __future__ import annotations
@@ -21,10 +30,12 @@ import asyncio
 import json
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Literal, Protocol
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.protocol import (
@@ -32,8 +43,11 @@ from app.protocol import (
     ErrorMessage,
     EventMessage,
     PromptMessage,
+    SeatedMessage,
+    SeatInfo,
     ServerMessage,
     SnapshotMessage,
+    TableStateMessage,
     event_payload,
     from_rules_action,
     to_code,
@@ -46,7 +60,7 @@ from app.rules.hand import Preset
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
 from app.store import ledger, ranks
-from app.store.models import HandRecord
+from app.store.models import Account, HandRecord
 from app.tables.actor import Table, tick_forever
 from app.tables.clock import MonotonicClock
 from app.tables.messages import (
@@ -64,6 +78,7 @@ from app.tables.messages import (
     SnapshotOut,
     Stop,
 )
+from app.tables.penalties import DisconnectPolicy, settle_disconnects
 from app.tables.seats import SeatState
 from app.tables.timers import Timers
 
@@ -73,6 +88,7 @@ MIN_BALANCE_PER_STAKE = 100
 """To sit at a table a player needs at least 100 x its stake in silver (银两)."""
 
 TICK_SECONDS = 0.25
+CLOSE_KICKED = 4003  # the WebSocket close code of a kicked account that sits nowhere else
 ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to handle it
 
 # Codes the actor uses that the wire protocol does not list, and the listed code a client gets.
@@ -113,6 +129,7 @@ class LiveTable:
     timers: Timers
     table: Table
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    bots: set[int] = field(default_factory=set)  # accounts the greedy bot plays for good
 
     def accounts(self) -> list[int | None]:
         return [seat.account for seat in self.table.seats]
@@ -131,10 +148,22 @@ class LiveTable:
 class TableRegistry:
     """Owns every live table of this process. `start` with the app, `stop` at shutdown."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        disconnect_policy: DisconnectPolicy = DisconnectPolicy(),
+    ) -> None:
         self._sessions = sessions
         self._tables: dict[str, LiveTable] = {}
         self._connections: dict[int, Sink] = {}  # account id -> its one connection
+        self._wall_clock = wall_clock  # when a disconnect happened (the 24-hour window)
+        self._disconnect_policy = disconnect_policy
+        # table_state: the seats owed one (and `seated` first), one sender task per table
+        self._owed: dict[str, set[int]] = {}
+        self._owed_seated: dict[str, set[int]] = {}
+        self._senders: dict[str, asyncio.Task[None]] = {}
 
     # --- tables ---------------------------------------------------------------------------
 
@@ -164,6 +193,7 @@ class TableRegistry:
             timers=chosen,
             preset=preset,
             ctx=ctx,
+            on_seats_changed=lambda: self.announce(table_id),
         )
         live = LiveTable(table_id, variant, stake, chosen, table)
         live.tasks = [
@@ -196,6 +226,10 @@ class TableRegistry:
         elif accounts[seat] is not None:
             raise TableError("seat_taken", f"seat {seat} is taken")
         live.table.seats[seat] = SeatState(account_id, autoplay=bot)
+        if bot:
+            live.bots.add(account_id)
+        self.announce(table_id)
+        self.announce(table_id, [seat], seated=True)
         return seat
 
     def seated_accounts(self) -> set[int]:
@@ -211,6 +245,7 @@ class TableRegistry:
             raise TableError("wrong_table", "you do not sit at this table")
         if live.table.hand is None:
             live.table.seats[seat] = SeatState(None)
+            self.announce(table_id)
             return
         # the first Leave escapes (the hand ends), the second finds no hand and frees the seat
         live.table.submit(Leave(seat))
@@ -248,7 +283,19 @@ class TableRegistry:
         live.table.submit(Leave(seat))
         live.table.submit(Leave(seat))
         await self.flush(table_id)
+        self._tell_kicked(account, table_id)
         return account
+
+    def _tell_kicked(self, account_id: int, table_id: str) -> None:
+        """The kicked player learns it at once; sitting at no other table, its socket closes."""
+        sink = self._connections.get(account_id)
+        if sink is None:
+            return
+        sink.deliver(ErrorMessage(
+            code="kicked", message=f"an administrator removed you from table {table_id}"
+        ))
+        if account_id not in self.seated_accounts():
+            sink.close(CLOSE_KICKED)
 
     async def dissolve(self, table_id: str) -> str | None:
         """Dissolve the table (解散): its hand in play is voided (no silver moves, a voided
@@ -274,7 +321,10 @@ class TableRegistry:
         for live in self._tables.values():
             live.table.submit(Stop())
             live.tasks[1].cancel()
+        for sender in self._senders.values():
+            sender.cancel()
         tasks = [task for live in self._tables.values() for task in live.tasks]
+        tasks += self._senders.values()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tables.clear()
 
@@ -284,6 +334,10 @@ class TableRegistry:
         """Route this account's seats to `sink`; the connection it replaces, if any."""
         old = self._connections.get(account_id)
         self._connections[account_id] = sink
+        for live in self._tables.values():
+            if (seat := live.seat_of(account_id)) is not None:
+                self.announce(live.table_id)
+                self.announce(live.table_id, [seat], seated=True)
         return old
 
     def disconnect(self, account_id: int, sink: Sink) -> list[tuple[str, int]]:
@@ -292,11 +346,14 @@ class TableRegistry:
         if self._connections.get(account_id) is not sink:
             return []
         del self._connections[account_id]
-        return [
+        held = [
             (live.table_id, seat)
             for live in self._tables.values()
             if (seat := live.seat_of(account_id)) is not None
         ]
+        for table_id, _ in held:
+            self.announce(table_id)
+        return held
 
     def _send(self, table_id: str, seat: int, item: Outbound) -> None:
         live = self._tables.get(table_id)
@@ -310,6 +367,97 @@ class TableRegistry:
             sink.deliver(wire_message(live, seat, item))
         except Exception:  # a bad conversion must not reach the actor
             log.exception("table %s: cannot send %r to seat %d", table_id, item, seat)
+
+    # --- table_state ----------------------------------------------------------------------
+
+    def announce(self, table_id: str, seats: Iterable[int] = range(4), *, seated: bool = False
+                 ) -> None:
+        """Send ``table_state`` to `seats` (connected ones) soon, ``seated`` first when asked;
+        several calls before the sender runs make one message per seat."""
+        if table_id not in self._tables:
+            return
+        chosen = set(seats)
+        self._owed.setdefault(table_id, set()).update(chosen)
+        if seated:
+            self._owed_seated.setdefault(table_id, set()).update(chosen)
+        sender = self._senders.get(table_id)
+        if sender is None or sender.done():
+            self._senders[table_id] = asyncio.create_task(
+                self._send_table_state(table_id), name=f"table-state-{table_id}"
+            )
+
+    async def _send_table_state(self, table_id: str) -> None:
+        while (seats := self._owed.pop(table_id, None)) is not None:
+            seated = self._owed_seated.pop(table_id, set())
+            try:
+                live = self._tables.get(table_id)
+                if live is None:
+                    return
+                profiles: dict[int, tuple[str, int]] = {}
+                for _ in range(3):  # a seat may change while the profiles are read
+                    wanted = {a for a in live.accounts() if a is not None}
+                    if wanted <= profiles.keys():
+                        break
+                    profiles = await self._profiles(wanted)
+                message = self.table_state(live, profiles)
+                for seat in sorted(seats):
+                    if seat in seated:
+                        self._deliver(live, seat, SeatedMessage(
+                            table_id=table_id, seat=seat, variant=live.variant, stake=live.stake
+                        ))
+                    self._deliver(live, seat, message)
+            except Exception:
+                log.exception("table %s: cannot send table_state", table_id)
+
+    async def _profiles(self, accounts: set[int]) -> dict[int, tuple[str, int]]:
+        """Each account's name and silver, as the store has them now."""
+        async with self._sessions() as session, session.begin():
+            rows = await session.execute(
+                select(Account.id, Account.username, Account.balance).where(
+                    Account.id.in_(sorted(accounts))
+                )
+            )
+            return {account_id: (name, balance) for account_id, name, balance in rows.all()}
+
+    def table_state(
+        self, live: LiveTable, profiles: dict[int, tuple[str, int]]
+    ) -> TableStateMessage:
+        """The table as every seat may see it: no tile, only who sits where and how."""
+        seats = []
+        for number, seat in enumerate(live.table.seats):
+            account = seat.account
+            if account is None:
+                seats.append(SeatInfo(seat=number, name=None, title=None, balance=None,
+                                      connected=False, ready=False, autoplay=False))
+                continue
+            name, balance = profiles.get(account, (None, None))
+            # a bot is always there; a player is there with a socket and not marked away
+            connected = account in live.bots or (
+                seat.connected and account in self._connections
+            )
+            seats.append(SeatInfo(
+                seat=number,
+                name=name,
+                title=None if balance is None else ranks.title_of(balance),
+                balance=balance,
+                connected=connected,
+                ready=connected,
+                autoplay=seat.autoplay,
+            ))
+        table = live.table
+        return TableStateMessage(
+            table_id=live.table_id,
+            variant=live.variant,
+            dealer=table.dealer,
+            hand_id=table.hand_id if table.hand is not None else None,
+            seats=seats,
+        )
+
+    def _deliver(self, live: LiveTable, seat: int, message: ServerMessage) -> None:
+        account = live.table.seats[seat].account
+        sink = self._connections.get(account) if account is not None else None
+        if sink is not None:
+            sink.deliver(message)
 
     # --- the end of a hand ----------------------------------------------------------------
 
@@ -337,8 +485,20 @@ class TableRegistry:
                     variant=record.variant,
                     stats=ranks.results_from(state, disconnected=record.away),
                 )
+                if record.away:
+                    await settle_disconnects(
+                        session,
+                        get_ruleset(record.variant),
+                        record,
+                        stake,
+                        self._wall_clock(),
+                        self._disconnect_policy,
+                    )
         except Exception:
             log.exception("table %s: storing hand %s failed", record.table_id, record.hand_id)
+        finally:
+            # new balances and titles; after a reseat every seat learns its new seat
+            self.announce(record.table_id, seated=record.reseat is not None)
 
 
 # --- conversions ----------------------------------------------------------------------------
@@ -397,6 +557,8 @@ def hand_record(record: HandRecordData) -> HandRecord:
             "outcome": record.state.outcome,
             "net": record.settlement.net(),
         }
+    if record.reseat is not None:
+        result["reseat"] = {"seed": record.reseat.seed, "order": list(record.reseat.order)}
     preset = None
     if record.preset is not None:
         preset = json.dumps({

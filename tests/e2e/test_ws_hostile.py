@@ -276,6 +276,7 @@ async def test_hostile_frames_change_nothing(server: str) -> None:
         hostile = Hostile(table_id, seq, sent)
         loop = asyncio.get_running_loop()
         replies: dict[str, int] = {}
+        table: dict[str, Message] = {}  # the first seated and table_state a resume got
 
         async def one_example(frames: list[str | bytes]) -> None:
             frames = [_harmless(f, table_id, prompt) for f in frames]
@@ -294,6 +295,8 @@ async def test_hostile_frames_change_nothing(server: str) -> None:
                     assert _without_timer(message) == _without_timer(prompt)
                 elif kind == "snapshot":
                     assert _without_timer(message) == _without_timer(before)
+                elif kind in ("seated", "table_state"):  # a resume's: the table is unchanged
+                    assert message == table.setdefault(kind, message), message
                 else:  # a resume replays the events it missed: only old ones exist
                     assert kind == "event" and message["seq"] <= seq, message
             expected = [_expected(f, table_id) for f in frames]

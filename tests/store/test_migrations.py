@@ -17,7 +17,10 @@ from app.store.db import async_url
 from app.store.models import Base
 from tests.conftest import empty_database_url
 
-TABLES = {"accounts", "ledger", "variant_stats", "refresh_tokens", "audit_log"}
+TABLES = {
+    "accounts", "ledger", "variant_stats", "refresh_tokens", "audit_log", "hand_records",
+    "disconnects",
+}
 
 
 def _inspect(url: str) -> tuple[set[str], list[Any]]:
