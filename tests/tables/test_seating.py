@@ -1,0 +1,154 @@
+"""What the table tells about its seats (RULES.md 1, 2): the seat-change callback that
+drives ``table_state``, and 丽水's seats redrawn after every 版 (four 圈)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+from app.rules.actions import Discard
+from app.rules.hand import legal_actions
+from app.rules.variants import get_ruleset
+from app.rules.variants.base import Ruleset
+from app.rules.wall import first_dealer
+from app.tables.actor import ROUNDS_PER_SESSION, Table, draw_seats
+from app.tables.clock import FakeClock
+from app.tables.messages import (
+    Autoplay,
+    Disconnected,
+    HandRecordData,
+    Leave,
+    Outbound,
+    PlayerAction,
+    PromptOut,
+    Resume,
+    SnapshotOut,
+    Tick,
+)
+from app.tables.timers import Timers
+
+TIMERS = Timers(discard=15, claim=8, decide=8, ready=15)
+LISHUI = get_ruleset("lishui")
+ACCOUNTS = [11, 12, 13, 14]
+
+
+class Bots:
+    """A table of four 托管 seats: every hand plays itself out on the first tick."""
+
+    def __init__(self, ruleset: Ruleset = LISHUI, seed: int = 100) -> None:
+        self.clock = FakeClock(0.0)
+        self.out: list[tuple[int, Outbound]] = []
+        self.records: list[HandRecordData] = []
+        self.changes = 0
+        self.table = Table(
+            "t", ruleset, ACCOUNTS, self.clock, lambda s, i: self.out.append((s, i)),
+            self.on_hand_end, timers=TIMERS, seed_source=itertools.count(seed).__next__,
+            on_seats_changed=self.changed,
+        )
+        for seat in self.table.seats:
+            seat.autoplay = True
+
+    def changed(self) -> None:
+        self.changes += 1
+
+    async def on_hand_end(self, record: HandRecordData) -> None:
+        self.records.append(record)
+
+    async def hand(self) -> HandRecordData:
+        before = len(self.records)
+        self.clock.advance(TIMERS.ready)
+        await self.table.handle(Tick())
+        assert len(self.records) == before + 1
+        return self.records[-1]
+
+
+def _passes(records: list[HandRecordData]) -> int:
+    """How often the deal passed to another seat over these hands."""
+    assert all(r.state is not None for r in records)
+    return sum(
+        r.state.ruleset.next_context(r.state).dealer != r.ctx.dealer  # type: ignore[union-attr]
+        for r in records
+    )
+
+
+async def test_lishui_redraws_the_seats_after_four_rounds() -> None:
+    bots = Bots()
+    while not bots.records or bots.records[-1].reseat is None:
+        await bots.hand()
+        assert len(bots.records) < 200
+    session = bots.records
+    reseat = session[-1].reseat
+    assert reseat is not None
+    # a 版 is four 圈: the deal passed 16 times, the last time with this hand
+    assert _passes(session) == 4 * ROUNDS_PER_SESSION
+    assert _passes(session[:-1]) == 4 * ROUNDS_PER_SESSION - 1
+    assert all(r.reseat is None for r in session[:-1])
+    # the draw is the recorded seed's, and every player moved as it says
+    assert reseat.order == draw_seats(reseat.seed) and sorted(reseat.order) == [0, 1, 2, 3]
+    assert [s.account for s in bots.table.seats] == [ACCOUNTS[reseat.order[n]] for n in range(4)]
+    changes = bots.changes
+    # the next 版 starts as a new table: the dice of its first hand choose the dealer
+    first = await bots.hand()
+    assert first.seats == tuple(ACCOUNTS[reseat.order[n]] for n in range(4))
+    assert first.state is not None and first.state.dice is not None
+    assert first.ctx.dealer == first_dealer(first.state.dice) and first.ctx.streak == 0
+    assert bots.changes == changes  # a hand alone changes no seat
+
+
+async def test_the_same_seeds_seat_the_players_the_same_way() -> None:
+    orders = []
+    for _ in range(2):
+        bots = Bots(seed=300)
+        while not bots.records or bots.records[-1].reseat is None:
+            await bots.hand()
+        orders.append((len(bots.records), bots.records[-1].reseat))
+    assert orders[0] == orders[1]
+
+
+async def test_no_reseat_without_the_option_or_in_other_variants() -> None:
+    off = replace(LISHUI, options=replace(LISHUI.options, reseat_after_session=False))
+    for ruleset in (off, get_ruleset("wenzhou")):
+        bots = Bots(ruleset)
+        while _passes(bots.records) < 4 * ROUNDS_PER_SESSION + 1:
+            await bots.hand()
+        assert all(r.reseat is None for r in bots.records)
+        assert [s.account for s in bots.table.seats] == ACCOUNTS
+
+
+async def test_the_hand_before_a_reseat_cannot_be_resumed_from_the_new_seats() -> None:
+    bots = Bots()
+    while not bots.records or bots.records[-1].reseat is None:
+        await bots.hand()
+    before = len(bots.out)
+    await bots.table.handle(Resume(0, 0))
+    sent = bots.out[before:]
+    assert [type(i).__name__ for _, i in sent] == ["ErrorOut"]  # no_hand: nothing of old seats
+    assert not any(isinstance(i, SnapshotOut) for _, i in sent)
+
+
+async def test_seat_changes_are_reported_and_other_messages_are_not() -> None:
+    bots = Bots()
+    for seat in bots.table.seats:
+        seat.autoplay = False
+    bots.clock.advance(TIMERS.ready)
+    await bots.table.handle(Tick())
+    assert bots.changes == 0  # dealing a hand changes no seat
+    hand = bots.table.hand
+    assert hand is not None
+    dealer = hand.ctx.dealer
+    prompt = next(i for s, i in reversed(bots.out) if s == dealer and isinstance(i, PromptOut))
+    discard = next(a for a in legal_actions(hand, dealer) if isinstance(a, Discard))
+    await bots.table.handle(PlayerAction(dealer, discard, prompt.seq))
+    assert bots.changes == 0  # an action of a player not on 托管
+    await bots.table.handle(Disconnected(1))
+    assert bots.changes == 1
+    await bots.table.handle(Disconnected(1))
+    assert bots.changes == 1  # already away
+    await bots.table.handle(Resume(1, bots.table.seq))
+    assert bots.changes == 2  # back
+    await bots.table.handle(Autoplay(2, True))
+    await bots.table.handle(Autoplay(2, False))
+    assert bots.changes == 4
+    await bots.table.handle(Leave(3))  # an escape ends the hand; the seat stays till freed
+    await bots.table.handle(Leave(3))
+    assert bots.changes == 5 and bots.table.seats[3].account is None
