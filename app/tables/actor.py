@@ -63,6 +63,7 @@ from app.tables.messages import (
     AdminPreset,
     AdminResume,
     Autoplay,
+    Connected,
     Disconnected,
     ErrorOut,
     EventOut,
@@ -234,9 +235,9 @@ class Table:
             self._on_resume(msg)
         elif isinstance(msg, Autoplay):
             await self._on_autoplay(msg)
-        elif isinstance(msg, Disconnected):
+        elif isinstance(msg, Connected | Disconnected):
             if self._check_seat(msg.seat):
-                self.seats[msg.seat].connected = False
+                self.seats[msg.seat].connected = isinstance(msg, Connected)
         elif isinstance(msg, Leave):
             await self._on_leave(msg)
         elif isinstance(msg, AdminPause):

@@ -53,6 +53,13 @@ class Disconnected:
 
 
 @dataclass(frozen=True, slots=True)
+class Connected:
+    """The seat's player has a connection again (before any ``resume``): no longer away."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class Leave:
     """Leave the table: an escape (逃跑) during a hand, leaving the seat between hands."""
 
@@ -102,7 +109,7 @@ class Flush:
 
 
 Inbound = (
-    PlayerAction | Resume | Autoplay | Disconnected | Leave | Tick | AdminPause | AdminResume
+    PlayerAction | Resume | Autoplay | Connected | Disconnected | Leave | Tick | AdminPause | AdminResume
     | AdminPreset | AdminDissolve | Flush | Stop
 )
 

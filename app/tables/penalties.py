@@ -48,6 +48,9 @@ class DisconnectPolicy:
     multiple: int = 2  # x that hand's base
 
 
+DEFAULT_POLICY = DisconnectPolicy()
+
+
 @dataclass(frozen=True, slots=True)
 class DisconnectOutcome:
     """One away seat at a hand's end: its disconnects in the window (this one included)
@@ -76,7 +79,7 @@ def hand_base(ruleset: Ruleset, state: HandState, seat: int) -> int:
 
 
 def disconnect_points(
-    ruleset: Ruleset, state: HandState, seat: int, policy: DisconnectPolicy = DisconnectPolicy()
+    ruleset: Ruleset, state: HandState, seat: int, policy: DisconnectPolicy = DEFAULT_POLICY
 ) -> int:
     """The penalty in points for `seat`'s disconnect in this hand: 2 x its base."""
     return policy.multiple * hand_base(ruleset, state, seat)
@@ -88,7 +91,7 @@ async def settle_disconnects(
     record: HandRecordData,
     stake: int,
     at: datetime,
-    policy: DisconnectPolicy = DisconnectPolicy(),
+    policy: DisconnectPolicy = DEFAULT_POLICY,
 ) -> list[DisconnectOutcome]:
     """Record a disconnect for every seat away at the end of `record`'s hand (not the
     escaper: its escape is its penalty) and charge the ones over the limit. Idempotent:

@@ -67,6 +67,7 @@ from app.tables.messages import (
     AdminDissolve,
     AdminPause,
     AdminResume,
+    Connected,
     ErrorOut,
     EventOut,
     Flush,
@@ -78,7 +79,7 @@ from app.tables.messages import (
     SnapshotOut,
     Stop,
 )
-from app.tables.penalties import DisconnectPolicy, settle_disconnects
+from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy, settle_disconnects
 from app.tables.seats import SeatState
 from app.tables.timers import Timers
 
@@ -153,7 +154,7 @@ class TableRegistry:
         sessions: async_sessionmaker[AsyncSession],
         *,
         wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        disconnect_policy: DisconnectPolicy = DisconnectPolicy(),
+        disconnect_policy: DisconnectPolicy = DEFAULT_POLICY,
     ) -> None:
         self._sessions = sessions
         self._tables: dict[str, LiveTable] = {}
@@ -336,6 +337,7 @@ class TableRegistry:
         self._connections[account_id] = sink
         for live in self._tables.values():
             if (seat := live.seat_of(account_id)) is not None:
+                live.table.submit(Connected(seat))  # after any Disconnected of the old one
                 self.announce(live.table_id)
                 self.announce(live.table_id, [seat], seated=True)
         return old

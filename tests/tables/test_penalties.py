@@ -58,8 +58,9 @@ async def _books_balance(db: Database) -> None:
             assert balance == sums.get(account_id, 0)
 
 
-def _finished(seed: int, ctx: TableContext = TableContext()) -> HandState:
-    return play_hand(LISHUI, seed, ctx, bot_factory("greedy"), check=False).state
+def _finished(seed: int, ctx: TableContext | None = None) -> HandState:
+    return play_hand(LISHUI, seed, ctx or TableContext(), bot_factory("greedy"),
+                     check=False).state
 
 
 def _record(hand_id: str, seats: Sequence[int], state: HandState, away: tuple[int, ...],
