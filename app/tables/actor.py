@@ -20,7 +20,8 @@ actor adds what the core leaves out:
 - after each hand, `on_hand_end` gets the record exactly once, and the next hand is dealt
   once the ready timer has run out and four players are seated;
 - seats: `on_seats_changed` is called after any message that changed who sits where, a
-  seat's connection or its 托管, so that the caller can tell every seat (``table_state``);
+  seat's connection or its 托管, or the hand in play (dealt, ended), so that the caller can
+  tell every seat (``table_state``);
 - sessions (版, RULES.md 1: four 圈; a 圈 ends when every seat has dealt once, i.e. the deal
   has passed four times as the core's `next_context` reports it): with the variant option
   `reseat_after_session` (丽水) the seats are redrawn after each 版 from a seed of the
@@ -223,8 +224,9 @@ class Table:
         if self._on_seats_changed is not None and self._seat_summary() != before:
             self._on_seats_changed()
 
-    def _seat_summary(self) -> list[tuple[int | None, bool, bool]]:
-        return [(s.account, s.connected, s.autoplay) for s in self.seats]
+    def _seat_summary(self) -> tuple[str | None, list[tuple[int | None, bool, bool]]]:
+        hand = self._hand_id if self._live() is not None else None
+        return hand, [(s.account, s.connected, s.autoplay) for s in self.seats]
 
     async def _dispatch(self, msg: Inbound) -> None:
         if isinstance(msg, PlayerAction):

@@ -92,7 +92,7 @@ async def test_lishui_redraws_the_seats_after_four_rounds() -> None:
     assert first.seats == tuple(ACCOUNTS[reseat.order[n]] for n in range(4))
     assert first.state is not None and first.state.dice is not None
     assert first.ctx.dealer == first_dealer(first.state.dice) and first.ctx.streak == 0
-    assert bots.changes == changes  # a hand alone changes no seat
+    assert bots.changes == changes  # dealt and played out in one message: nothing to tell
 
 
 async def test_the_same_seeds_seat_the_players_the_same_way() -> None:
@@ -132,23 +132,26 @@ async def test_seat_changes_are_reported_and_other_messages_are_not() -> None:
         seat.autoplay = False
     bots.clock.advance(TIMERS.ready)
     await bots.table.handle(Tick())
-    assert bots.changes == 0  # dealing a hand changes no seat
+    assert bots.changes == 1  # a hand is in play
     hand = bots.table.hand
     assert hand is not None
     dealer = hand.ctx.dealer
     prompt = next(i for s, i in reversed(bots.out) if s == dealer and isinstance(i, PromptOut))
     discard = next(a for a in legal_actions(hand, dealer) if isinstance(a, Discard))
     await bots.table.handle(PlayerAction(dealer, discard, prompt.seq))
-    assert bots.changes == 0  # an action of a player not on 托管
+    assert bots.changes == 1  # an action of a player not on 托管 changes no seat
     await bots.table.handle(Disconnected(1))
-    assert bots.changes == 1
+    assert bots.changes == 2
     await bots.table.handle(Disconnected(1))
-    assert bots.changes == 1  # already away
+    assert bots.changes == 2  # already away
     await bots.table.handle(Resume(1, bots.table.seq))
-    assert bots.changes == 2  # back
+    assert bots.changes == 3  # back
+    await bots.table.handle(Autoplay(2, False))
+    assert bots.changes == 3  # it was off
     await bots.table.handle(Autoplay(2, True))
     await bots.table.handle(Autoplay(2, False))
-    assert bots.changes == 4
-    await bots.table.handle(Leave(3))  # an escape ends the hand; the seat stays till freed
-    await bots.table.handle(Leave(3))
-    assert bots.changes == 5 and bots.table.seats[3].account is None
+    assert bots.changes == 5
+    await bots.table.handle(Leave(3))  # an escape ends the hand
+    assert bots.changes == 6 and bots.table.hand is None
+    await bots.table.handle(Leave(3))  # then frees the seat
+    assert bots.changes == 7 and bots.table.seats[3].account is None
