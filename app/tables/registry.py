@@ -309,6 +309,9 @@ class TableRegistry:
         live.tasks[1].cancel()
         await asyncio.gather(*live.tasks, return_exceptions=True)
         self._tables.pop(table_id, None)
+        self._owed.pop(table_id, None)
+        self._owed_seated.pop(table_id, None)
+        self._senders.pop(table_id, None)  # it finds no table and ends
         return voided
 
     def _require(self, table_id: str) -> LiveTable:

@@ -259,6 +259,10 @@ async def test_one_hand_over_websockets(server: str, database: Path) -> None:
         async with connect(f"ws://{server}/ws?token={players[0].token}") as again:
             await asyncio.wait_for(pumps[0], 10)
             assert players[0].ws.close_code == 4000  # type: ignore[union-attr]
+            # the new socket is told where the account sits, then answers
+            first = [json.loads(await again.recv()) for _ in range(2)]
+            assert [m["type"] for m in first] == ["seated", "table_state"]
+            assert first[0]["seat"] == 0 and first[1]["seats"][0]["name"] == "anna"
             await again.send(json.dumps({"type": "ping", "nonce": "n2"}))
             assert json.loads(await again.recv())["type"] == "pong"
 
