@@ -1,0 +1,91 @@
+"""The registry's ``table_state`` and ``seated`` messages at a running table, with sinks in
+place of sockets: names and balances from the store, and 丽水's new seating announced."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from sqlalchemy import func, select
+
+from app.protocol import SeatedMessage, ServerMessage, TableStateMessage
+from app.store import ledger
+from app.store.db import Database
+from app.store.models import Account, HandRecord
+from app.store.ranks import title_of
+from app.tables.registry import TableRegistry
+from app.tables.timers import Timers
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.messages: list[ServerMessage] = []
+        self.closed: int | None = None
+
+    def deliver(self, message: ServerMessage) -> None:
+        self.messages.append(message)
+
+    def close(self, code: int) -> None:
+        self.closed = code
+
+
+async def _accounts(db: Database, n: int = 4) -> list[int]:
+    async with db.sessions() as s, s.begin():
+        known = (await s.execute(select(func.count()).select_from(Account))).scalar_one()
+        made = [Account(username=f"r{known + i}", password_hash="x", balance=0) for i in range(n)]
+        s.add_all(made)
+        await s.flush()
+        ids = [a.id for a in made]
+    for account_id in ids:
+        async with db.sessions() as s:
+            await ledger.grant_signup(s, account_id, 10000)
+    return ids
+
+
+async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Database) -> None:
+    ids = await _accounts(db)
+    registry = TableRegistry(db.sessions)
+    live = registry.create("lishui", 1, timers=Timers(ready=0.0))
+    sinks = {account: Sink() for account in ids}
+    try:
+        for account in ids:
+            registry.connect(account, sinks[account])
+        for seat, account in enumerate(ids):
+            registry.sit(live.table_id, account, seat, bot=True)  # 托管: hands play themselves
+        reseat: dict[str, list[int]] | None = None
+        async with asyncio.timeout(120):
+            while reseat is None:
+                await asyncio.sleep(0.2)
+                async with db.sessions() as s:
+                    results = (await s.execute(
+                        select(HandRecord.result).where(HandRecord.table_id == live.table_id)
+                    )).scalars().all()
+                reseat = next(
+                    (json.loads(r)["reseat"] for r in results if "reseat" in json.loads(r)), None
+                )
+            await registry.pause(live.table_id)  # no more hands
+            await asyncio.sleep(0.5)  # the last table_state is sent
+        async with db.sessions() as s:
+            rows = (await s.execute(select(Account.id, Account.username, Account.balance)
+                                    .where(Account.id.in_(ids)))).all()
+        profiles = {a: (name, balance) for a, name, balance in rows}
+        order = reseat["order"]
+        assert sorted(order) == [0, 1, 2, 3]
+        assert live.accounts() != ids or order == [0, 1, 2, 3]
+        for account in ids:
+            sink = sinks[account]
+            seat = live.seat_of(account)
+            assert seat is not None and ids[order[seat]] == account  # as recorded
+            seated = [m for m in sink.messages if isinstance(m, SeatedMessage)]
+            assert seated[0].seat == ids.index(account) and seated[-1].seat == seat
+            last = [m for m in sink.messages if isinstance(m, TableStateMessage)][-1]
+            for info in last.seats:
+                who = live.accounts()[info.seat]
+                assert who is not None
+                name, balance = profiles[who]
+                assert (info.name, info.balance, info.title) == (name, balance, title_of(balance))
+                assert info.connected and info.ready and info.autoplay
+            assert sink.closed is None
+        assert sum(b for _, b in profiles.values()) == 40000  # 丽水 pays nothing to the house
+    finally:
+        await registry.stop()
