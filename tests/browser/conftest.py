@@ -45,8 +45,11 @@ def chromium_path() -> str:
     )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    """One chromium per test module. Not per session: Playwright's sync API keeps an event
+    loop running in the main thread while it is started, which the asyncio tests of later
+    modules must not find."""
     path = chromium_path()
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as pw:

@@ -4,11 +4,13 @@ reload in the middle of a hand resumes it; a dropped socket shows the banner and
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute
 
 from tests.browser.conftest import Server
 from tests.browser.ui import (
@@ -69,14 +71,19 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     assert page.get_attribute("#table-view", "data-seat") == "0"
     page.click("#fill-bots")
 
-    # the first prompt: the dealer's hand of 14 tiles, wilds first and marked
+    # the first turn (claims before it are passed): 14 tiles, wilds first and marked
     page.wait_for_selector(PROMPTED)
+    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+        click_action(page, "hu" if page.query_selector('[data-action="hu"]') else "pass")
+        page.wait_for_selector(PROMPTED)
     page.wait_for_selector("#wild .tile.wild")
     tiles = hand_tiles(page)
     assert len(tiles) == 14
     wild = page.get_attribute("#wild .tile.wild", "data-tile")
-    held_wilds = [t for t in tiles if t == wild]
-    assert tiles[: len(held_wilds)] == held_wilds  # 财神 at the left
+    sorted_part = [str(t) for t in page.eval_on_selector_all(
+        "#my-hand button.tile:not(.drawn)", "els => els.map(e => e.dataset.tile)")]
+    held_wilds = [t for t in sorted_part if t == wild]
+    assert sorted_part[: len(held_wilds)] == held_wilds  # 财神 at the left
     for el in page.query_selector_all("#my-hand button.tile.wild"):
         assert "财神" in str(el.get_attribute("aria-label"))
     assert page.inner_text("#wall-count")
@@ -86,8 +93,14 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     assert names.startswith("bot-")
     page.screenshot(path=str(screenshots / "lishui-table.png"))
 
-    first = discard(page)
+    # the first discard by keyboard: the arrow keys move along the hand, Enter discards
+    page.focus("#my-hand button.tile:not([disabled])")
+    page.keyboard.press("ArrowRight")
+    first = str(page.evaluate("document.activeElement.dataset.tile"))
+    assert first == tiles[1]
+    page.keyboard.press("Enter")
     page.wait_for_selector(f'#seat-0 .discards .tile[data-tile="{first}"]')
+    assert len(hand_tiles(page)) == 13
     play_until_settled(page)
     shown = settled_balance(page)
     page.screenshot(path=str(screenshots / "lishui-settlement.png"))
@@ -96,7 +109,13 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     balance, ledger_sum = _rest_balance(server, "阿明哥")
     assert shown == balance == ledger_sum == GRANT + moved
     assert page.inner_text("#settle-transfers")  # the breakdown lists the payments
-    assert table_id
+    assert "结算" in page.inner_text("#settle-title")
+    page.click("#lang")  # the English switch relabels the page in place
+    assert "Settlement" in page.inner_text("#settle-title")
+    assert page.inner_text("#autoplay") == "Autoplay"
+    page.click("#settle-close")
+    page.wait_for_selector("#settlement", state="detached")
+    assert page.get_attribute("#table-view", "data-table") == table_id
 
 
 # 温州: the dealer (seat 0) must lead its single 中 (honours first); seat 1 holds a pair of
@@ -210,3 +229,44 @@ def test_a_reload_in_the_middle_of_a_hand_resumes_it(
     tile = discard(page)  # and the hand goes on
     page.wait_for_selector(f'#seat-0 .discards .tile[data-tile="{tile}"]')
     assert len(hand_tiles(page)) == len(before["hand"]) - 1
+
+
+def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
+    new_page: Callable[[], Page], server: Server
+) -> None:
+    page = new_page()
+    sockets: list[WebSocketRoute] = []
+    sent: list[dict[str, object]] = []
+
+    def through(ws: WebSocketRoute) -> None:
+        """Pass the client's socket through, keeping what the client sends."""
+        upstream = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            sent.append(json.loads(message))
+            upstream.send(message)
+
+        ws.on_message(from_page)
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws\?token="), through)
+    register(page, server.base, "dropper")
+    open_table(page, "shanghai", 1)
+    page.click("#fill-bots")
+    page.wait_for_selector(PROMPTED)
+    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+        answer_once(page)
+        page.wait_for_selector(PROMPTED)
+    hand = hand_tiles(page)
+
+    sockets[-1].close(code=4002, reason="network")  # the connection drops
+    page.wait_for_selector("#banner:not([hidden])")
+    assert "重新连接" in page.inner_text("#banner")
+    page.wait_for_selector("#banner", state="hidden")
+    assert len(sockets) == 2
+    resumes = [m for m in sent if m["type"] == "resume"]
+    assert resumes[0]["last_seq"] == 0 and int(str(resumes[-1]["last_seq"])) > 0
+    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    assert hand_tiles(page) == hand  # nothing lost: the prompt is back on the same hand
+    tile = discard(page)
+    page.wait_for_selector(f'#seat-0 .discards .tile[data-tile="{tile}"]')
