@@ -18,12 +18,14 @@ from tests.browser.ui import (
     answer_once,
     click_action,
     discard,
+    discards_of,
     hand_tiles,
     legal_buttons,
     open_table,
     play_until_settled,
     register,
     settled_balance,
+    wait_discarded,
 )
 
 GRANT = 10000  # a new account's silver
@@ -99,8 +101,7 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     first = str(page.evaluate("document.activeElement.dataset.tile"))
     assert first == tiles[1]
     page.keyboard.press("Enter")
-    page.wait_for_selector(f'#seat-0 .discards .tile[data-tile="{first}"]')
-    assert len(hand_tiles(page)) == 13
+    wait_discarded(page, [], first)
     play_until_settled(page)
     shown = settled_balance(page)
     page.screenshot(path=str(screenshots / "lishui-settlement.png"))
@@ -227,8 +228,7 @@ def test_a_reload_in_the_middle_of_a_hand_resumes_it(
     }
     assert after == before
     tile = discard(page)  # and the hand goes on
-    page.wait_for_selector(f'#seat-0 .discards .tile[data-tile="{tile}"]')
-    assert len(hand_tiles(page)) == len(before["hand"]) - 1
+    wait_discarded(page, list(before["discards"]), tile)
 
 
 def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
@@ -268,5 +268,6 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
     assert resumes[0]["last_seq"] == 0 and int(str(resumes[-1]["last_seq"])) > 0
     page.wait_for_selector("#my-hand button.tile:not([disabled])")
     assert hand_tiles(page) == hand  # nothing lost: the prompt is back on the same hand
+    river = discards_of(page)
     tile = discard(page)
-    page.wait_for_selector(f'#seat-0 .discards .tile[data-tile="{tile}"]')
+    wait_discarded(page, river, tile)

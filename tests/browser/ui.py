@@ -108,3 +108,17 @@ def settled_balance(page: Page) -> int:
     text = page.inner_text("#settle-balance").replace(",", "")
     assert shown is not None and text == shown
     return int(shown)
+
+
+def discards_of(page: Page, seat: int = 0) -> list[str]:
+    return [str(t) for t in page.eval_on_selector_all(
+        f"#seat-{seat} .discards .tile", "els => els.map(e => e.dataset.tile)")]
+
+
+def wait_discarded(page: Page, before: list[str], tile: str, seat: int = 0) -> None:
+    """Wait until the seat's discards show `tile` after the `before` ones."""
+    page.wait_for_function(
+        "([seat, n]) => document.querySelectorAll(`#seat-${seat} .discards .tile`).length > n",
+        arg=[seat, len(before)],
+    )
+    assert discards_of(page, seat)[len(before)] == tile
