@@ -12,7 +12,7 @@ export function emptyHand() {
   return {
     handId: null, variant: null, dealer: 0, dice: null, wall: 0, wild: null,
     seats: [0, 1, 2, 3].map(emptySeat), drawn: null, turn: null, river: [], penalties: [],
-    wins: [], drawnHand: false, ended: null, lastDiscard: null,
+    wins: [], drawnHand: false, ended: null, lastDiscard: null, pendingFlower: null,
   };
 }
 
@@ -98,6 +98,16 @@ function melded(h, e) {
 
 // Apply one event payload to the hand `h` (in place) and return it.
 export function applyEvent(h, e, handId) {
+  const flower = h.pendingFlower;
+  h.pendingFlower = null;
+  if (flower && !(e.kind === "drew" && e.seat === flower.seat && e.from_tail)) {
+    // no replacement followed: the flower was turned up from the wall (福州 开金), not
+    // taken from the hand
+    const seat = h.seats[flower.seat];
+    seat.count += 1;
+    if (flower.removed && seat.hand) seat.hand.push(flower.tile);
+    h.wall -= 1;
+  }
   switch (e.kind) {
     case "hand_started": {
       const fresh = emptyHand();
@@ -122,7 +132,9 @@ export function applyEvent(h, e, handId) {
     case "flowered": {
       const seat = h.seats[e.seat];
       seat.flowers.push(e.tile);
+      const removed = Boolean(seat.hand && seat.hand.includes(e.tile));
       takeFromHand(seat, [e.tile]);
+      h.pendingFlower = { seat: e.seat, tile: e.tile, removed };
       if (h.drawn === e.tile) h.drawn = null;
       break;
     }
