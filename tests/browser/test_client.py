@@ -190,7 +190,7 @@ def test_two_players_and_two_bots_play_a_wenzhou_hand_with_a_pung_and_the_buy_in
     shown = [settled_balance(dealer), settled_balance(other)]
     dealer.screenshot(path=str(screenshots / "wenzhou-settlement.png"))
     assert shown == [_rest_balance(server, "庄家甲")[0], _rest_balance(server, "闲家乙")[0]]
-    for name, balance in zip(("庄家甲", "闲家乙"), shown):
+    for name, balance in zip(("庄家甲", "闲家乙"), shown, strict=True):
         assert _rest_balance(server, name)[1] == balance
 
 

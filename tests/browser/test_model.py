@@ -81,7 +81,9 @@ CHECK = """async (hands) => {
       if (h.wild && h.seats[0].hand) {
         const order = sortHand(h.seats[0].hand, h.wild.wild);
         const wilds = order.filter((x) => x === h.wild.wild).length;
-        if (order.slice(0, wilds).some((x) => x !== h.wild.wild)) wrong.push(`${where}: wilds first`);
+        if (order.slice(0, wilds).some((x) => x !== h.wild.wild)) {
+          wrong.push(`${where}: wilds first`);
+        }
       }
     });
     if (!h.ended) wrong.push(`${hand.variant} seed ${hand.seed}: no hand_ended`);

@@ -35,15 +35,18 @@ async def test_nothing_outside_the_static_folder_is_served(client: httpx.AsyncCl
 async def test_the_players_of_a_table(client: httpx.AsyncClient) -> None:
     _, ann = await player(client, "ann_web")
     _, bob = await player(client, "bob_web")
-    table = (await client.post("/tables", json={"variant": "wenzhou", "stake": 2}, headers=ann)).json()
-    assert (await client.post(f"/tables/{table['id']}/sit", json={"seat": 2}, headers=ann)).status_code == 200
+    created = await client.post("/tables", json={"variant": "wenzhou", "stake": 2}, headers=ann)
+    table = created.json()
+    sat = await client.post(f"/tables/{table['id']}/sit", json={"seat": 2}, headers=ann)
+    assert sat.status_code == 200
 
     seats = (await client.get(f"/tables/{table['id']}/players", headers=bob)).json()
     assert seats["variant"] == "wenzhou" and seats["stake"] == 2
     assert [s["name"] for s in seats["seats"]] == [None, None, "ann_web", None]
     assert seats["seats"][2]["balance"] == 10000 and seats["seats"][2]["title"]
     assert seats["seats"][2]["bot"] is False
-    assert seats["seats"][0] == {"seat": 0, "name": None, "title": None, "balance": None, "bot": False}
+    empty = {"seat": 0, "name": None, "title": None, "balance": None, "bot": False}
+    assert seats["seats"][0] == empty
 
     assert (await client.post(f"/tables/{table['id']}/fill-bots", headers=ann)).status_code == 200
     seats = (await client.get(f"/tables/{table['id']}/players", headers=bob)).json()

@@ -14,6 +14,12 @@ const main = document.getElementById("main");
 const banner = document.getElementById("banner");
 let table = null; // the open table's controller
 let me = null;
+let lobbyTimer = null; // the lobby's list is read again every few seconds while it shows
+const LOBBY_REFRESH_MS = 5000;
+
+function showMe(account) {
+  document.getElementById("me-badge").textContent = `${account.username} · ${account.title} · ${account.balance}`;
+}
 
 function setBanner(state) {
   clear(banner);
@@ -33,6 +39,7 @@ function showError(err) {
 async function route() {
   const hash = location.hash || "#/lobby";
   const [, page, arg] = hash.split("/");
+  clearInterval(lobbyTimer);
   if (table && !(page === "table" && arg === table.tableId)) {
     table.stop();
     table = null;
@@ -66,7 +73,7 @@ async function route() {
     showError(err);
     return;
   }
-  document.getElementById("me-badge").textContent = `${me.username} · ${me.title} · ${me.balance}`;
+  showMe(me);
   if (page === "table" && arg) {
     if (table && table.tableId === arg) {
       table.render();
@@ -90,7 +97,11 @@ async function route() {
         location.hash = `#/table/${seated.id}`;
         return;
       }
-      await renderLobby(main, { me });
+      const reload = await renderLobby(main, { me });
+      lobbyTimer = setInterval(() => {
+        if (!main.contains(document.activeElement) || document.activeElement === main ||
+            document.activeElement === document.body) reload();
+      }, LOBBY_REFRESH_MS);
     }
   } catch (err) {
     showError(err);
@@ -122,6 +133,7 @@ function start() {
     location.hash = "#/login";
   });
   session.onLogout(() => { location.hash = "#/login"; });
+  window.addEventListener("me-changed", (ev) => showMe(ev.detail));
   window.addEventListener("hashchange", route);
   route();
 }

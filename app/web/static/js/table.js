@@ -211,6 +211,7 @@ export class TableController {
         if (page.entries.some((e) => e.hand_id === handId)) {
           const me = await api("GET", "/me");
           this.me = { ...this.me, ...me };
+          window.dispatchEvent(new CustomEvent("me-changed", { detail: me }));
           if (this.settlement && this.settlement.handId === handId) {
             this.settlement.balance = me.balance;
             await this.loadPlayers();

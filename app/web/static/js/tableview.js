@@ -36,7 +36,11 @@ function plate(c, seat) {
   else if (p.autoplay) flags.push(h("span", { class: "badge auto" }, t("autoplay")));
   if (p.name && p.connected === false) flags.push(h("span", { class: "badge off" }, t("offline")));
   const decision = hand && hand.seats[seat].decision;
-  if (decision) flags.push(h("span", { class: "badge decision" }, t(`decision_${decision}`)));
+  if (decision) {
+    // a non-dealer's "decline" answers the dealer's buy: 不顶 rather than 不买
+    const label = decision === "decline" && hand.dealer !== seat ? t("act_decline_counter") : t(`decision_${decision}`);
+    flags.push(h("span", { class: "badge decision" }, label));
+  }
   const name = p.name || t("empty_seat");
   const turn = hand && !hand.ended && hand.turn === seat;
   return h("div", {
