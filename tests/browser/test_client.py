@@ -271,3 +271,55 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
     river = discards_of(page)
     tile = discard(page)
     wait_discarded(page, river, tile)
+
+
+# 丽水: the dealer (seat 0) holds one 5m; seat 1 holds 3467m and may 吃 the 5m into three
+# runs (345, 456, 567); nobody else can claim it. 财神 9s.
+CHOW_ON_5M = {
+    "variant": "lishui",
+    "stake": 1,
+    "dealer": 0,
+    "hands": [
+        "5m19p28p1s8s1234567z",
+        "3467m1357p2468s1z",
+        "1289m246p357s234z",
+        "1289m3689p2467s5z",
+    ],
+    "indicator": "9s",
+}
+
+
+def test_a_chow_offers_the_choice_of_run(
+    new_page: Callable[[], Page], server: Server, screenshots: Path
+) -> None:
+    dealer, other = new_page(), new_page()
+    register(dealer, server.base, "chow_deal")
+    register(other, server.base, "chow_take")
+    server.make_admin("chow_deal")
+    with server.http() as http:
+        created = http.post("/admin/tables/test", json=CHOW_ON_5M, headers=server.token("chow_deal"))
+        assert created.status_code in (200, 201), created.text
+        table_id = created.json()["id"]
+    for page in (dealer, other):
+        page.click("#lobby-refresh")
+        page.click(f'button.sit[data-table="{table_id}"]')
+        page.wait_for_selector("#table-view")
+    dealer.click("#fill-bots")
+
+    dealer.wait_for_selector('#my-hand button.tile[data-tile="5m"]:not([disabled])')
+    discard(dealer, "5m")
+    other.wait_for_selector('#actions button[data-action="chow"]')
+    offered = legal_buttons(other)
+    assert [(b["action"], b["low"]) for b in offered] == [
+        ("chow", "3m"), ("chow", "4m"), ("chow", "5m"), ("pass", None)]
+    label = other.get_attribute('#actions button[data-action="chow"][data-low="4m"]', "aria-label")
+    assert label == "吃 四万 五万 六万"
+    other.screenshot(path=str(screenshots / "lishui-chow-choice.png"))
+    click_action(other, "chow", low="4m")
+    other.wait_for_selector("#seat-1 .melds .meld.chow")
+    meld = other.eval_on_selector_all(
+        "#seat-1 .melds .meld.chow .tile", "els => els.map(e => e.dataset.tile)")
+    assert meld == ["4m", "5m", "6m"]
+    held = hand_tiles(other)
+    assert "4m" not in held and "6m" not in held and {"3m", "7m"} <= set(held)
+    dealer.wait_for_selector("#seat-1 .melds .meld.chow")  # everyone sees the meld

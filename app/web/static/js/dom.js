@@ -9,7 +9,9 @@ export function h(tag, attrs = {}, ...children) {
     } else if (key === "class") {
       el.className = value;
     } else if (key === "dataset") {
-      Object.assign(el.dataset, value);
+      for (const [name, data] of Object.entries(value)) {
+        if (data !== null && data !== undefined) el.dataset[name] = String(data);
+      }
     } else if (value === true) {
       el.setAttribute(key, "");
     } else {
