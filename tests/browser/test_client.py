@@ -119,6 +119,31 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     assert page.get_attribute("#table-view", "data-table") == table_id
 
 
+def _two_players_at_a_test_table(
+    new_page: Callable[[], Page],
+    server: Server,
+    names: tuple[str, str],
+    scenario: dict[str, object],
+) -> tuple[Page, Page, str]:
+    """Two players register; the first (made an admin) opens a test-mode table dealt from
+    `scenario`; both sit from the lobby (seats 0 and 1). Their pages and the table id."""
+    first, second = new_page(), new_page()
+    register(first, server.base, names[0])
+    register(second, server.base, names[1])
+    server.make_admin(names[0])
+    with server.http() as http:
+        created = http.post("/admin/tables/test", json=scenario, headers=server.token(names[0]))
+        assert created.status_code in (200, 201), created.text
+        table_id = str(created.json()["id"])
+    for page in (first, second):
+        page.click("#lobby-refresh")
+        page.click(f'button.sit[data-table="{table_id}"]')
+        page.wait_for_selector("#table-view")
+    assert first.get_attribute("#table-view", "data-seat") == "0"
+    assert second.get_attribute("#table-view", "data-seat") == "1"
+    return first, second, table_id
+
+
 # 温州: the dealer (seat 0) must lead its single 中 (honours first); seat 1 holds a pair of
 # 中 and may 碰 it. Seats 2 and 3 hold quiet hands. 财神 9s.
 PUNG_ON_7Z = {
@@ -138,21 +163,8 @@ PUNG_ON_7Z = {
 def test_two_players_and_two_bots_play_a_wenzhou_hand_with_a_pung_and_the_buy_in(
     new_page: Callable[[], Page], server: Server, screenshots: Path
 ) -> None:
-    dealer, other = new_page(), new_page()
-    register(dealer, server.base, "庄家甲")
-    register(other, server.base, "闲家乙")
-    server.make_admin("庄家甲")
-    with server.http() as http:
-        created = http.post("/admin/tables/test", json=PUNG_ON_7Z, headers=server.token("庄家甲"))
-        assert created.status_code in (200, 201), created.text
-        table_id = created.json()["id"]
-
-    for page in (dealer, other):  # both sit from the lobby: seats 0 and 1
-        page.click("#lobby-refresh")
-        page.click(f'button.sit[data-table="{table_id}"]')
-        page.wait_for_selector("#table-view")
-    assert dealer.get_attribute("#table-view", "data-seat") == "0"
-    assert other.get_attribute("#table-view", "data-seat") == "1"
+    dealer, other, _ = _two_players_at_a_test_table(
+        new_page, server, ("庄家甲", "闲家乙"), PUNG_ON_7Z)
     other.click("#fill-bots")
 
     # 买底: the dealer is asked to buy in, then the other player to counter (顶底)
@@ -292,18 +304,8 @@ CHOW_ON_5M = {
 def test_a_chow_offers_the_choice_of_run(
     new_page: Callable[[], Page], server: Server, screenshots: Path
 ) -> None:
-    dealer, other = new_page(), new_page()
-    register(dealer, server.base, "chow_deal")
-    register(other, server.base, "chow_take")
-    server.make_admin("chow_deal")
-    with server.http() as http:
-        created = http.post("/admin/tables/test", json=CHOW_ON_5M, headers=server.token("chow_deal"))
-        assert created.status_code in (200, 201), created.text
-        table_id = created.json()["id"]
-    for page in (dealer, other):
-        page.click("#lobby-refresh")
-        page.click(f'button.sit[data-table="{table_id}"]')
-        page.wait_for_selector("#table-view")
+    dealer, other, _ = _two_players_at_a_test_table(
+        new_page, server, ("chow_deal", "chow_take"), CHOW_ON_5M)
     dealer.click("#fill-bots")
 
     dealer.wait_for_selector('#my-hand button.tile[data-tile="5m"]:not([disabled])')
