@@ -118,6 +118,17 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     page.wait_for_selector("#settlement", state="detached")
     assert page.get_attribute("#table-view", "data-table") == table_id
 
+    # the profile shows the same silver, the record of the hand and its ledger row
+    page.click('#nav a[href="#/profile"]')
+    page.wait_for_selector("#ledger-rows tr")
+    assert page.inner_text("#profile-balance").replace(",", "") == str(balance)
+    assert page.inner_text("#profile-level")  # the 湖州 level and its base
+    assert "Lishui" in page.inner_text("#stats-table")
+    assert len(page.query_selector_all("#ledger-rows tr")) == 2  # the grant and the hand
+    page.click('#nav a[href="#/leaders"]')
+    page.wait_for_selector("#board-rows tr")
+    assert "阿明哥" in page.inner_text("#board-rows")
+
 
 def _two_players_at_a_test_table(
     new_page: Callable[[], Page],

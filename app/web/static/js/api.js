@@ -33,7 +33,12 @@ async function raw(method, path, body, token) {
   if (token) headers.Authorization = `Bearer ${token}`;
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  const data = text ? JSON.parse(text) : null;
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null; // not JSON (a proxy's error page): the status says enough
+  }
   if (!res.ok) {
     const err = (data && data.error) || {};
     throw new ApiError(res.status, err.code || "internal_error", err.message || res.statusText, err.details);

@@ -73,8 +73,12 @@ export class TableController {
         this.players = data.seats.map((s) => ({ ...s, connected: true, autoplay: s.bot }));
       }
       const mine = data.seats.find((s) => s.name === this.me.username);
-      if (mine) this.seat = mine.seat;
-      else if (this.seat === null) this.notice = t("logged_out");
+      if (mine) {
+        this.seat = mine.seat;
+        this.notice = "";
+      } else if (this.seat === null) {
+        this.notice = t("not_seated");
+      }
     } catch (err) {
       if (err instanceof ApiError && err.code === "not_found") {
         location.hash = "#/lobby";
