@@ -44,7 +44,7 @@ function plate(c, seat) {
   const name = p.name || t("empty_seat");
   const turn = hand && !hand.ended && hand.turn === seat;
   return h("div", {
-    class: "plate" + (turn ? " turn" : ""), id: `plate-${seat}`,
+    class: "plate" + (turn ? " turn" : ""), id: `plate-${seat}`, role: "group",
     "aria-label": `${t("seat_label", { wind: windOf(c, seat), name })}` +
       (p.title ? `, ${p.title}` : "") + (p.balance !== null && p.balance !== undefined ? `, ${t("balance")} ${p.balance}` : ""),
   },
@@ -170,7 +170,8 @@ function myHand(c) {
   const tiles = [...mine.hand];
   const ownTurn = hand.turn === c.seat && !hand.ended;
   let drawn = null;
-  if (ownTurn && hand.drawn && tiles.includes(hand.drawn)) {
+  // a fresh draw stays apart at the right, except a wild: wilds always lead the hand
+  if (ownTurn && hand.drawn && hand.drawn !== wild && tiles.includes(hand.drawn)) {
     tiles.splice(tiles.lastIndexOf(hand.drawn), 1);
     drawn = hand.drawn;
   }
