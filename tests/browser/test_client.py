@@ -281,6 +281,8 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
         answer_once(page)
         page.wait_for_selector(PROMPTED)
     hand = hand_tiles(page)
+    assert not page.query_selector("#wild")  # 上海 plays without a wild
+    assert "null" not in page.inner_text(".centre")
 
     sockets[-1].close(code=4002, reason="network")  # the connection drops
     page.wait_for_selector("#banner:not([hidden])")

@@ -103,7 +103,7 @@ function centre(c) {
     return box;
   }
   const wild = hand.wild;
-  box.append(
+  box.append(...[
     h("p", { class: "variant" }, `${t(hand.variant || c.variant || "")} · ${t("stake")} ${c.stake}`),
     h("p", { id: "wall-count", dataset: { wall: hand.wall } }, t("tiles_left", { n: hand.wall })),
     hand.dice ? h("p", { id: "dice", "aria-label": `${t("dice")} ${hand.dice.join(" + ")}` },
@@ -113,7 +113,7 @@ function centre(c) {
       h("span", {}, ` ${t("wild")} `, tileElement(wild.wild, { small: true, wild: true }))) : null,
     h("p", { id: "countdown", role: "timer", "aria-live": "off" }, ""),
     h("p", { id: "last-event", class: "status" }, c.lastEvent || ""),
-  );
+  ].filter(Boolean)); // no wild (上海) or no dice yet: nothing in their place
   if (hand.ended) box.append(h("p", { class: "status", id: "table-status" }, t("next_hand_soon")));
   return box;
 }
