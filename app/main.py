@@ -16,6 +16,7 @@ from app.rules.variants import VARIANTS
 from app.settings import DEV_SECRET, Settings, get_settings
 from app.store.db import Database
 from app.tables.registry import TableRegistry
+from app.web import router as web
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby.router,
         ws.router,
         replay.router,
+        web.router,
     ):
         app.include_router(router)
 

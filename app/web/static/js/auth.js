@@ -1,0 +1,35 @@
+// Log in and register (登录 / 注册).
+
+import { ApiError, login, register } from "./api.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+export function renderAuth(main, { mode, onDone }) {
+  const isLogin = mode === "login";
+  const error = h("p", { class: "form-error", role: "alert", id: "auth-error" });
+  const user = h("input", { id: "auth-username", name: "username", autocomplete: "username",
+    required: true, minlength: isLogin ? 1 : 3, maxlength: 32 });
+  const pass = h("input", { id: "auth-password", name: "password", type: "password", required: true,
+    autocomplete: isLogin ? "current-password" : "new-password", minlength: isLogin ? 1 : 8, maxlength: 128 });
+  const form = h("form", { class: "card auth", "aria-labelledby": "auth-title" },
+    h("h1", { id: "auth-title" }, t(isLogin ? "login" : "register")),
+    h("label", { for: "auth-username" }, t("username")), user,
+    h("label", { for: "auth-password" }, t("password")), pass,
+    error,
+    h("button", { type: "submit", id: "auth-submit", class: "primary" }, t(isLogin ? "login" : "register")),
+    h("a", { href: isLogin ? "#/register" : "#/login", id: "auth-switch" },
+      t(isLogin ? "need_account" : "have_account")));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    error.textContent = "";
+    try {
+      if (isLogin) await login(user.value.trim(), pass.value);
+      else await register(user.value.trim(), pass.value);
+      onDone();
+    } catch (err) {
+      error.textContent = err instanceof ApiError ? `${err.message} (${err.code})` : String(err);
+    }
+  });
+  main.append(form);
+  user.focus();
+}

@@ -1,0 +1,199 @@
+// The hand as this seat sees it, rebuilt from protocol events (or a snapshot). No DOM here:
+// `applyEvent` and `fromSnapshot` only change plain objects, so the view can redraw from them.
+
+import { removeOne } from "./tiles.js";
+
+function emptySeat(seat) {
+  return { seat, hand: null, count: 0, melds: [], discards: [], flowers: [], decision: null,
+    escaped: false };
+}
+
+export function emptyHand() {
+  return {
+    handId: null, variant: null, dealer: 0, dice: null, wall: 0, wild: null,
+    seats: [0, 1, 2, 3].map(emptySeat), drawn: null, turn: null, river: [], penalties: [],
+    wins: [], drawnHand: false, ended: null, lastDiscard: null, pendingFlower: null,
+  };
+}
+
+export function fromSnapshot(view, handId) {
+  const h = emptyHand();
+  h.handId = handId;
+  h.variant = view.variant;
+  h.dealer = view.dealer;
+  h.dice = view.dice;
+  h.wall = view.wall_remaining;
+  h.wild = view.wild;
+  h.turn = view.turn;
+  h.drawn = view.drawn;
+  h.penalties = [...view.penalties];
+  h.seats = view.seats.map((s) => ({
+    seat: s.seat, hand: s.hand ? [...s.hand] : null, count: s.hand_count,
+    melds: s.melds.map((m) => ({ ...m, tiles: m.tiles ? [...m.tiles] : null })),
+    discards: [], flowers: [...s.flowers], decision: s.decision, escaped: false,
+  }));
+  for (const r of view.river) {
+    h.seats[r.seat].discards.push({ tile: r.tile, claimed: r.claimed });
+    h.river.push({ ...r });
+  }
+  const last = view.river[view.river.length - 1];
+  if (last && !last.claimed) h.lastDiscard = { seat: last.seat, tile: last.tile };
+  return h;
+}
+
+function takeFromHand(seat, tiles) {
+  if (seat.hand) for (const tile of tiles) removeOne(seat.hand, tile);
+  seat.count = Math.max(0, seat.count - tiles.length);
+}
+
+function melded(h, e) {
+  const seat = h.seats[e.seat];
+  const tiles = e.tiles ? [...e.tiles] : null;
+  if (e.meld === "added_kong") {
+    const added = tiles ? tiles[tiles.length - 1] : null;
+    const pung = seat.melds.find((m) => m.kind === "pung" && tiles && m.tiles &&
+      m.tiles.some((x) => tiles.includes(x)));
+    if (pung) {
+      pung.kind = "added_kong";
+      pung.tiles = tiles;
+    } else {
+      seat.melds.push({ kind: e.meld, tiles, claimed: e.claimed, from_seat: e.from_seat });
+    }
+    if (seat.hand && added) {
+      // the added tile is whichever of the kong's tiles is still in the hand
+      const inHand = tiles.find((x) => seat.hand.includes(x)) ?? added;
+      takeFromHand(seat, [inHand]);
+    } else {
+      seat.count = Math.max(0, seat.count - 1);
+    }
+  } else {
+    seat.melds.push({ kind: e.meld, tiles, claimed: e.claimed, from_seat: e.from_seat });
+    if (tiles) {
+      const fromHand = [...tiles];
+      if (e.claimed) removeOne(fromHand, e.claimed);
+      takeFromHand(seat, fromHand);
+    } else {
+      seat.count = Math.max(0, seat.count - 4); // another seat's 暗杠: four tiles face down
+    }
+  }
+  if (e.from_seat !== null && e.from_seat !== undefined && e.claimed) {
+    const pile = h.seats[e.from_seat].discards;
+    for (let i = pile.length - 1; i >= 0; i--) {
+      if (pile[i].tile === e.claimed && !pile[i].claimed) {
+        pile[i].claimed = true;
+        break;
+      }
+    }
+    for (let i = h.river.length - 1; i >= 0; i--) {
+      if (h.river[i].seat === e.from_seat && h.river[i].tile === e.claimed) {
+        h.river[i].claimed = true;
+        break;
+      }
+    }
+    h.lastDiscard = null;
+  }
+  h.turn = e.seat;
+  h.drawn = null;
+}
+
+// Apply one event payload to the hand `h` (in place) and return it.
+export function applyEvent(h, e, handId) {
+  const flower = h.pendingFlower;
+  h.pendingFlower = null;
+  if (flower && !(e.kind === "drew" && e.seat === flower.seat && e.from_tail)) {
+    // no replacement followed: the flower was turned up from the wall (福州 开金), not
+    // taken from the hand
+    const seat = h.seats[flower.seat];
+    seat.count += 1;
+    if (flower.removed && seat.hand) seat.hand.push(flower.tile);
+    h.wall -= 1;
+  }
+  switch (e.kind) {
+    case "hand_started": {
+      const fresh = emptyHand();
+      Object.assign(h, fresh, { handId, variant: e.variant, dealer: e.dealer, dice: e.dice,
+        wall: e.wall_size });
+      break;
+    }
+    case "dealt": {
+      const seat = h.seats[e.seat];
+      seat.count = e.count;
+      seat.hand = e.tiles ? [...e.tiles] : null;
+      h.wall -= e.count;
+      break;
+    }
+    case "wild_turned":
+      h.wild = { indicator: e.indicator, wild: e.wild, substitute: e.substitute };
+      if (e.indicator) h.wall -= 1;
+      break;
+    case "decided":
+      h.seats[e.seat].decision = e.choice;
+      break;
+    case "flowered": {
+      const seat = h.seats[e.seat];
+      seat.flowers.push(e.tile);
+      const removed = Boolean(seat.hand && seat.hand.includes(e.tile));
+      takeFromHand(seat, [e.tile]);
+      h.pendingFlower = { seat: e.seat, tile: e.tile, removed };
+      if (h.drawn === e.tile) h.drawn = null;
+      break;
+    }
+    case "drew": {
+      const seat = h.seats[e.seat];
+      seat.count += 1;
+      if (seat.hand && e.tile) seat.hand.push(e.tile);
+      h.drawn = e.tile;
+      h.turn = e.seat;
+      h.wall -= 1;
+      h.lastDiscard = null;
+      break;
+    }
+    case "discarded": {
+      const seat = h.seats[e.seat];
+      takeFromHand(seat, [e.tile]);
+      seat.discards.push({ tile: e.tile, claimed: false });
+      h.river.push({ seat: e.seat, tile: e.tile, claimed: false });
+      h.lastDiscard = { seat: e.seat, tile: e.tile };
+      h.drawn = null;
+      h.turn = e.seat;
+      break;
+    }
+    case "melded":
+      melded(h, e);
+      break;
+    case "penalized":
+      h.penalties.push({ seat: e.seat, reason: e.reason, tile: e.tile });
+      break;
+    case "gold_robbed": {
+      const seat = h.seats[e.seat];
+      if (seat.hand) seat.hand.push(e.tile);
+      seat.count += 1;
+      break;
+    }
+    case "won":
+      h.wins.push({ ...e });
+      break;
+    case "exhaustive_draw":
+      h.drawnHand = true;
+      break;
+    case "escaped":
+      h.seats[e.seat].escaped = true;
+      break;
+    case "hand_ended":
+      h.ended = { ...e };
+      e.hands.forEach((tiles, s) => {
+        h.seats[s].hand = [...tiles];
+        h.seats[s].count = tiles.length;
+      });
+      h.turn = null;
+      break;
+    default:
+      break;
+  }
+  return h;
+}
+
+// What one seat's silver moved by in a finished hand: points x stake plus the house reward.
+export function silverMoved(ended, seat, stake) {
+  return ended.net[seat] * stake + (ended.house_silver ? ended.house_silver[seat] : 0);
+}

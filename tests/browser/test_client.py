@@ -1,0 +1,340 @@
+"""The browser client end to end: a player registers, opens a 丽水 table with bots and plays a
+hand to the settlement; two players share a 温州 table with a 碰 and the 买底 / 顶底 prompts; a
+reload in the middle of a hand resumes it; a dropped socket shows the banner and resumes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute
+
+from tests.browser.conftest import Server
+from tests.browser.ui import (
+    PROMPTED,
+    answer_once,
+    click_action,
+    discard,
+    discards_of,
+    hand_tiles,
+    legal_buttons,
+    open_table,
+    play_until_settled,
+    register,
+    settled_balance,
+    wait_discarded,
+)
+
+GRANT = 10000  # a new account's silver
+
+
+def _rest_balance(server: Server, username: str) -> tuple[int, int]:
+    """(balance from /me, the sum of the ledger) over REST."""
+    headers = server.token(username)
+    with server.http() as http:
+        balance = int(http.get("/me", headers=headers).json()["balance"])
+        entries = http.get("/me/ledger?limit=100", headers=headers).json()["entries"]
+    return balance, sum(int(e["delta"]) for e in entries)
+
+
+@pytest.fixture
+def new_page(browser: Browser) -> Iterator[Callable[[], Page]]:
+    """Pages in fresh browser contexts (each its own storage: its own player)."""
+    contexts: list[BrowserContext] = []
+
+    def make() -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+        contexts.append(context)
+        return _page(context)
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def _page(context: BrowserContext) -> Page:
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    # the browser's console and script errors show in the output of a failed test
+    page.on("console", lambda m: print(f"console.{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: print(f"page error: {e}"))
+    return page
+
+
+def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
+    new_page: Callable[[], Page], server: Server, screenshots: Path
+) -> None:
+    page = new_page()
+    register(page, server.base, "阿明哥")
+    table_id = open_table(page, "lishui", 1)
+    assert page.get_attribute("#table-view", "data-seat") == "0"
+    page.click("#fill-bots")
+
+    # the first turn (claims before it are passed): 14 tiles, wilds first and marked
+    page.wait_for_selector(PROMPTED)
+    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+        click_action(page, "hu" if page.query_selector('[data-action="hu"]') else "pass")
+        page.wait_for_selector(PROMPTED)
+    page.wait_for_selector("#wild .tile.wild")
+    tiles = hand_tiles(page)
+    assert len(tiles) == 14
+    wild = page.get_attribute("#wild .tile.wild", "data-tile")
+    sorted_part = [str(t) for t in page.eval_on_selector_all(
+        "#my-hand button.tile:not(.drawn)", "els => els.map(e => e.dataset.tile)")]
+    held_wilds = [t for t in sorted_part if t == wild]
+    assert sorted_part[: len(held_wilds)] == held_wilds  # 财神 at the left
+    for el in page.query_selector_all("#my-hand button.tile.wild"):
+        assert "财神" in str(el.get_attribute("aria-label"))
+    assert page.inner_text("#wall-count")
+    assert len(page.query_selector_all("#dice .die")) == 2
+    assert "剩余" in page.inner_text("#countdown")
+    names = page.inner_text("#seat-1 .plate .name")
+    assert names.startswith("bot-")
+    page.screenshot(path=str(screenshots / "lishui-table.png"))
+
+    # the first discard by keyboard: the arrow keys move along the hand, Enter discards
+    page.focus("#my-hand button.tile:not([disabled])")
+    page.keyboard.press("ArrowRight")
+    first = str(page.evaluate("document.activeElement.dataset.tile"))
+    assert first == tiles[1]
+    page.keyboard.press("Enter")
+    wait_discarded(page, [], first)
+    play_until_settled(page)
+    shown = settled_balance(page)
+    page.screenshot(path=str(screenshots / "lishui-settlement.png"))
+
+    moved = int(str(page.get_attribute("#settle-table tr[data-seat='0']", "data-moved")))
+    balance, ledger_sum = _rest_balance(server, "阿明哥")
+    assert shown == balance == ledger_sum == GRANT + moved
+    assert page.inner_text("#settle-transfers")  # the breakdown lists the payments
+    assert "结算" in page.inner_text("#settle-title")
+    page.click("#lang")  # the English switch relabels the page in place
+    assert "Settlement" in page.inner_text("#settle-title")
+    assert page.inner_text("#autoplay") == "Autoplay"
+    page.click("#settle-close")
+    page.wait_for_selector("#settlement", state="detached")
+    assert page.get_attribute("#table-view", "data-table") == table_id
+
+    # the profile shows the same silver, the record of the hand and its ledger row
+    page.click('#nav a[href="#/profile"]')
+    page.wait_for_selector("#ledger-rows tr")
+    assert page.inner_text("#profile-balance").replace(",", "") == str(balance)
+    assert page.inner_text("#profile-level")  # the 湖州 level and its base
+    assert "Lishui" in page.inner_text("#stats-table")
+    assert len(page.query_selector_all("#ledger-rows tr")) == 2  # the grant and the hand
+    page.click('#nav a[href="#/leaders"]')
+    page.wait_for_selector("#board-rows tr")
+    assert "阿明哥" in page.inner_text("#board-rows")
+
+
+def _two_players_at_a_test_table(
+    new_page: Callable[[], Page],
+    server: Server,
+    names: tuple[str, str],
+    scenario: dict[str, object],
+) -> tuple[Page, Page, str]:
+    """Two players register; the first (made an admin) opens a test-mode table dealt from
+    `scenario`; both sit from the lobby (seats 0 and 1). Their pages and the table id."""
+    first, second = new_page(), new_page()
+    register(first, server.base, names[0])
+    register(second, server.base, names[1])
+    server.make_admin(names[0])
+    with server.http() as http:
+        created = http.post("/admin/tables/test", json=scenario, headers=server.token(names[0]))
+        assert created.status_code in (200, 201), created.text
+        table_id = str(created.json()["id"])
+    for page in (first, second):
+        page.click("#lobby-refresh")
+        page.click(f'button.sit[data-table="{table_id}"]')
+        page.wait_for_selector("#table-view")
+    assert first.get_attribute("#table-view", "data-seat") == "0"
+    assert second.get_attribute("#table-view", "data-seat") == "1"
+    return first, second, table_id
+
+
+# 温州: the dealer (seat 0) must lead its single 中 (honours first); seat 1 holds a pair of
+# 中 and may 碰 it. Seats 2 and 3 hold quiet hands. 财神 9s.
+PUNG_ON_7Z = {
+    "variant": "wenzhou",
+    "stake": 1,
+    "dealer": 0,
+    "hands": [
+        "12457m12457p124578s7z",
+        "235689m23568p236s7z7z",
+        "235689m23568p23568s",
+        "13469m134689p13467s",
+    ],
+    "indicator": "9s",
+}
+
+
+def test_two_players_and_two_bots_play_a_wenzhou_hand_with_a_pung_and_the_buy_in(
+    new_page: Callable[[], Page], server: Server, screenshots: Path
+) -> None:
+    dealer, other, _ = _two_players_at_a_test_table(
+        new_page, server, ("庄家甲", "闲家乙"), PUNG_ON_7Z)
+    other.click("#fill-bots")
+
+    # 买底: the dealer is asked to buy in, then the other player to counter (顶底)
+    dealer.wait_for_selector('#actions button[data-action="decide"][data-choice="buy"]')
+    assert sorted(b["choice"] for b in legal_buttons(dealer)) == ["buy", "decline"]
+    assert dealer.inner_text('#actions button[data-choice="buy"]') == "买底"
+    click_action(dealer, "decide", choice="buy")
+    other.wait_for_selector('#actions button[data-action="decide"][data-choice="counter"]')
+    assert other.inner_text('#actions button[data-choice="counter"]') == "顶底"
+    click_action(other, "decide", choice="counter")
+    dealer.wait_for_selector("#plate-0 .badge.decision")
+    other.wait_for_selector("#plate-1 .badge.decision")
+
+    # the dealer may only lead the single 中; the other player pungs it
+    dealer.wait_for_selector("#my-hand button.tile:not([disabled])")
+    allowed = dealer.eval_on_selector_all(
+        "#my-hand button.tile:not([disabled])", "els => els.map(e => e.dataset.tile)")
+    assert allowed == ["7z"] and len(hand_tiles(dealer)) == 17
+    discard(dealer, "7z")
+    other.wait_for_selector('#actions button[data-action="pung"]')
+    assert {b["action"] for b in legal_buttons(other)} == {"pung", "pass"}
+    click_action(other, "pung")
+    other.wait_for_selector("#seat-1 .melds .meld.pung")
+    dealer.wait_for_selector("#seat-1 .melds .meld.pung")  # the dealer sees the pung
+    other.screenshot(path=str(screenshots / "wenzhou-pung.png"))
+    other.wait_for_selector("#my-hand button.tile:not([disabled])")
+    discard(other)
+
+    # the rest of the hand: both players hand over to 托管 and watch it end
+    for page in (dealer, other):
+        page.click("#autoplay")
+        assert page.get_attribute("#autoplay", "aria-pressed") == "true"
+    for page in (dealer, other):
+        page.wait_for_selector("#settlement", timeout=40_000)
+    shown = [settled_balance(dealer), settled_balance(other)]
+    dealer.screenshot(path=str(screenshots / "wenzhou-settlement.png"))
+    assert shown == [_rest_balance(server, "庄家甲")[0], _rest_balance(server, "闲家乙")[0]]
+    for name, balance in zip(("庄家甲", "闲家乙"), shown, strict=True):
+        assert _rest_balance(server, name)[1] == balance
+
+
+def test_a_reload_in_the_middle_of_a_hand_resumes_it(
+    new_page: Callable[[], Page], server: Server
+) -> None:
+    page = new_page()
+    register(page, server.base, "reloader")
+    page.select_option("#create-variant", "huzhou")
+    page.click("#quick-join")  # no table yet: quick join opens one and sits
+    page.wait_for_selector("#table-view")
+    page.click("#fill-bots")
+    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    discard(page)
+    # wait for the seat's next decision (a turn, or a claim to pass), then reload
+    page.wait_for_selector(PROMPTED)
+    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+        answer_once(page)
+        page.wait_for_selector(PROMPTED)
+    before = {
+        "hand": hand_tiles(page),
+        "discards": page.eval_on_selector_all(
+            "#seat-0 .discards .tile", "els => els.map(e => e.dataset.tile)"),
+        "wall": page.get_attribute("#wall-count", "data-wall"),
+        "table": page.get_attribute("#table-view", "data-table"),
+    }
+    page.reload()
+    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    after = {
+        "hand": hand_tiles(page),
+        "discards": page.eval_on_selector_all(
+            "#seat-0 .discards .tile", "els => els.map(e => e.dataset.tile)"),
+        "wall": page.get_attribute("#wall-count", "data-wall"),
+        "table": page.get_attribute("#table-view", "data-table"),
+    }
+    assert after == before
+    tile = discard(page)  # and the hand goes on
+    wait_discarded(page, list(before["discards"]), tile)
+
+
+def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
+    new_page: Callable[[], Page], server: Server
+) -> None:
+    page = new_page()
+    sockets: list[WebSocketRoute] = []
+    sent: list[dict[str, object]] = []
+
+    def through(ws: WebSocketRoute) -> None:
+        """Pass the client's socket through, keeping what the client sends."""
+        upstream = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            sent.append(json.loads(message))
+            upstream.send(message)
+
+        ws.on_message(from_page)
+        sockets.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws\?token="), through)
+    register(page, server.base, "dropper")
+    open_table(page, "shanghai", 1)
+    page.click("#fill-bots")
+    page.wait_for_selector(PROMPTED)
+    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+        answer_once(page)
+        page.wait_for_selector(PROMPTED)
+    hand = hand_tiles(page)
+    assert not page.query_selector("#wild")  # 上海 plays without a wild
+    assert "null" not in page.inner_text(".centre")
+
+    sockets[-1].close(code=4002, reason="network")  # the connection drops
+    page.wait_for_selector("#banner:not([hidden])")
+    assert "重新连接" in page.inner_text("#banner")
+    page.wait_for_selector("#banner", state="hidden")
+    assert len(sockets) == 2
+    resumes = [m for m in sent if m["type"] == "resume"]
+    assert resumes[0]["last_seq"] == 0 and int(str(resumes[-1]["last_seq"])) > 0
+    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    assert hand_tiles(page) == hand  # nothing lost: the prompt is back on the same hand
+    river = discards_of(page)
+    tile = discard(page)
+    wait_discarded(page, river, tile)
+
+
+# 丽水: the dealer (seat 0) holds one 5m; seat 1 holds 3467m and may 吃 the 5m into three
+# runs (345, 456, 567); nobody else can claim it. 财神 9s.
+CHOW_ON_5M = {
+    "variant": "lishui",
+    "stake": 1,
+    "dealer": 0,
+    "hands": [
+        "5m19p28p1s8s1234567z",
+        "3467m1357p2468s1z",
+        "1289m246p357s234z",
+        "1289m3689p2467s5z",
+    ],
+    "indicator": "9s",
+}
+
+
+def test_a_chow_offers_the_choice_of_run(
+    new_page: Callable[[], Page], server: Server, screenshots: Path
+) -> None:
+    dealer, other, _ = _two_players_at_a_test_table(
+        new_page, server, ("chow_deal", "chow_take"), CHOW_ON_5M)
+    dealer.click("#fill-bots")
+
+    dealer.wait_for_selector('#my-hand button.tile[data-tile="5m"]:not([disabled])')
+    discard(dealer, "5m")
+    other.wait_for_selector('#actions button[data-action="chow"]')
+    offered = legal_buttons(other)
+    assert [(b["action"], b["low"]) for b in offered] == [
+        ("chow", "3m"), ("chow", "4m"), ("chow", "5m"), ("pass", None)]
+    label = other.get_attribute('#actions button[data-action="chow"][data-low="4m"]', "aria-label")
+    assert label == "吃 四万 五万 六万"
+    other.screenshot(path=str(screenshots / "lishui-chow-choice.png"))
+    click_action(other, "chow", low="4m")
+    other.wait_for_selector("#seat-1 .melds .meld.chow")
+    meld = other.eval_on_selector_all(
+        "#seat-1 .melds .meld.chow .tile", "els => els.map(e => e.dataset.tile)")
+    assert meld == ["4m", "5m", "6m"]
+    held = hand_tiles(other)
+    assert "4m" not in held and "6m" not in held and {"3m", "7m"} <= set(held)
+    dealer.wait_for_selector("#seat-1 .melds .meld.chow")  # everyone sees the meld

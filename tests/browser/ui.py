@@ -1,0 +1,124 @@
+"""Driving the client the way a player does: forms, buttons and tiles on the page."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+
+from tests.browser.conftest import PASSWORD
+
+# a prompt is waiting: an action button, or a tile of the hand that may be discarded
+PROMPTED = "#actions button.act, #my-hand button.tile:not([disabled])"
+SETTLED = "#settlement"
+CLAIM_ORDER = ("hu", "pass")  # what the simple player answers, in order of preference
+
+
+def register(page: Page, base: str, username: str) -> None:
+    """Register through the form (which signs in) and land in the lobby."""
+    page.goto(base + "/")
+    page.click("#auth-switch")
+    page.fill("#auth-username", username)
+    page.fill("#auth-password", PASSWORD)
+    page.click("#auth-submit")
+    page.wait_for_selector("#create-form")
+
+
+def open_table(page: Page, variant: str, stake: int) -> str:
+    """Open a table from the lobby form; the client sits and shows it. Its id."""
+    page.select_option("#create-variant", variant)
+    page.fill("#create-stake", str(stake))
+    page.click("#create-submit")
+    page.wait_for_selector("#table-view")
+    return str(page.get_attribute("#table-view", "data-table"))
+
+
+def hand_tiles(page: Page) -> list[str]:
+    return [str(t) for t in page.eval_on_selector_all(
+        "#my-hand button.tile", "els => els.map(e => e.dataset.tile)")]
+
+
+def legal_buttons(page: Page) -> list[dict[str, Any]]:
+    return list(page.eval_on_selector_all(
+        "#actions button.act",
+        "els => els.map(e => ({action: e.dataset.action, choice: e.dataset.choice || null,"
+        " low: e.dataset.low || null, tile: e.dataset.tile || null, id: e.id}))",
+    ))
+
+
+def click_action(page: Page, action: str, **fields: str) -> None:
+    selector = f'#actions button.act[data-action="{action}"]'
+    for key, value in fields.items():
+        selector += f'[data-{key}="{value}"]'
+    page.click(selector, timeout=10_000)
+
+
+def discard(page: Page, tile: str | None = None) -> str:
+    """Discard `tile`, else the drawn tile when allowed (摸切), else the last allowed tile."""
+    if tile is None:
+        drawn = page.query_selector("#my-hand button.tile.drawn:not([disabled])")
+        chosen = drawn or page.query_selector_all("#my-hand button.tile:not([disabled])")[-1]
+        tile = str(chosen.get_attribute("data-tile"))
+        chosen.click()
+    else:
+        page.click(f'#my-hand button.tile[data-tile="{tile}"]:not([disabled])')
+    return tile
+
+
+def answer_once(page: Page) -> str | None:
+    """Answer the prompt on the page, if any: 胡 when offered, else 过 in a claim, else a
+    discard. What was done (None: nothing to answer now)."""
+    buttons = legal_buttons(page)
+    actions = [b["action"] for b in buttons]
+    for wanted in CLAIM_ORDER:
+        if wanted in actions:
+            click_action(page, wanted)
+            return wanted
+    if buttons and not page.query_selector("#my-hand button.tile:not([disabled])"):
+        page.click(f'#{buttons[0]["id"]}')
+        return str(buttons[0]["action"])
+    if page.query_selector("#my-hand button.tile:not([disabled])"):
+        return "discard " + discard(page)
+    return None
+
+
+def play_until_settled(page: Page, timeout: float = 45.0) -> list[str]:
+    """Answer every prompt until the settlement dialog shows; what was done."""
+    done: list[str] = []
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            page.wait_for_selector(f"{SETTLED}, {PROMPTED}", timeout=20_000)
+            if page.query_selector(SETTLED):
+                return done
+            answered = answer_once(page)
+        except PlaywrightError:
+            continue  # the page redrew under the click: look again
+        if answered:
+            done.append(answered)
+    raise AssertionError(f"no settlement after {timeout} s; did {done[-10:]}")
+
+
+def settled_balance(page: Page) -> int:
+    """The balance the settlement dialog shows once the hand's silver has moved."""
+    page.wait_for_selector("#settle-balance[data-balance]:not([data-balance=''])", timeout=15_000)
+    shown = page.get_attribute("#settle-balance", "data-balance")
+    text = page.inner_text("#settle-balance").replace(",", "")
+    assert shown is not None and text == shown
+    return int(shown)
+
+
+def discards_of(page: Page, seat: int = 0) -> list[str]:
+    return [str(t) for t in page.eval_on_selector_all(
+        f"#seat-{seat} .discards .tile", "els => els.map(e => e.dataset.tile)")]
+
+
+def wait_discarded(page: Page, before: list[str], tile: str, seat: int = 0) -> None:
+    """Wait until the seat's discards show `tile` after the `before` ones."""
+    page.wait_for_function(
+        "([seat, n]) => document.querySelectorAll(`#seat-${seat} .discards .tile`).length > n",
+        arg=[seat, len(before)],
+    )
+    assert discards_of(page, seat)[len(before)] == tile
