@@ -27,6 +27,7 @@ from typing import Literal, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.cluster.base import Network
 from app.protocol import (
     ERROR_CODES,
     ErrorMessage,
@@ -135,6 +136,7 @@ class TableRegistry:
         self._sessions = sessions
         self._tables: dict[str, LiveTable] = {}
         self._connections: dict[int, Sink] = {}  # account id -> its one connection
+        self.network = Network()  # the cluster (app.cluster), or this process alone
 
     # --- tables ---------------------------------------------------------------------------
 
@@ -146,13 +148,14 @@ class TableRegistry:
         timers: Timers | None = None,
         preset: Preset | None = None,
         ctx: TableContext | None = None,
+        table_id: str | None = None,
     ) -> LiveTable:
         """A new empty table of `variant` at `stake` silver per point, running at once. A
         `preset` (admin test mode) deals the first hand from that wall, with `ctx`'s dealer."""
         ruleset = get_ruleset(variant)  # ValueError for an unknown variant
         if stake < 0:
             raise ValueError("the stake is not below 0")
-        table_id = secrets.token_hex(6)
+        table_id = table_id or secrets.token_hex(6)
         chosen = timers or Timers()
         table = Table(
             table_id,
@@ -165,6 +168,7 @@ class TableRegistry:
             preset=preset,
             ctx=ctx,
         )
+        table.observer = self.network.observer()
         live = LiveTable(table_id, variant, stake, chosen, table)
         live.tasks = [
             asyncio.create_task(table.run(), name=f"table-{table_id}"),
@@ -196,6 +200,7 @@ class TableRegistry:
         elif accounts[seat] is not None:
             raise TableError("seat_taken", f"seat {seat} is taken")
         live.table.seats[seat] = SeatState(account_id, autoplay=bot)
+        self.network.changed(live)
         return seat
 
     def seated_accounts(self) -> set[int]:
@@ -211,6 +216,7 @@ class TableRegistry:
             raise TableError("wrong_table", "you do not sit at this table")
         if live.table.hand is None:
             live.table.seats[seat] = SeatState(None)
+            self.network.changed(live)
             return
         # the first Leave escapes (the hand ends), the second finds no hand and frees the seat
         live.table.submit(Leave(seat))
@@ -261,6 +267,7 @@ class TableRegistry:
         live.tasks[1].cancel()
         await asyncio.gather(*live.tasks, return_exceptions=True)
         self._tables.pop(table_id, None)
+        self.network.closed(table_id)
         return voided
 
     def _require(self, table_id: str) -> LiveTable:
@@ -268,6 +275,15 @@ class TableRegistry:
         if live is None:
             raise TableError("not_found", f"no table {table_id!r}")
         return live
+
+    async def drop(self, table_id: str) -> None:
+        """Stop serving a table without ending its hand (another node owns it now)."""
+        live = self._tables.pop(table_id, None)
+        if live is None:
+            return
+        live.table.submit(Stop())
+        live.tasks[1].cancel()
+        await asyncio.gather(*live.tasks, return_exceptions=True)
 
     async def stop(self) -> None:
         """Stop every table's actor and ticker."""
@@ -284,6 +300,7 @@ class TableRegistry:
         """Route this account's seats to `sink`; the connection it replaces, if any."""
         old = self._connections.get(account_id)
         self._connections[account_id] = sink
+        self.network.connected(account_id, sink)
         return old
 
     def disconnect(self, account_id: int, sink: Sink) -> list[tuple[str, int]]:
@@ -292,6 +309,7 @@ class TableRegistry:
         if self._connections.get(account_id) is not sink:
             return []
         del self._connections[account_id]
+        self.network.disconnected(account_id, sink)
         return [
             (live.table_id, seat)
             for live in self._tables.values()
@@ -305,6 +323,11 @@ class TableRegistry:
         account = live.table.seats[seat].account
         sink = self._connections.get(account) if account is not None else None
         if sink is None:
+            if account is not None and self.network.remote:  # a socket on another node
+                try:
+                    self.network.deliver(account, wire_message(live, seat, item))
+                except Exception:  # a bad conversion must not reach the actor
+                    log.exception("table %s: cannot send %r to seat %d", table_id, item, seat)
             return
         try:
             sink.deliver(wire_message(live, seat, item))
@@ -321,6 +344,10 @@ class TableRegistry:
         stake = live.stake if live is not None else 0
         state, settlement = record.state, record.settlement
         seats = [a for a in record.seats if a is not None]
+        if not await self.network.may_write(record.table_id):
+            log.warning("table %s: a newer owner exists; hand %s not stored here",
+                        record.table_id, record.hand_id)
+            return
         try:
             async with self._sessions() as session:
                 async with session.begin():
@@ -339,6 +366,8 @@ class TableRegistry:
                 )
         except Exception:
             log.exception("table %s: storing hand %s failed", record.table_id, record.hand_id)
+        finally:
+            await self.network.hand_stored(live, record)
 
 
 # --- conversions ----------------------------------------------------------------------------
