@@ -145,6 +145,7 @@ class RedisNetwork(Network, HandObserver):
         self._remove_table = self.redis.register_script(REMOVE_TABLE)
         self.leased: dict[str, Lease] = {}
         self._configs: dict[str, TableConfig] = {}
+        self._fenced_off: set[str] = set()  # tables this node lost to a newer owner
         self._sinks: dict[int, Sink] = {}
         self._forwarded: dict[int, set[str]] = defaultdict(set)
         self._calls: dict[str, asyncio.Future[Reply]] = {}
@@ -256,8 +257,8 @@ class RedisNetwork(Network, HandObserver):
 
     async def may_write(self, table_id: str) -> bool:
         lease = self.leased.get(table_id)
-        if lease is None:
-            return table_id not in self._configs  # a table outside the cluster is ours
+        if lease is None:  # a table outside the cluster (admin test mode) is ours alone
+            return table_id not in self._configs and table_id not in self._fenced_off
         await self.writer.flush()  # the hand's last actions are journaled first
         if await self.leases.is_current(lease):
             return True
@@ -302,6 +303,7 @@ class RedisNetwork(Network, HandObserver):
         if self.leased.pop(table_id, None) is None:
             return
         self._configs.pop(table_id, None)
+        self._fenced_off.add(table_id)
         log.warning("node %s: lost the lease of table %s; stopping it here", self.node_id, table_id)
         asyncio.get_running_loop().create_task(self.registry.drop(table_id))
 
@@ -364,6 +366,7 @@ class RedisNetwork(Network, HandObserver):
             await self.leases.release(lease)
             return False
         config = TableConfig.model_validate_json(config_raw)
+        self._fenced_off.discard(table_id)
         self.leased[table_id] = lease
         self._configs[table_id] = config
         live = self.registry.create(
