@@ -13,7 +13,6 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
-
 from redis.typing import EncodableT
 
 from app.cluster.keys import Keys

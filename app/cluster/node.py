@@ -21,6 +21,7 @@ from collections import defaultdict
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from app.cluster.base import Network, RemoteRefused, Sink
 from app.cluster.bus import Bus
@@ -179,7 +180,7 @@ class RedisNetwork(Network, HandObserver):
         for account_id in list(self._sinks):
             try:
                 await self.presence.leave(account_id)
-            except Exception:
+            except (RedisError, OSError):
                 break
         await self.bus.stop()
         await self.redis.aclose()
@@ -316,7 +317,7 @@ class RedisNetwork(Network, HandObserver):
             for table_id, lease in list(self.leased.items()):
                 try:
                     renewed = await self.leases.renew(lease)
-                except Exception as exc:  # Redis away: try again next time, then lose it
+                except (RedisError, OSError) as exc:  # Redis away: again next time
                     log.warning("node %s: renewing %s failed: %s", self.node_id, table_id, exc)
                     continue
                 if not renewed and self.leased.get(table_id) is lease:
@@ -525,7 +526,7 @@ class RedisNetwork(Network, HandObserver):
             await asyncio.sleep(interval)
             try:
                 await self.presence.refresh(list(self._sinks))
-            except Exception as exc:
+            except (RedisError, OSError) as exc:
                 log.warning("node %s: refreshing presence failed: %s", self.node_id, exc)
 
     # --- the bus ----------------------------------------------------------------------------
