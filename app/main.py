@@ -33,7 +33,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.node import RedisNetwork
 
-            app.state.tables.network = RedisNetwork(settings, app.state.tables)
+            app.state.tables.network = RedisNetwork(
+                settings, app.state.tables, app.state.db.sessions
+            )
         await app.state.tables.network.start()
         yield
         await app.state.tables.stop()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from app.protocol import ClientMessage, ServerMessage
 
 if TYPE_CHECKING:
+    from app.cluster.boards import BoardEntry
     from app.tables.actor import HandObserver
     from app.tables.messages import HandRecordData
     from app.tables.registry import LiveTable
@@ -77,6 +78,14 @@ class Network:
     ) -> tuple[dict[str, Any], int | None]:
         """Sit or leave at a table another node owns: its summary and the seat."""
         raise RemoteRefused("not_found", f"no table {table_id!r}")
+
+    async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
+        """A page of a leaderboard (`silver`, `points:<variant>`) from the cluster's sorted
+        sets; None: ask the database."""
+        return None
+
+    async def forget(self, account_ids: list[int]) -> None:
+        """Take accounts off the cluster's leaderboards (banned)."""
 
     # --- sockets --------------------------------------------------------------------------
 

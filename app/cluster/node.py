@@ -22,8 +22,10 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.cluster.base import Network, RemoteRefused, Sink
+from app.cluster.boards import BoardEntry, Boards
 from app.cluster.bus import Bus
 from app.cluster.journal import (
     APPEND,
@@ -121,7 +123,12 @@ def _seats(table: Table) -> list[SeatData]:
 class RedisNetwork(Network, HandObserver):
     remote = True
 
-    def __init__(self, settings: Settings, registry: TableRegistry) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        registry: TableRegistry,
+        sessions: async_sessionmaker[AsyncSession] | None = None,
+    ) -> None:
         assert settings.redis_url is not None
         self.node_id = settings.node_id
         self.keys = Keys(settings.redis_prefix)
@@ -131,6 +138,7 @@ class RedisNetwork(Network, HandObserver):
         self.presence = Presence(self.redis, self.keys, self.node_id, settings.presence_ttl_ms)
         self.journal = Journal(self.keys)
         self.writer = Writer(self.redis)
+        self.boards = None if sessions is None else Boards(self.redis, self.keys, sessions)
         self.bus = Bus(
             settings.redis_url,
             self.keys.channel(self.node_id),
@@ -164,6 +172,10 @@ class RedisNetwork(Network, HandObserver):
             asyncio.create_task(self._watch_forever(), name="cluster-watch"),
             asyncio.create_task(self._refresh_presence_forever(), name="cluster-presence"),
         ]
+        if self.boards is not None:
+            self._tasks.append(
+                asyncio.create_task(self._boards_forever(), name="cluster-boards")
+            )
         log.info("node %s joined the cluster", self.node_id)
 
     async def stop(self) -> None:
@@ -282,6 +294,12 @@ class RedisNetwork(Network, HandObserver):
         })
         self._store(live, clear_hand=True)
         await self.writer.flush()
+        seats = [a for a in record.seats if a is not None]
+        if self.boards is not None and not record.voided and len(seats) == 4:
+            try:
+                await self.boards.settled(seats, record.variant)
+            except Exception:  # the boards catch up at their next rebuild
+                log.exception("table %s: updating the leaderboards failed", record.table_id)
 
     def _store(self, live: LiveTable, *, clear_hand: bool) -> None:
         lease = self.leased[live.table_id]
@@ -401,6 +419,24 @@ class RedisNetwork(Network, HandObserver):
             f"hand {hand.hand_id} at action {len(hand.actions)}" if hand else "between hands",
         )
         return True
+
+    async def _boards_forever(self) -> None:
+        assert self.boards is not None
+        while True:
+            try:
+                await self.boards.rebuild_if_due(self.node_id)
+            except Exception:
+                log.exception("node %s: rebuilding the leaderboards failed", self.node_id)
+            await asyncio.sleep(5)
+
+    async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
+        if self.boards is None:
+            return None
+        return await self.boards.page(name, limit, offset)
+
+    async def forget(self, account_ids: list[int]) -> None:
+        if self.boards is not None:
+            await self.boards.forget(account_ids)
 
     # --- lobby ------------------------------------------------------------------------------
 
