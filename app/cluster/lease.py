@@ -83,6 +83,19 @@ class Leases:
         keys = [self._keys.lease(lease.table_id)]
         return bool(await self._renew(keys=keys, args=[lease.value, self.ttl_ms]))
 
+    async def renew_all(self, leases: list[Lease]) -> list[bool]:
+        """`renew` for many leases in one round trip."""
+        if not leases:
+            return []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for lease in leases:
+                await self._renew(
+                    keys=[self._keys.lease(lease.table_id)],
+                    args=[lease.value, self.ttl_ms],
+                    client=pipe,
+                )
+            return [bool(result) for result in await pipe.execute()]
+
     async def release(self, lease: Lease) -> bool:
         keys = [self._keys.lease(lease.table_id)]
         return bool(await self._release(keys=keys, args=[lease.value]))

@@ -332,14 +332,15 @@ class RedisNetwork(Network, HandObserver):
         interval = self.leases.ttl_ms / 3000
         while True:
             await asyncio.sleep(interval)
-            for table_id, lease in list(self.leased.items()):
-                try:
-                    renewed = await self.leases.renew(lease)
-                except (RedisError, OSError) as exc:  # Redis away: again next time
-                    log.warning("node %s: renewing %s failed: %s", self.node_id, table_id, exc)
-                    continue
-                if not renewed and self.leased.get(table_id) is lease:
-                    self._lost(table_id)
+            held = list(self.leased.values())
+            try:
+                renewed = await self.leases.renew_all(held)
+            except (RedisError, OSError) as exc:  # Redis away: again next time
+                log.warning("node %s: renewing leases failed: %s", self.node_id, exc)
+                continue
+            for lease, ok in zip(held, renewed):
+                if not ok and self.leased.get(lease.table_id) is lease:
+                    self._lost(lease.table_id)
 
     async def _watch_forever(self) -> None:
         while True:
@@ -583,6 +584,9 @@ class RedisNetwork(Network, HandObserver):
         elif isinstance(message, Close):
             sink = self._sinks.pop(message.account, None)
             if sink is not None:
+                # forgotten first, so that its closing does not mark the account's seats
+                # disconnected: the player is connected, on another node
+                self.registry.disconnect(message.account, sink)
                 sink.close(message.code)
         elif isinstance(message, Call):
             await self._answer(message)

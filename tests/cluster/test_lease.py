@@ -66,3 +66,15 @@ async def test_journal_writes_of_a_stale_owner_are_refused(redis: Redis, prefix:
     k, args = journal.append("t3", new.token, action)
     assert await append(keys=k, args=args) == 2
     assert len(await redis.lrange(keys.actions("t3"), 0, -1)) == 2
+
+
+async def test_renewing_many_leases_at_once(redis: Redis, prefix: str) -> None:
+    keys = Keys(prefix)
+    a = Leases(redis, keys, "node-a", 5000)
+    b = Leases(redis, keys, "node-b", 5000)
+    held = [lease for t in ("r1", "r2", "r3") if (lease := await a.acquire(t)) is not None]
+    assert len(held) == 3
+    await redis.delete(keys.lease("r2"))
+    assert await b.acquire("r2") is not None  # r2 moved to node b meanwhile
+    assert await a.renew_all(held) == [True, False, True]
+    assert await a.renew_all([]) == []

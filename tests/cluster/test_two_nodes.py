@@ -261,6 +261,17 @@ async def test_two_nodes_survive_the_owner_being_killed(
                                   headers=players[3].headers)
         assert taken.json()["error"]["code"] in ("seat_taken", "already_seated")
 
+        # a second login on the other node closes the first socket (code 4000)
+        first_socket = await connect(f"ws://{a.address}/ws?token={players[0].token}")
+        await _until_present(redis, prefix, players[0], "a")
+        async with connect(f"ws://{b.address}/ws?token={players[0].token}") as second:
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                async with asyncio.timeout(5):
+                    await first_socket.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4000
+            await second.send(json.dumps({"type": "ping", "nonce": "still-here"}))
+            assert json.loads(await second.recv()) == {"v": 1, "type": "pong", "nonce": "still-here"}
+
         tasks = [asyncio.create_task(_play(p, b.address, stop)) for p in players]
         try:
             first, second = f"{table_id}-1", f"{table_id}-2"
@@ -304,6 +315,19 @@ async def test_two_nodes_survive_the_owner_being_killed(
     await _check_money(database, [p.name for p in players], [first, second])
     print(f"\ntakeover after SIGKILL: {takeover:.2f}s; reconnects: "
           f"{[p.reconnects for p in players]}")
+
+
+async def _until_present(redis: Redis, prefix: str, player: Player, node: str) -> None:
+    """Wait until presence says the player's socket is on `node`."""
+    account = await _account_id(player)
+    async with asyncio.timeout(5):
+        while await redis.get(Keys(prefix).online(account)) != node:
+            await asyncio.sleep(0.02)
+
+
+async def _account_id(player: Player) -> int:
+    async with httpx.AsyncClient(base_url=f"http://{player.node}") as http:
+        return int((await http.get("/me", headers=player.headers)).json()["id"])
 
 
 async def _check_money(database: str, names: list[str], hands: list[str]) -> None:
