@@ -186,6 +186,8 @@ async def fill_bots(
 ) -> TableOut:
     """Fill every empty seat with a bot (`wrong_table` unless the caller sits there)."""
     registry = registry_of(request)
+    if registry.get(table_id) is None and registry.network.remote:
+        return await _bots_elsewhere(registry, session, settings, table_id, account)
     live = _found(registry, table_id)
     if live.seat_of(account.id) is None:
         raise ApiError("wrong_table", "only a player at the table may call bots to it")
@@ -195,6 +197,31 @@ async def fill_bots(
         if live.seat_of(bot) is None and None in live.accounts():
             registry.sit(table_id, bot, bot=True)
     return table_out(live)
+
+
+async def _bots_elsewhere(
+    registry: TableRegistry,
+    session: AsyncSession,
+    settings: Settings,
+    table_id: str,
+    account: Account,
+) -> TableOut:
+    """`fill_bots` at a table another node owns: bots chosen here, seated by the owner."""
+    summary = await registry.network.summary(table_id)
+    if summary is None:
+        raise ApiError("not_found", f"no table {table_id!r}")
+    if account.id not in summary["seats"]:
+        raise ApiError("wrong_table", "only a player at the table may call bots to it")
+    empty = sum(a is None for a in summary["seats"])
+    needed = MIN_BALANCE_PER_STAKE * int(summary["stake"])
+    table = summary
+    for bot in await _bots(session, settings, registry, empty, needed):
+        try:
+            table, _ = await registry.network.call("sit", table_id, bot, None, bot=True)
+        except RemoteRefused as refused:
+            if refused.code != "table_full":
+                raise ApiError(refused.code, refused.message) from None
+    return TableOut.model_validate(table)
 
 
 async def _elsewhere(
@@ -231,7 +258,9 @@ async def _bots(
         known = list((await session.execute(
             select(Account).where(Account.username.startswith(BOT_PREFIX)).order_by(Account.id)
         )).scalars())
-    seated = registry.seated_accounts()
+    seated = registry.seated_accounts() | {  # and at the cluster's other nodes
+        a for table in await registry.network.tables() or [] for a in table["seats"] if a
+    }
     chosen = [
         a.id for a in known if a.id not in seated and not a.banned and a.balance >= min_balance
     ][:needed]

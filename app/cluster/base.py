@@ -74,7 +74,13 @@ class Network:
         return None
 
     async def call(
-        self, op: str, table_id: str, account_id: int, seat: int | None = None
+        self,
+        op: str,
+        table_id: str,
+        account_id: int,
+        seat: int | None = None,
+        *,
+        bot: bool = False,
     ) -> tuple[dict[str, Any], int | None]:
         """Sit or leave at a table another node owns: its summary and the seat."""
         raise RemoteRefused("not_found", f"no table {table_id!r}")

@@ -57,6 +57,7 @@ class Call(_Model):
     table_id: str
     account: int
     seat: int | None = None
+    bot: bool = False  # a bot account (托管 for good), chosen by the calling node
 
 
 class Reply(_Model):

@@ -450,12 +450,18 @@ class RedisNetwork(Network, HandObserver):
         return None if raw is None else _load(str(raw))
 
     async def call(
-        self, op: str, table_id: str, account_id: int, seat: int | None = None
+        self,
+        op: str,
+        table_id: str,
+        account_id: int,
+        seat: int | None = None,
+        *,
+        bot: bool = False,
     ) -> tuple[dict[str, Any], int | None]:
         assert op in ("sit", "leave")
         call = Call(
             id=secrets.token_hex(8), reply_node=self.node_id, op=op,  # type: ignore[arg-type]
-            table_id=table_id, account=account_id, seat=seat,
+            table_id=table_id, account=account_id, seat=seat, bot=bot,
         )
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._calls[call.id] = future
@@ -492,7 +498,9 @@ class RedisNetwork(Network, HandObserver):
             try:
                 seat: int | None = None
                 if call.op == "sit":
-                    seat = self.registry.sit(call.table_id, call.account, call.seat)
+                    seat = self.registry.sit(
+                        call.table_id, call.account, call.seat, bot=call.bot
+                    )
                 else:
                     self.registry.leave(call.table_id, call.account)
                 reply = Reply(id=call.id, table=summary_of(live, self.node_id), seat=seat)
