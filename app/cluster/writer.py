@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
@@ -104,10 +105,25 @@ class Writer:
                 op.flushed.set_result(None)
 
     async def _execute(self, commands: list[_Op]) -> list[object]:
+        """One pipeline. Scripts go by EVALSHA without asking Redis whether it knows them
+        first (a round trip per batch); a script it forgot (a restart, SCRIPT FLUSH) is
+        loaded and the refused commands sent again, in their order."""
+        results = await self._pipeline(commands)
+        missing = [i for i, r in enumerate(results) if isinstance(r, NoScriptError)]
+        if missing:
+            for script in {id(commands[i].script): commands[i].script for i in missing}.values():
+                assert script is not None
+                await self._redis.script_load(script.script)
+            again = await self._pipeline([commands[i] for i in missing])
+            for i, result in zip(missing, again):
+                results[i] = result
+        return results
+
+    async def _pipeline(self, commands: list[_Op]) -> list[object]:
         async with self._redis.pipeline(transaction=False) as pipe:
             for op in commands:
                 if op.script is None:
                     pipe.publish(op.keys[0], str(op.args[0]))
                 else:
-                    await op.script(keys=list(op.keys), args=list(op.args), client=pipe)
+                    pipe.evalsha(op.script.sha, len(op.keys), *op.keys, *op.args)
             return list(await pipe.execute(raise_on_error=False))
