@@ -31,8 +31,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = Database.connect(settings.database_url)
         await app.state.passwords.warm_up()
         app.state.tables = TableRegistry(app.state.db.sessions)
+        if settings.redis_url:  # one node of several (docs/cluster.md)
+            from app.cluster.node import RedisNetwork
+
+            app.state.tables.network = RedisNetwork(
+                settings, app.state.tables, app.state.db.sessions
+            )
+        await app.state.tables.network.start()
         yield
         await app.state.tables.stop()
+        await app.state.tables.network.stop()
         await app.state.db.close()
 
     app = FastAPI(title="Zhejiang and Fujian mahjong", version="0.1.0", lifespan=lifespan)

@@ -3,6 +3,7 @@ DATABASE_URL, REDIS_URL, JWT_SECRET ...)."""
 
 from __future__ import annotations
 
+import secrets
 from functools import lru_cache
 
 from pydantic import Field
@@ -20,6 +21,17 @@ class Settings(BaseSettings):
     # SQLite (a file next to the app) by default; PostgreSQL when it says postgresql://
     database_url: str = "sqlite:///./mahjong.db"
     redis_url: str | None = None
+    # the cluster (only with REDIS_URL, see docs/cluster.md): this node's id (random by
+    # default), the key prefix, the table lease's TTL, the presence TTL and how often a
+    # node looks for tables whose owner died
+    node_id: str = Field(
+        default_factory=lambda: secrets.token_hex(4), min_length=1, max_length=64,
+        pattern=r"^[A-Za-z0-9_.:-]+$",
+    )
+    redis_prefix: str = "mj:"
+    lease_ms: int = Field(default=3000, ge=300)
+    presence_ttl_ms: int = Field(default=30000, ge=1000)
+    watch_interval_ms: int = Field(default=500, ge=50)
     migrate_on_start: bool = True  # `python -m app` upgrades the database to head first
 
     jwt_secret: str = Field(default=DEV_SECRET, min_length=32)

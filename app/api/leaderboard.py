@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Float, Select, cast, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -112,9 +112,49 @@ async def _rows(
         return list((await session.execute(ranked.limit(limit).offset(offset))).all())
 
 
+async def _from_cluster(
+    request: Request, session: AsyncSession, name: str, limit: int, offset: int
+) -> list[Row] | None:
+    """A page from the cluster's sorted sets (app/cluster/boards.py); None without Redis.
+    Names and titles come from the database; a banned account found on the page is taken
+    off the boards and the page read again."""
+    network = request.app.state.tables.network
+    for _ in range(3):
+        page = await network.board(name, limit, offset)
+        if page is None:
+            return None
+        ids = [entry.account for entry in page]
+        async with session.begin():
+            found = {
+                a.id: a for a in (await session.execute(
+                    select(Account.id, Account.username, Account.balance, Account.banned)
+                    .where(Account.id.in_(ids))
+                )).all()
+            }
+        gone = [i for i in ids if i not in found or found[i].banned]
+        if gone:
+            await network.forget(gone)
+            continue
+        return [
+            Row(
+                rank=entry.rank,
+                username=found[entry.account].username,
+                title=ranks.title_of(found[entry.account].balance),
+                value=entry.value,
+            )
+            for entry in page
+        ]
+    return None
+
+
 @router.get("/silver", responses=errors.responses("validation_error"))
-async def silver(session: SessionDep, limit: PageLimit = 20, offset: PageOffset = 0) -> Board:
+async def silver(
+    session: SessionDep, request: Request, limit: PageLimit = 20, offset: PageOffset = 0
+) -> Board:
     """Accounts by silver (银两)."""
+    clustered = await _from_cluster(request, session, "silver", limit, offset)
+    if clustered is not None:
+        return Board(rows=clustered, limit=limit, offset=offset)
     query = select(Account.username, Account.balance).where(Account.banned.is_(False))
     rows = await _rows(session, query, Account.balance, limit, offset)
     return Board(
@@ -143,10 +183,17 @@ def _in_variant(variant: str) -> Select[*tuple[Any, ...]]:
 
 @router.get("/points/{variant}", responses=errors.responses("not_found", "validation_error"))
 async def points(
-    variant: str, session: SessionDep, limit: PageLimit = 20, offset: PageOffset = 0
+    variant: str,
+    session: SessionDep,
+    request: Request,
+    limit: PageLimit = 20,
+    offset: PageOffset = 0,
 ) -> Board:
     """Accounts by points (积分) in one variant."""
     _known(variant)
+    clustered = await _from_cluster(request, session, f"points:{variant}", limit, offset)
+    if clustered is not None:
+        return Board(rows=clustered, limit=limit, offset=offset)
     rows = await _rows(session, _in_variant(variant), VariantStats.points, limit, offset)
     return Board(
         rows=[

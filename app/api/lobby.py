@@ -28,6 +28,7 @@ from app.api import errors
 from app.api.deps import SessionDep, SettingsDep, commit_open
 from app.api.errors import ApiError
 from app.api.security import AUTH_ERRORS, CurrentAccount
+from app.cluster.base import RemoteRefused
 from app.rules.variants import VARIANTS
 from app.settings import Settings
 from app.store import accounts, ledger
@@ -111,6 +112,9 @@ def _found(registry: TableRegistry, table_id: str) -> LiveTable:
 @router.get("/tables", responses=errors.responses(*AUTH_ERRORS))
 async def list_tables(account: CurrentAccount, request: Request) -> list[TableOut]:
     """Every table of this server: variant, stake, seats taken and status."""
+    listed = await registry_of(request).network.tables()
+    if listed is not None:  # every node's tables, from the cluster's directory
+        return [TableOut.model_validate(summary) for summary in listed]
     return [table_out(live) for live in registry_of(request).all()]
 
 
@@ -125,6 +129,7 @@ async def create_table(body: CreateTableIn, account: CurrentAccount, request: Re
         )
     timers = Timers(**body.timers.model_dump()) if body.timers is not None else None
     live = registry_of(request).create(body.variant, body.stake, timers=timers)
+    await registry_of(request).network.opened(live)
     return table_out(live)
 
 
@@ -138,6 +143,8 @@ async def sit(
     """Sit down (at `seat`, or the first empty one). Refused: `insufficient_balance` below
     100 x the stake, `seat_taken`, `table_full`, `already_seated`."""
     registry = registry_of(request)
+    if registry.get(table_id) is None and registry.network.remote:
+        return await _elsewhere(registry, "sit", table_id, account, body)
     live = _found(registry, table_id)
     needed = MIN_BALANCE_PER_STAKE * live.stake
     if account.balance < needed:
@@ -157,6 +164,8 @@ async def sit(
 async def leave(table_id: str, account: CurrentAccount, request: Request) -> TableOut:
     """Get up: free between hands, an escape (逃跑) during one (`wrong_table`: not seated)."""
     registry = registry_of(request)
+    if registry.get(table_id) is None and registry.network.remote:
+        return (await _elsewhere(registry, "leave", table_id, account, None)).table
     live = _found(registry, table_id)
     try:
         registry.leave(table_id, account.id)
@@ -177,6 +186,8 @@ async def fill_bots(
 ) -> TableOut:
     """Fill every empty seat with a bot (`wrong_table` unless the caller sits there)."""
     registry = registry_of(request)
+    if registry.get(table_id) is None and registry.network.remote:
+        return await _bots_elsewhere(registry, session, settings, table_id, account)
     live = _found(registry, table_id)
     if live.seat_of(account.id) is None:
         raise ApiError("wrong_table", "only a player at the table may call bots to it")
@@ -186,6 +197,52 @@ async def fill_bots(
         if live.seat_of(bot) is None and None in live.accounts():
             registry.sit(table_id, bot, bot=True)
     return table_out(live)
+
+
+async def _bots_elsewhere(
+    registry: TableRegistry,
+    session: AsyncSession,
+    settings: Settings,
+    table_id: str,
+    account: Account,
+) -> TableOut:
+    """`fill_bots` at a table another node owns: bots chosen here, seated by the owner."""
+    summary = await registry.network.summary(table_id)
+    if summary is None:
+        raise ApiError("not_found", f"no table {table_id!r}")
+    if account.id not in summary["seats"]:
+        raise ApiError("wrong_table", "only a player at the table may call bots to it")
+    empty = sum(a is None for a in summary["seats"])
+    needed = MIN_BALANCE_PER_STAKE * int(summary["stake"])
+    table = summary
+    for bot in await _bots(session, settings, registry, empty, needed):
+        try:
+            table, _ = await registry.network.call("sit", table_id, bot, None, bot=True)
+        except RemoteRefused as refused:
+            if refused.code != "table_full":
+                raise ApiError(refused.code, refused.message) from None
+    return TableOut.model_validate(table)
+
+
+async def _elsewhere(
+    registry: TableRegistry, op: str, table_id: str, account: Account, body: SitIn | None
+) -> SeatOut:
+    """Sit or leave at a table another node of the cluster owns: the owner decides."""
+    summary = await registry.network.summary(table_id)
+    if summary is None:
+        raise ApiError("not_found", f"no table {table_id!r}")
+    needed = MIN_BALANCE_PER_STAKE * int(summary["stake"])
+    if op == "sit" and account.balance < needed:
+        raise ApiError(
+            "insufficient_balance", f"this table needs {needed} silver to sit", {"needed": needed}
+        )
+    try:
+        table, seat = await registry.network.call(
+            op, table_id, account.id, body.seat if body is not None else None
+        )
+    except RemoteRefused as refused:
+        raise ApiError(refused.code, refused.message) from None
+    return SeatOut(table=TableOut.model_validate(table), seat=seat if seat is not None else -1)
 
 
 async def _bots(
@@ -201,7 +258,9 @@ async def _bots(
         known = list((await session.execute(
             select(Account).where(Account.username.startswith(BOT_PREFIX)).order_by(Account.id)
         )).scalars())
-    seated = registry.seated_accounts()
+    seated = registry.seated_accounts() | {  # and at the cluster's other nodes
+        a for table in await registry.network.tables() or [] for a in table["seats"] if a
+    }
     chosen = [
         a.id for a in known if a.id not in seated and not a.banned and a.balance >= min_balance
     ][:needed]

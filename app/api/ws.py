@@ -156,6 +156,8 @@ def _route(
         return PongMessage(nonce=message.nonce)
     live = registry.get(message.table_id)
     seat = live.seat_of(account_id) if live is not None else None
+    if live is None and registry.network.forward(account_id, message):
+        return None  # the table lives on another node, which answers
     if live is None or seat is None:
         return _error("wrong_table", "you do not sit at that table")
     if isinstance(message, ActionMessage):

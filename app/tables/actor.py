@@ -40,6 +40,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import GreedyBot
@@ -93,6 +94,17 @@ SeedSource = Callable[[], int]
 OnSeatsChanged = Callable[[], None]
 
 ROUNDS_PER_SESSION = 4  # a 版 is four 圈 (RULES.md 1)
+
+class HandObserver(Protocol):
+    """Told of every hand dealt and every action applied, in order (the cluster's journal,
+    so that another process can rebuild the hand by replay)."""
+
+    def hand_started(
+        self, table: Table, hands: int, seed: int, ctx: TableContext, preset: Preset | None
+    ) -> None: ...
+
+    def action_applied(self, table: Table, action: Action) -> None: ...
+
 
 _BOT = GreedyBot()  # 托管 and the timeout choice on a turn
 DEFAULT_TIMERS = Timers()
@@ -169,6 +181,7 @@ class Table:
         self._reported = True
         self._on_seats_changed = on_seats_changed
         self._deal_passes = 0  # times the deal passed to another seat in this 版
+        self.observer: HandObserver | None = None
 
     # --- what callers may read ------------------------------------------------------------
 
@@ -411,6 +424,8 @@ class Table:
         self._prompts = {}
         self._reported = False
         self._next_hand_at = None
+        if self.observer is not None:
+            self.observer.hand_started(self, self._hands, seed, self._hand_ctx, preset)
         self._publish(events)
         await self._advance()
 
@@ -420,6 +435,8 @@ class Table:
         state, events = step(self._state, action)
         self._state = state
         self._actions.append(action)
+        if self.observer is not None:
+            self.observer.action_applied(self, action)
         self._publish(events)
 
     def _publish(self, events: list[Event]) -> None:
@@ -575,6 +592,43 @@ class Table:
             self._error(seat, "hand_voided", message)
         await self._on_hand_end(self._record(None, voided=True))
 
+    def adopt(
+        self,
+        hands: int,
+        seq: int,
+        ctx: TableContext | None,
+        hand: AdoptedHand | None = None,
+    ) -> None:
+        """Take over a table another process served (failover): the hands dealt so far, the
+        last seq and the next hand's context; with `hand`, the hand in play, rebuilt by
+        replaying its action log from its seed (ValueError when the log does not replay).
+        Call before `run`; the table is left paused, and `AdminResume` through the inbox
+        prompts the pending seats again with fresh deadlines."""
+        self._hands = hands
+        self._seq = seq
+        self._ctx = ctx
+        if hand is not None:
+            try:
+                state, events = replay(
+                    self.ruleset, hand.seed, hand.ctx, list(hand.actions), hand.preset
+                )
+            except Exception as exc:
+                raise ValueError(f"hand {hand.hand_id} does not replay: {exc}") from exc
+            self._state = state
+            self._hand_id = hand.hand_id
+            self._hands = hand.hands
+            self._seed = hand.seed
+            self._ctx = self._hand_ctx = hand.ctx
+            self._hand_preset = hand.preset
+            self._actions = list(hand.actions)
+            self._events = events
+            self._first_seq = hand.first_seq
+            self._seq = hand.first_seq - 1 + len(events)
+            self._prompts = {}
+            self._reported = False
+            self._next_hand_at = None
+        self._pause()
+
     # --- small helpers --------------------------------------------------------------------
 
     def _live(self) -> HandState | None:
@@ -606,6 +660,19 @@ def draw_seats(seed: int) -> tuple[int, int, int, int]:
     order = list(range(4))
     random.Random(seed).shuffle(order)
     return (order[0], order[1], order[2], order[3])
+
+
+@dataclass(frozen=True, slots=True)
+class AdoptedHand:
+    """A hand in play as another process journaled it (`Table.adopt`)."""
+
+    hand_id: str
+    hands: int
+    seed: int
+    ctx: TableContext
+    preset: Preset | None
+    first_seq: int
+    actions: Sequence[Action]
 
 
 async def tick_forever(table: Table, interval: float = 0.25) -> None:

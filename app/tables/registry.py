@@ -38,6 +38,7 @@ from typing import Literal, Protocol
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.cluster.base import Network
 from app.protocol import (
     ERROR_CODES,
     ErrorMessage,
@@ -165,6 +166,7 @@ class TableRegistry:
         self._owed: dict[str, set[int]] = {}
         self._owed_seated: dict[str, set[int]] = {}
         self._senders: dict[str, asyncio.Task[None]] = {}
+        self.network = Network()  # the cluster (app.cluster), or this process alone
 
     # --- tables ---------------------------------------------------------------------------
 
@@ -176,13 +178,14 @@ class TableRegistry:
         timers: Timers | None = None,
         preset: Preset | None = None,
         ctx: TableContext | None = None,
+        table_id: str | None = None,
     ) -> LiveTable:
         """A new empty table of `variant` at `stake` silver per point, running at once. A
         `preset` (admin test mode) deals the first hand from that wall, with `ctx`'s dealer."""
         ruleset = get_ruleset(variant)  # ValueError for an unknown variant
         if stake < 0:
             raise ValueError("the stake is not below 0")
-        table_id = secrets.token_hex(6)
+        table_id = table_id or secrets.token_hex(6)
         chosen = timers or Timers()
         table = Table(
             table_id,
@@ -196,6 +199,7 @@ class TableRegistry:
             ctx=ctx,
             on_seats_changed=lambda: self.announce(table_id),
         )
+        table.observer = self.network.observer()
         live = LiveTable(table_id, variant, stake, chosen, table)
         live.tasks = [
             asyncio.create_task(table.run(), name=f"table-{table_id}"),
@@ -231,6 +235,7 @@ class TableRegistry:
             live.bots.add(account_id)
         self.announce(table_id)
         self.announce(table_id, [seat], seated=True)
+        self.network.changed(live)
         return seat
 
     def seated_accounts(self) -> set[int]:
@@ -247,6 +252,7 @@ class TableRegistry:
         if live.table.hand is None:
             live.table.seats[seat] = SeatState(None)
             self.announce(table_id)
+            self.network.changed(live)
             return
         # the first Leave escapes (the hand ends), the second finds no hand and frees the seat
         live.table.submit(Leave(seat))
@@ -312,6 +318,7 @@ class TableRegistry:
         self._owed.pop(table_id, None)
         self._owed_seated.pop(table_id, None)
         self._senders.pop(table_id, None)  # it finds no table and ends
+        self.network.closed(table_id)
         return voided
 
     def _require(self, table_id: str) -> LiveTable:
@@ -319,6 +326,15 @@ class TableRegistry:
         if live is None:
             raise TableError("not_found", f"no table {table_id!r}")
         return live
+
+    async def drop(self, table_id: str) -> None:
+        """Stop serving a table without ending its hand (another node owns it now)."""
+        live = self._tables.pop(table_id, None)
+        if live is None:
+            return
+        live.table.submit(Stop())
+        live.tasks[1].cancel()
+        await asyncio.gather(*live.tasks, return_exceptions=True)
 
     async def stop(self) -> None:
         """Stop every table's actor and ticker."""
@@ -343,6 +359,7 @@ class TableRegistry:
                 live.table.submit(Connected(seat))  # after any Disconnected of the old one
                 self.announce(live.table_id)
                 self.announce(live.table_id, [seat], seated=True)
+        self.network.connected(account_id, sink)
         return old
 
     def disconnect(self, account_id: int, sink: Sink) -> list[tuple[str, int]]:
@@ -351,6 +368,7 @@ class TableRegistry:
         if self._connections.get(account_id) is not sink:
             return []
         del self._connections[account_id]
+        self.network.disconnected(account_id, sink)
         held = [
             (live.table_id, seat)
             for live in self._tables.values()
@@ -367,6 +385,11 @@ class TableRegistry:
         account = live.table.seats[seat].account
         sink = self._connections.get(account) if account is not None else None
         if sink is None:
+            if account is not None and self.network.remote:  # a socket on another node
+                try:
+                    self.network.deliver(account, wire_message(live, seat, item))
+                except Exception:  # a bad conversion must not reach the actor
+                    log.exception("table %s: cannot send %r to seat %d", table_id, item, seat)
             return
         try:
             sink.deliver(wire_message(live, seat, item))
@@ -438,7 +461,7 @@ class TableRegistry:
             name, balance = profiles.get(account, (None, None))
             # a bot is always there; a player is there with a socket and not marked away
             connected = account in live.bots or (
-                seat.connected and account in self._connections
+                seat.connected and (account in self._connections or self.network.remote)
             )
             seats.append(SeatInfo(
                 seat=number,
@@ -463,6 +486,8 @@ class TableRegistry:
         sink = self._connections.get(account) if account is not None else None
         if sink is not None:
             sink.deliver(message)
+        elif account is not None and self.network.remote:  # a socket on another node
+            self.network.deliver(account, message)
 
     # --- the end of a hand ----------------------------------------------------------------
 
@@ -474,6 +499,10 @@ class TableRegistry:
         stake = live.stake if live is not None else 0
         state, settlement = record.state, record.settlement
         seats = [a for a in record.seats if a is not None]
+        if not await self.network.may_write(record.table_id):
+            log.warning("table %s: a newer owner exists; hand %s not stored here",
+                        record.table_id, record.hand_id)
+            return
         try:
             async with self._sessions() as session:
                 async with session.begin():
@@ -504,6 +533,7 @@ class TableRegistry:
         finally:
             # new balances and titles; after a reseat every seat learns its new seat
             self.announce(record.table_id, seated=record.reseat is not None)
+            await self.network.hand_stored(live, record)
 
 
 # --- conversions ----------------------------------------------------------------------------

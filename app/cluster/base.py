@@ -1,0 +1,110 @@
+"""What the tables and the sockets ask of the cluster. `Network` itself is one process
+(no `REDIS_URL`): every table and every socket is here, so each hook does nothing and the
+registry behaves exactly as it always did. `app.cluster.node.RedisNetwork` is the cluster.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from app.protocol import ClientMessage, ServerMessage
+
+if TYPE_CHECKING:
+    from app.cluster.boards import BoardEntry
+    from app.tables.actor import HandObserver
+    from app.tables.messages import HandRecordData
+    from app.tables.registry import LiveTable
+
+
+class Sink(Protocol):
+    def deliver(self, message: ServerMessage) -> None: ...
+
+    def close(self, code: int) -> None: ...
+
+
+class RemoteRefused(Exception):
+    """A lobby change the owning node refused: `code` is the API error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Network:
+    """One process: the default, and the interface of the cluster."""
+
+    remote = False
+
+    async def start(self) -> None:
+        """Join (the cluster: connect, subscribe, start watching the directory)."""
+
+    async def stop(self) -> None:
+        """Leave: hand this node's tables over (the registry has stopped their actors)."""
+
+    # --- tables ---------------------------------------------------------------------------
+
+    def observer(self) -> HandObserver | None:
+        """What a new table's actor tells of its hands (the journal); None: nothing."""
+        return None
+
+    async def opened(self, live: LiveTable) -> None:
+        """A table was opened on this node (take its lease, list it)."""
+
+    def changed(self, live: LiveTable) -> None:
+        """A table's seats changed between hands (store its configuration and summary)."""
+
+    def closed(self, table_id: str) -> None:
+        """A table was dissolved (drop its lease, configuration and listing)."""
+
+    async def may_write(self, table_id: str) -> bool:
+        """May this node store and settle the table's hand? False when a newer owner
+        exists (the fence): the stale owner stops instead."""
+        return True
+
+    async def hand_stored(self, live: LiveTable | None, record: HandRecordData) -> None:
+        """The hand's record was stored and its silver settled (clear its journal)."""
+
+    async def tables(self) -> list[dict[str, Any]] | None:
+        """The lobby list of every node (None: only this process's tables)."""
+        return None
+
+    async def summary(self, table_id: str) -> dict[str, Any] | None:
+        """A table another node owns, as the lobby lists it (None: unknown)."""
+        return None
+
+    async def call(
+        self,
+        op: str,
+        table_id: str,
+        account_id: int,
+        seat: int | None = None,
+        *,
+        bot: bool = False,
+    ) -> tuple[dict[str, Any], int | None]:
+        """Sit or leave at a table another node owns: its summary and the seat."""
+        raise RemoteRefused("not_found", f"no table {table_id!r}")
+
+    async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
+        """A page of a leaderboard (`silver`, `points:<variant>`) from the cluster's sorted
+        sets; None: ask the database."""
+        return None
+
+    async def forget(self, account_ids: list[int]) -> None:
+        """Take accounts off the cluster's leaderboards (banned)."""
+
+    # --- sockets --------------------------------------------------------------------------
+
+    def connected(self, account_id: int, sink: Sink) -> None:
+        """The account's socket is now `sink` on this node."""
+
+    def disconnected(self, account_id: int, sink: Sink) -> None:
+        """The account's socket `sink` closed (it was the current one)."""
+
+    def forward(self, account_id: int, message: ClientMessage) -> bool:
+        """Send a message for a table this node does not own to its owner; False: no
+        other node could take it (the caller answers `wrong_table`)."""
+        return False
+
+    def deliver(self, account_id: int, message: ServerMessage) -> None:
+        """A message for an account whose socket is not on this node."""

@@ -1,0 +1,152 @@
+"""Leaderboards (排行榜) as Redis sorted sets, for a cluster: by silver (``board:silver``)
+and by points in each variant (``board:points:<variant>``). Win rate stays a PostgreSQL
+query (it filters on a minimum number of hands).
+
+A member is the account id, zero-padded, and its score the value negated: ascending
+order is then the highest value first and, within a tie, the older account first, the
+order of the PostgreSQL boards. A row's rank is one plus the number of members with a
+strictly better score (equal values share a rank: 1, 2, 2, 4).
+
+The sets are rebuilt from PostgreSQL (banned accounts left out) when missing and then
+every `REBUILD_SECONDS` by one node at a time (a lock key), and the four seats of a hand
+are updated as soon as it is settled. A banned account found on a page is removed and
+the page read again.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import cast
+
+from redis.asyncio import Redis
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.cluster.keys import Keys
+from app.rules.variants import VARIANTS
+from app.store.models import Account, VariantStats
+
+log = logging.getLogger(__name__)
+
+REBUILD_SECONDS = 60
+CHUNK = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class BoardEntry:
+    account: int
+    value: int
+    rank: int
+
+
+def _member(account_id: int) -> str:
+    return f"{account_id:012d}"
+
+
+def board_names() -> list[str]:
+    return ["silver"] + [f"points:{variant}" for variant in VARIANTS]
+
+
+class Boards:
+    def __init__(
+        self, redis: Redis, keys: Keys, sessions: async_sessionmaker[AsyncSession]
+    ) -> None:
+        self._redis = redis
+        self._keys = keys
+        self._sessions = sessions
+
+    async def page(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
+        """One page of a board; None when the board is not built yet."""
+        key = self._keys.board(name)
+        if not await self._redis.exists(self._keys.board("built")):
+            return None
+        rows = cast(
+            list[tuple[str, float]],
+            await self._redis.zrange(key, offset, offset + limit - 1, withscores=True),
+        )
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for _, score in rows:
+                pipe.zcount(key, "-inf", f"({score}")
+            better = await pipe.execute()
+        return [
+            BoardEntry(int(member), -int(score), int(ahead) + 1)
+            for (member, score), ahead in zip(rows, better)
+        ]
+
+    async def forget(self, account_ids: list[int]) -> None:
+        """Take accounts off every board (banned or deleted)."""
+        members = [_member(a) for a in account_ids]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for name in board_names():
+                pipe.zrem(self._keys.board(name), *members)
+            await pipe.execute()
+
+    async def settled(self, account_ids: list[int], variant: str) -> None:
+        """Update the boards of the accounts of a settled hand from PostgreSQL."""
+        async with self._sessions() as session, session.begin():
+            accounts = (await session.execute(
+                select(Account.id, Account.balance, Account.banned)
+                .where(Account.id.in_(account_ids))
+            )).all()
+            points = (await session.execute(
+                select(VariantStats.account_id, VariantStats.points).where(
+                    VariantStats.account_id.in_(account_ids), VariantStats.variant == variant
+                )
+            )).all()
+        if not await self._redis.exists(self._keys.board("built")):
+            return  # the first rebuild will have them
+        banned = {a.id for a in accounts if a.banned}
+        silver = {_member(a.id): -a.balance for a in accounts if a.id not in banned}
+        scored = {_member(p.account_id): -p.points for p in points if p.account_id not in banned}
+        async with self._redis.pipeline(transaction=False) as pipe:
+            if silver:
+                pipe.zadd(self._keys.board("silver"), silver)
+            if scored:
+                pipe.zadd(self._keys.board(f"points:{variant}"), scored)
+            if banned:
+                for name in board_names():
+                    pipe.zrem(self._keys.board(name), *(_member(a) for a in banned))
+            await pipe.execute()
+
+    async def rebuild_if_due(self, node_id: str) -> bool:
+        """Rebuild every board when the last rebuild (by any node: a lock key) is
+        `REBUILD_SECONDS` old, or none was ever built; True when rebuilt here."""
+        lock = self._keys.board("lock")
+        due = await self._redis.set(lock, node_id, nx=True, ex=REBUILD_SECONDS)
+        if not due and await self._redis.exists(self._keys.board("built")):
+            return False
+        await self.rebuild()
+        return True
+
+    async def rebuild(self) -> None:
+        """Every board from PostgreSQL, each swapped in whole (RENAME)."""
+        async with self._sessions() as session, session.begin():
+            silver = (await session.execute(
+                select(Account.id, Account.balance).where(Account.banned.is_(False))
+            )).all()
+            points = (await session.execute(
+                select(VariantStats.account_id, VariantStats.variant, VariantStats.points)
+                .join(Account, Account.id == VariantStats.account_id)
+                .where(Account.banned.is_(False))
+            )).all()
+        boards: dict[str, dict[str, int]] = {name: {} for name in board_names()}
+        boards["silver"] = {_member(a.id): -a.balance for a in silver}
+        for row in points:
+            boards.setdefault(f"points:{row.variant}", {})[_member(row.account_id)] = -row.points
+        for name, scores in boards.items():
+            await self._swap(self._keys.board(name), scores)
+        await self._redis.set(self._keys.board("built"), "1")
+
+    async def _swap(self, key: str, scores: dict[str, int]) -> None:
+        building = f"{key}:building"
+        items = list(scores.items())
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.delete(building)
+            for start in range(0, len(items), CHUNK):
+                pipe.zadd(building, dict(items[start:start + CHUNK]))
+            if items:
+                pipe.rename(building, key)
+            else:
+                pipe.delete(key)
+            await pipe.execute()

@@ -1,0 +1,77 @@
+"""What nodes publish to each other's channel: one JSON object with a `kind`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ToTable(_Model):
+    """A client's message for a table this node does not own (raw client JSON); the owner
+    answers errors to `reply_node`."""
+
+    kind: Literal["to_table"] = "to_table"
+    account: int
+    table_id: str
+    reply_node: str
+    message: str
+
+
+class Away(_Model):
+    """The account's socket closed on another node: its seat at `table_id` is disconnected."""
+
+    kind: Literal["away"] = "away"
+    account: int
+    table_id: str
+
+
+class ToAccount(_Model):
+    """A server message for the account whose socket this node holds (raw server JSON)."""
+
+    kind: Literal["to_account"] = "to_account"
+    account: int
+    message: str
+
+
+class Close(_Model):
+    """The account logged in on `by_node`: close its socket here (WebSocket code `code`)."""
+
+    kind: Literal["close"] = "close"
+    account: int
+    code: int
+    by_node: str
+
+
+class Call(_Model):
+    """A lobby change of a table another node owns (`sit` or `leave`)."""
+
+    kind: Literal["call"] = "call"
+    id: str
+    reply_node: str
+    op: Literal["sit", "leave"]
+    table_id: str
+    account: int
+    seat: int | None = None
+    bot: bool = False  # a bot account (托管 for good), chosen by the calling node
+
+
+class Reply(_Model):
+    """The owner's answer to a `Call`: an error code, or the table's summary and the seat."""
+
+    kind: Literal["reply"] = "reply"
+    id: str
+    code: str | None = None
+    message: str = ""
+    table: dict[str, Any] | None = None
+    seat: int | None = None
+
+
+NodeMessage = Annotated[
+    ToTable | Away | ToAccount | Close | Call | Reply, Field(discriminator="kind")
+]
+NODE_MESSAGE: TypeAdapter[NodeMessage] = TypeAdapter(NodeMessage)

@@ -1,0 +1,150 @@
+"""Two nodes in one process (two registries, two `RedisNetwork`s on one Redis): the hand
+in play is journaled as it goes, another node restores exactly the same hand from the
+journal once the lease is free, and the old owner, fenced off, stops serving the table
+the moment it tries to act on it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from app.cluster.keys import Keys
+from app.cluster.node import RedisNetwork
+from app.rules.hand import legal_actions, pending_seats
+from app.settings import Settings
+from app.store import migrate
+from app.store.db import Database
+from app.tables.messages import PlayerAction
+from app.tables.registry import LiveTable, TableRegistry
+from app.tables.timers import Timers
+
+SLOW = Timers(discard=60, claim=60, decide=60, ready=0.1)
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'failover.db'}"
+    migrate.upgrade(url)
+    return url
+
+
+@pytest.fixture
+async def database(database_url: str) -> AsyncIterator[Database]:
+    db = Database.connect(database_url)
+    yield db
+    await db.close()
+
+
+async def _node(name: str, db: Database, redis_url: str, prefix: str) -> RedisNetwork:
+    settings = Settings(
+        database_url="sqlite://", redis_url=redis_url, redis_prefix=prefix, node_id=name,
+        lease_ms=10000, watch_interval_ms=60000, jwt_secret="x" * 40,
+    )
+    registry = TableRegistry(db.sessions)
+    network = RedisNetwork(settings, registry)
+    registry.network = network
+    await network.start()
+    return network
+
+
+async def _until(condition: object, seconds: float = 5.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not condition():  # type: ignore[operator]
+            await asyncio.sleep(0.02)
+
+
+async def _act(live: LiveTable, registry: TableRegistry) -> None:
+    """The first pending seat plays its first legal action."""
+    state = live.table.hand
+    assert state is not None
+    seat = pending_seats(state)[0]
+    action = legal_actions(state, seat)[0]
+    registry.submit(live.table_id, PlayerAction(seat, action, live.table.seq))
+    await registry.flush(live.table_id)
+
+
+async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
+    database: Database, redis_url: str, prefix: str, redis: object
+) -> None:
+    a = await _node("a", database, redis_url, prefix)
+    b = await _node("b", database, redis_url, prefix)
+    keys = Keys(prefix)
+    try:
+        live_a = a.registry.create("lishui", 1, timers=SLOW)
+        await a.opened(live_a)
+        table_id = live_a.table_id
+        for account in (11, 12, 13, 14):
+            a.registry.sit(table_id, account)
+        await _until(lambda: live_a.table.hand is not None)
+        for _ in range(9):
+            await _act(live_a, a.registry)
+        await a.writer.flush()
+        assert await a.redis.llen(keys.actions(table_id)) == len(live_a.table._actions)
+
+        # nobody else may take a held table
+        assert await b.watch_once() == []
+        # the lease is gone (as when A stops renewing): B takes the table over
+        await a.redis.delete(keys.lease(table_id))
+        assert await b.watch_once() == [table_id]
+        live_b = b.registry.get(table_id)
+        assert live_b is not None
+        await b.registry.flush(table_id)
+        assert live_b.table.hand_id == live_a.table.hand_id
+        assert live_b.table.seq == live_a.table.seq
+        assert live_b.table.hand == live_a.table.hand  # the very same hand, by replay
+        assert live_b.accounts() == [11, 12, 13, 14]
+        assert not live_b.table.paused
+        journaled = await b.redis.llen(keys.actions(table_id))
+
+        # A still runs its copy; its next action is refused by the fence and A stops
+        state = live_a.table.hand
+        assert state is not None
+        seat = pending_seats(state)[0]
+        live_a.table.submit(PlayerAction(seat, legal_actions(state, seat)[0], live_a.table.seq))
+        await _until(lambda: a.registry.get(table_id) is None)
+        assert await b.redis.llen(keys.actions(table_id)) == journaled  # nothing from A
+        assert not await a.may_write(table_id)
+
+        # B plays on and journals under its own token
+        await _act(live_b, b.registry)
+        await b.writer.flush()
+        assert await b.redis.llen(keys.actions(table_id)) == journaled + 1
+        owner = await b.redis.get(keys.lease(table_id))
+        assert owner == "b|2"
+    finally:
+        await a.registry.stop()
+        await b.registry.stop()
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_clean_shutdown_hands_the_table_over(
+    database: Database, redis_url: str, prefix: str, redis: object
+) -> None:
+    a = await _node("a", database, redis_url, prefix)
+    b = await _node("b", database, redis_url, prefix)
+    try:
+        live_a = a.registry.create("wenzhou", 2, timers=SLOW)
+        await a.opened(live_a)
+        table_id = live_a.table_id
+        a.registry.sit(table_id, 21)
+        a.registry.sit(table_id, 22, 3)
+        await a.writer.flush()
+        listed = await b.tables()
+        assert listed is not None and [t["id"] for t in listed] == [table_id]
+        assert listed[0]["seats"] == [21, None, None, 22] and listed[0]["node"] == "a"
+        await a.registry.stop()
+        await a.stop()  # releases the lease: the table is not lost with the node
+        assert await b.watch_once() == [table_id]
+        live_b = b.registry.get(table_id)
+        assert live_b is not None and live_b.variant == "wenzhou" and live_b.stake == 2
+        assert live_b.accounts() == [21, None, None, 22]
+        await b.writer.flush()
+        listed = await b.tables()
+        assert listed is not None and listed[0]["node"] == "b"
+    finally:
+        await b.registry.stop()
+        await b.stop()
