@@ -27,6 +27,7 @@ from typing import Literal, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.ops import metrics
 from app.protocol import (
     ERROR_CODES,
     ErrorMessage,
@@ -337,7 +338,9 @@ class TableRegistry:
                     variant=record.variant,
                     stats=ranks.results_from(state, disconnected=record.away),
                 )
+            metrics.settled(state.outcome)
         except Exception:
+            metrics.settled("failed")
             log.exception("table %s: storing hand %s failed", record.table_id, record.hand_id)
 
 
