@@ -1,9 +1,10 @@
 """One load run: set up the tables, play for the given seconds, measure the echo server, report.
 
-Set-up (not measured): per table four accounts are registered and logged in over REST, their
-four sockets opened (each waits for its `pong`, so the server routes to it), a table created
-with a one-second pause between hands, and the four seats taken; the first hand starts as the
-fourth player sits. Then every counter starts from zero and the bots play for `seconds`,
+Set-up (not measured), in steps so that no table plays while the next ones are set up: every
+account is registered and logged in over REST, every socket opened (each waits for its
+`pong`, so the server routes to it), every table created with a one-second pause between
+hands and three of its seats taken, and last every fourth player sits (which starts the
+table's first hand). Then every counter starts from zero and the bots play for `seconds`,
 with a progress line once a second. At the end every bot leaves its table (an escape if a hand
 is in play) and closes; then as many echo clients as there were bots run against the bare
 echo server for `echo_seconds`, and the report compares the two.
@@ -16,7 +17,7 @@ import random
 import secrets
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -69,9 +70,10 @@ class Options(BaseModel):
 class Table:
     table_id: str
     bots: list[GameBot]
+    tokens: list[str]
 
 
-async def _bounded(limit: int, jobs: list[Callable[[], Awaitable[T]]]) -> list[T | BaseException]:
+async def _bounded(limit: int, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T | BaseException]:
     gate = asyncio.Semaphore(limit)
 
     async def one(job: Callable[[], Awaitable[T]]) -> T:
@@ -96,36 +98,85 @@ async def _account(http: httpx.AsyncClient, username: str) -> str:
     return str(tokens["access_token"])
 
 
-async def _set_up_table(
-    http: httpx.AsyncClient, ws_url: str, options: Options, prefix: str, index: int,
-    meter: Meter, rng: random.Random,
+async def _open_bot(bot: GameBot, ws_url: str, token: str) -> GameBot:
+    await bot.open(f"{ws_url}/ws?token={token}")
+    await bot.ready()
+    return bot
+
+
+async def _open_table(
+    http: httpx.AsyncClient, options: Options, bots: list[GameBot], tokens: list[str]
 ) -> Table:
-    tokens = [await _account(http, f"{prefix}{index}_{seat}") for seat in range(4)]
-    bots = [GameBot(meter, random.Random(rng.random()), counts_hands=seat == 0) for seat in range(4)]
-    try:
-        for bot, token in zip(bots, tokens, strict=True):
-            await bot.open(f"{ws_url}/ws?token={token}")
-            await bot.ready()
-        headers = [{"Authorization": f"Bearer {token}"} for token in tokens]
-        created = _ok(
-            await http.post(
-                "/tables",
-                json={"variant": options.variant, "stake": options.stake, "timers": {"ready": 1}},
-                headers=headers[0],
-            ),
-            "create a table",
-        )
-        table_id = str(created["id"])
-        for seat, bot in enumerate(bots):
-            bot.table_id, bot.seat = table_id, seat
-            _ok(
-                await http.post(f"/tables/{table_id}/sit", json={"seat": seat}, headers=headers[seat]),
-                "sit",
-            )
-    except BaseException:
-        await asyncio.gather(*(bot.close() for bot in bots), return_exceptions=True)
-        raise
-    return Table(table_id, bots)
+    """Create a table and sit three of its four bots (nothing plays yet)."""
+    created = _ok(
+        await http.post(
+            "/tables",
+            json={"variant": options.variant, "stake": options.stake, "timers": {"ready": 1}},
+            headers=_bearer(tokens[0]),
+        ),
+        "create a table",
+    )
+    table = Table(str(created["id"]), bots, tokens)
+    for seat, bot in enumerate(bots):
+        bot.table_id, bot.seat = table.table_id, seat
+    for seat in range(3):
+        await _sit(http, table, seat)
+    return table
+
+
+async def _sit(http: httpx.AsyncClient, table: Table, seat: int) -> Table:
+    path = f"/tables/{table.table_id}/sit"
+    _ok(await http.post(path, json={"seat": seat}, headers=_bearer(table.tokens[seat])), "sit")
+    return table
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def _set_up(
+    http: httpx.AsyncClient, ws_url: str, options: Options, meter: Meter, rng: random.Random,
+    out: TextIO,
+) -> tuple[list[Table], list[BaseException], list[GameBot]]:
+    """Accounts, then sockets, then tables (so that no table plays while accounts are still
+    being made): the tables set up and the failures."""
+    prefix = f"lt_{secrets.token_hex(3)}_"
+    clients = options.tables * 4
+    started = time.monotonic()
+    names = [f"{prefix}{i}" for i in range(clients)]
+    made = await _bounded(SETUP_CONCURRENCY, [partial(_account, http, name) for name in names])
+    out.write(f"  {clients} accounts in {time.monotonic() - started:.1f} s\n")
+    bots = [
+        GameBot(meter, random.Random(rng.random()), counts_hands=i % 4 == 0)
+        for i in range(clients)
+    ]
+    indices = [i for i, token in enumerate(made) if isinstance(token, str)]
+    opened = await _bounded(SETUP_CONCURRENCY * 4, [
+        partial(_open_bot, bots[i], ws_url, str(made[i])) for i in indices
+    ])
+    ready = {i for i, result in zip(indices, opened, strict=True) if isinstance(result, GameBot)}
+    out.write(f"  {len(ready)} sockets open at {time.monotonic() - started:.1f} s\n")
+    failures: list[BaseException] = [
+        r for r in [*made, *opened] if isinstance(r, BaseException)
+    ]
+    jobs = []
+    for t in range(options.tables):
+        group = range(4 * t, 4 * t + 4)
+        if all(i in ready for i in group):
+            seats = [bots[i] for i in group]
+            tokens = [str(made[i]) for i in group]
+            jobs.append(partial(_open_table, http, options, seats, tokens))
+    opened_tables = await _bounded(SETUP_CONCURRENCY, jobs)
+    failures += [r for r in opened_tables if isinstance(r, BaseException)]
+    out.write(f"  tables opened at {time.monotonic() - started:.1f} s\n")
+    # the fourth players last, all at once: no table plays while the others are set up
+    seated = await _bounded(SETUP_CONCURRENCY, [
+        partial(_sit, http, table, 3) for table in opened_tables if isinstance(table, Table)
+    ])
+    tables = [r for r in seated if isinstance(r, Table)]
+    failures += [r for r in seated if isinstance(r, BaseException)]
+    out.write(f"  {len(tables)} tables playing at {time.monotonic() - started:.1f} s\n")
+    return tables, failures, bots
 
 
 async def _server_histogram(http: httpx.AsyncClient) -> list[tuple[float, float]] | None:
@@ -231,18 +282,14 @@ async def _run(
     rng = random.Random(options.seed)
     meter = Meter()
     ws_url = "ws" + url[len("http"):]
-    prefix = f"lt_{secrets.token_hex(3)}_"
     clients = options.tables * 4
     limits = httpx.Limits(max_connections=SETUP_CONCURRENCY * 2)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
         out.write(f"setting up {options.tables} tables ({clients} clients) ...\n")
         started = time.monotonic()
-        results = await _bounded(SETUP_CONCURRENCY, [
-            partial(_set_up_table, http, ws_url, options, prefix, i, meter, rng)
-            for i in range(options.tables)
-        ])
-        tables = [r for r in results if isinstance(r, Table)]
-        failures = [r for r in results if not isinstance(r, Table)]
+        tables, failures, bots = await _set_up(http, ws_url, options, meter, rng, out)
+        if failures:
+            out.write(f"{len(failures)} set-up steps failed; the first: {failures[0]!r}\n")
         setup_seconds = time.monotonic() - started
         if failures:
             out.write(f"{len(failures)} tables could not be set up; first: {failures[0]!r}\n")
@@ -251,13 +298,13 @@ async def _run(
         after = await _server_histogram(http)
         game = PhaseReport.of(meter, elapsed)
         hands, errors, late = meter.hands, dict(meter.errors), dict(meter.late)
-        errors_total = sum(errors.values()) + len(failures) * 4 + meter.dropped
+        errors_total = sum(errors.values()) + len(failures) + meter.dropped
         if failures:
-            errors["setup_failed_tables"] = len(failures)
+            errors["setup_failed"] = len(failures)
         if meter.dropped:
             errors["connections_dropped"] = meter.dropped
-        bots = [bot for table in tables for bot in table.bots]
-        await asyncio.gather(*(bot.leave() for bot in bots), return_exceptions=True)
+        seated = [bot for table in tables for bot in table.bots]
+        await asyncio.gather(*(bot.leave() for bot in seated), return_exceptions=True)
         await asyncio.gather(*(bot.close() for bot in bots), return_exceptions=True)
         sizes = list(meter.sizes)
 
