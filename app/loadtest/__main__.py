@@ -35,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--stake", type=int, default=1)
     parser.add_argument("--database-url", help="with --spawn: the spawned server's database")
     parser.add_argument("--seed", type=int, default=1, help="the bots' random choices")
+    parser.add_argument("--think-ms", type=float, default=0,
+                        help="mean think time before each answer (0: answer at once)")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
 
@@ -69,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             database_url=args.database_url,
             echo=not args.no_echo,
             seed=args.seed,
+            think_ms=args.think_ms,
         )
     except ValidationError as exc:
         print(f"bad options: {exc}", file=sys.stderr)

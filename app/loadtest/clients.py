@@ -2,7 +2,7 @@
 
 `Link` owns a connection: it counts every message both ways in a shared `Meter` (and keeps a
 sample of their sizes), reads in its own task and hands each text frame to `on_message`.
-`GameBot` plays one seat: it answers every prompt at once (胡 when offered; in a claim window
+`GameBot` plays one seat: it answers every prompt, at once or after a think time (胡 when offered; in a claim window
 it passes three times in four and otherwise takes a random claim; on its turn a random legal
 action, which is nearly always a random discard), never faster than the server's per-socket
 limit, and measures each action's latency (passes excepted, which need not cause an event):
@@ -105,9 +105,12 @@ class Link:
 class GameBot(Link):
     """One seat of one table."""
 
-    def __init__(self, meter: Meter, rng: random.Random, counts_hands: bool) -> None:
+    def __init__(
+        self, meter: Meter, rng: random.Random, counts_hands: bool, think: float = 0.0
+    ) -> None:
         super().__init__(meter)
         self.rng = rng
+        self.think = think  # mean seconds before answering (uniform in 0.5x-1.5x); 0: at once
         self.counts_hands = counts_hands  # one seat per table counts the hands
         self.table_id = ""
         self.seat = -1
@@ -171,6 +174,10 @@ class GameBot(Link):
         return self.rng.choice(others)
 
     async def _answer(self, seq: int, action: Message) -> None:
+        if self.think > 0:
+            await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+            if self.prompt_seq != seq:
+                return
         wait = self.pace.wait(time.monotonic())
         if wait > 0:
             await asyncio.sleep(wait)

@@ -64,6 +64,7 @@ class Options(BaseModel):
     database_url: str | None = None  # for --spawn: PostgreSQL instead of a SQLite file
     echo: bool = True
     seed: int = 1
+    think_ms: float = Field(default=0, ge=0, le=30_000)  # mean think time before an answer
 
 
 @dataclass
@@ -147,7 +148,8 @@ async def _set_up(
     made = await _bounded(SETUP_CONCURRENCY, [partial(_account, http, name) for name in names])
     out.write(f"  {clients} accounts in {time.monotonic() - started:.1f} s\n")
     bots = [
-        GameBot(meter, random.Random(rng.random()), counts_hands=i % 4 == 0)
+        GameBot(meter, random.Random(rng.random()), counts_hands=i % 4 == 0,
+                think=options.think_ms / 1000)
         for i in range(clients)
     ]
     indices = [i for i, token in enumerate(made) if isinstance(token, str)]

@@ -175,9 +175,10 @@ router = APIRouter(tags=["ops"])
 
 
 @router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})
-def metrics(request: Request) -> Response:
+async def metrics(request: Request) -> Response:
     """Prometheus metrics of this node (text exposition format). Meant for the monitoring
-    network only: keep it off the public proxy."""
+    network only: keep it off the public proxy. (On the event loop, not in a worker thread:
+    the live tables are read where they change.)"""
     tables = getattr(request.app.state, "tables", None)
     observe_tables(tables.all() if tables is not None else ())
     return Response(exposition(), media_type=CONTENT_TYPE_LATEST)

@@ -18,7 +18,7 @@ from app.loadtest.stats import Meter, histogram_quantile, percentile
 
 async def test_a_short_run_plays_hands_without_errors() -> None:
     out = io.StringIO()
-    report = await run(Options(tables=2, seconds=5, echo_seconds=1), out)
+    report = await run(Options(tables=2, seconds=6, echo_seconds=1), out)
     assert report.clients == 8
     assert report.game.connections == 8 and report.game.dropped == 0
     assert report.hands > 0
