@@ -28,6 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import BaseModel, Field
 
 from app.loadtest.clients import EchoClient, GameBot
+from app.loadtest.seed import seed_accounts
 from app.loadtest.servers import (
     Process,
     require_loopback,
@@ -44,6 +45,7 @@ from app.loadtest.stats import (
     ms,
     percentile,
 )
+from app.settings import Settings
 
 MAX_TABLES = 500
 MAX_SECONDS = 3600
@@ -137,15 +139,20 @@ def _bearer(token: str) -> dict[str, str]:
 
 async def _set_up(
     http: httpx.AsyncClient, ws_url: str, options: Options, meter: Meter, rng: random.Random,
-    out: TextIO,
+    out: TextIO, spawned: Settings | None,
 ) -> tuple[list[Table], list[BaseException], list[GameBot]]:
-    """Accounts, then sockets, then tables (so that no table plays while accounts are still
-    being made): the tables set up and the failures."""
+    """Accounts (straight into a spawned server's database, else over REST), then sockets,
+    then tables (so that no table plays while accounts are still being made): the tables
+    set up, the failures and every bot."""
     prefix = f"lt_{secrets.token_hex(3)}_"
     clients = options.tables * 4
     started = time.monotonic()
     names = [f"{prefix}{i}" for i in range(clients)]
-    made = await _bounded(SETUP_CONCURRENCY, [partial(_account, http, name) for name in names])
+    made: list[str | BaseException]
+    if spawned is not None:
+        made = list(await seed_accounts(spawned, names))
+    else:
+        made = await _bounded(SETUP_CONCURRENCY, [partial(_account, http, name) for name in names])
     out.write(f"  {clients} accounts in {time.monotonic() - started:.1f} s\n")
     bots = [
         GameBot(meter, random.Random(rng.random()), counts_hands=i % 4 == 0,
@@ -266,20 +273,22 @@ async def run(options: Options, out: TextIO = sys.stderr) -> Report:
     with workdir() as scratch:
         processes: list[Process] = []
         try:
+            spawned: Settings | None = None
             if options.url is None:
-                url, server = await spawn_game_server(Path(scratch), options.database_url)
+                url, server, spawned = await spawn_game_server(Path(scratch), options.database_url)
                 processes.append(server)
                 out.write(f"spawned a server at {url}\n")
             else:
                 url = require_loopback(options.url)
-            return await _run(options, url, Path(scratch), processes, out)
+            return await _run(options, url, Path(scratch), processes, out, spawned)
         finally:
             for process in processes:
                 process.stop()
 
 
 async def _run(
-    options: Options, url: str, scratch: Path, processes: list[Process], out: TextIO
+    options: Options, url: str, scratch: Path, processes: list[Process], out: TextIO,
+    spawned: Settings | None,
 ) -> Report:
     rng = random.Random(options.seed)
     meter = Meter()
@@ -289,12 +298,10 @@ async def _run(
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
         out.write(f"setting up {options.tables} tables ({clients} clients) ...\n")
         started = time.monotonic()
-        tables, failures, bots = await _set_up(http, ws_url, options, meter, rng, out)
+        tables, failures, bots = await _set_up(http, ws_url, options, meter, rng, out, spawned)
         if failures:
             out.write(f"{len(failures)} set-up steps failed; the first: {failures[0]!r}\n")
         setup_seconds = time.monotonic() - started
-        if failures:
-            out.write(f"{len(failures)} tables could not be set up; first: {failures[0]!r}\n")
         before = await _server_histogram(http)
         elapsed = await _measure(options.seconds, meter, clients, "game", out)
         after = await _server_histogram(http)

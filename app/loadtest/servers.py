@@ -23,6 +23,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from app.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
 
@@ -112,8 +114,11 @@ async def wait_port(port: int, process: Process) -> None:
     raise RuntimeError(f"the echo server did not listen in {START_TIMEOUT:g} s")
 
 
-async def spawn_game_server(workdir: Path, database_url: str | None = None) -> tuple[str, Process]:
-    """Start `python -m app` on a free loopback port; its base URL and process."""
+async def spawn_game_server(
+    workdir: Path, database_url: str | None = None
+) -> tuple[str, Process, Settings]:
+    """Start `python -m app` on a free loopback port; its base URL, its process and the
+    settings it was given (the database and the JWT secret)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_MODE")}
     env.update(CHEAP_ARGON2)
@@ -132,7 +137,7 @@ async def spawn_game_server(workdir: Path, database_url: str | None = None) -> t
     except BaseException:
         process.stop()
         raise
-    return url, process
+    return url, process, Settings(database_url=env["DATABASE_URL"], jwt_secret=env["JWT_SECRET"])
 
 
 async def spawn_echo_server(workdir: Path) -> tuple[str, Process]:
