@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
 from app.api.passwords import Passwords
 from app.api.ratelimit import MemoryAttemptLimiter
+from app.ops import health, metrics
 from app.rules.variants import VARIANTS
 from app.settings import DEV_SECRET, Settings, get_settings
 from app.store.db import Database
@@ -60,13 +61,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ws.router,
         replay.router,
         web.router,
+        health.router,
+        metrics.router,
     ):
         app.include_router(router)
-
-    @app.get("/health", tags=["ops"])
-    def health() -> dict[str, str]:
-        """Liveness: the process answers."""
-        return {"status": "ok"}
 
     @app.get("/variants", tags=["rules"])
     def variants() -> list[dict[str, object]]:

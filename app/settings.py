@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -18,6 +19,7 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: str = "info"
+    log_format: Literal["json", "text"] = "json"  # json: one object per line (app/ops/logging.py)
     # SQLite (a file next to the app) by default; PostgreSQL when it says postgresql://
     database_url: str = "sqlite:///./mahjong.db"
     redis_url: str | None = None

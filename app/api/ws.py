@@ -28,6 +28,8 @@ from fastapi import APIRouter, WebSocket
 
 from app.api.errors import ApiError
 from app.api.security import account_for_token
+from app.ops import logging as ops_logging
+from app.ops import metrics
 from app.protocol import (
     ActionMessage,
     AutoplayMessage,
@@ -41,7 +43,7 @@ from app.protocol import (
     parse_client,
     to_rules_action,
 )
-from app.tables.messages import Autoplay, Disconnected, PlayerAction, Resume
+from app.tables.messages import Autoplay, Disconnected, Resume
 from app.tables.registry import TableError, TableRegistry
 
 log = logging.getLogger(__name__)
@@ -95,6 +97,7 @@ class Connection:
             if isinstance(item, int):
                 await self._websocket.close(code=item)
                 return
+            metrics.message_out(item)
             await self._websocket.send_text(item.model_dump_json())
 
 
@@ -108,16 +111,19 @@ async def table_socket(websocket: WebSocket, token: str = "") -> None:
     except ApiError:  # unauthorized (a bad or expired token, a deleted account) or banned
         await websocket.close(code=CLOSE_UNAUTHORIZED)
         return
+    ops_logging.bind_account(account.id)
     registry: TableRegistry = app.state.tables
     connection = Connection(websocket)
     old = registry.connect(account.id, connection)
     if old is not None:
         old.close(CLOSE_REPLACED)
+    metrics.connection_opened()
     writer = asyncio.create_task(connection.pump())
     reader = asyncio.create_task(_read(websocket, connection, registry, account.id))
     try:
         await asyncio.wait({writer, reader}, return_when=asyncio.FIRST_COMPLETED)
     finally:
+        metrics.connection_closed()
         for task in (writer, reader):
             task.cancel()
         await asyncio.gather(writer, reader, return_exceptions=True)
@@ -140,6 +146,7 @@ async def _read(
             connection.deliver(_error("rate_limited", f"at most {RATE_LIMIT} messages a second"))
             continue
         parsed = parse_client(raw)
+        metrics.message_in(parsed)
         if isinstance(parsed, ErrorMessage):
             connection.deliver(parsed)
             continue
@@ -162,7 +169,7 @@ def _route(
         return _error("wrong_table", "you do not sit at that table")
     if isinstance(message, ActionMessage):
         action = to_rules_action(message.action, seat)
-        live.table.submit(PlayerAction(seat, action, message.seq))
+        live.table.submit(metrics.received_action(seat, action, message.seq))
     elif isinstance(message, ResumeMessage):
         live.table.submit(Resume(seat, message.last_seq))
         registry.announce(message.table_id, [seat], seated=True)

@@ -42,6 +42,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.ops import logging as ops_logging
+from app.ops import metrics
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import GreedyBot
 from app.rules.errors import IllegalAction
@@ -219,6 +221,7 @@ class Table:
 
     async def run(self) -> None:
         """Handle inbox messages one at a time until `Stop`."""
+        ops_logging.bind_table(self.table_id)
         while True:
             msg = await self.inbox.get()
             if isinstance(msg, Stop):
@@ -229,6 +232,7 @@ class Table:
         """Handle one message. An exception is logged and the hand restored (or voided):
         the table keeps serving."""
         before = self._seat_summary()
+        metrics.handling(msg)
         try:
             await self._dispatch(msg)
         except Exception:
@@ -447,6 +451,7 @@ class Table:
         for offset, event in enumerate(events):
             for seat in range(4):
                 self._send(seat, EventOut(first + offset, self._hand_id, event.for_seat(seat)))
+        metrics.events_published()
 
     async def _advance(self) -> None:
         """After a step: end the hand, or prompt the pending seats and let 托管 play."""

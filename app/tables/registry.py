@@ -39,6 +39,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.cluster.base import Network
+from app.ops import metrics
 from app.protocol import (
     ERROR_CODES,
     ErrorMessage,
@@ -528,7 +529,9 @@ class TableRegistry:
                         self._wall_clock(),
                         self._disconnect_policy,
                     )
+            metrics.settled(state.outcome)
         except Exception:
+            metrics.settled("failed")
             log.exception("table %s: storing hand %s failed", record.table_id, record.hand_id)
         finally:
             # new balances and titles; after a reseat every seat learns its new seat

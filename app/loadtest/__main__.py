@@ -1,0 +1,92 @@
+"""`python -m app.loadtest --url http://127.0.0.1:8000 --tables N --seconds S` (or `--spawn`
+instead of `--url` to start a throwaway server). The report goes to stdout (and to
+`--json FILE`); the progress line and notes go to stderr."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import resource
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.loadtest.run import MAX_SECONDS, MAX_TABLES, Options, run
+from app.loadtest.servers import LoopbackOnly
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m app.loadtest", description=__doc__)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--url", help="the server under test (loopback only)")
+    target.add_argument(
+        "--spawn", action="store_true",
+        help="start a server in a subprocess (SQLite unless --database-url; cheap Argon2)",
+    )
+    parser.add_argument("--tables", type=int, default=10, help=f"1-{MAX_TABLES} (4 clients each)")
+    parser.add_argument("--seconds", type=float, default=30, help=f"play time (at most {MAX_SECONDS})")
+    parser.add_argument("--echo-seconds", type=float, default=None,
+                        help="echo measurement time (default: min(seconds, 10))")
+    parser.add_argument("--no-echo", action="store_true", help="skip the echo measurement")
+    parser.add_argument("--variant", default="lishui")
+    parser.add_argument("--stake", type=int, default=1)
+    parser.add_argument("--database-url", help="with --spawn: the spawned server's database")
+    parser.add_argument("--seed", type=int, default=1, help="the bots' random choices")
+    parser.add_argument("--think-ms", type=float, default=0,
+                        help="mean think time before each answer (0: answer at once)")
+    parser.add_argument("--json", type=Path, help="also write the report as JSON here")
+    return parser
+
+
+def _raise_fd_limit(wanted: int) -> None:
+    """Thousands of sockets need descriptors: raise the soft limit (children inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def _run_loop(coro: Coroutine[Any, Any, Any]) -> Any:
+    try:
+        import uvloop
+
+        return uvloop.run(coro)
+    except ImportError:
+        return asyncio.run(coro)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        options = Options(
+            url=None if args.spawn else args.url,
+            tables=args.tables,
+            seconds=args.seconds,
+            echo_seconds=args.echo_seconds,
+            variant=args.variant,
+            stake=args.stake,
+            database_url=args.database_url,
+            echo=not args.no_echo,
+            seed=args.seed,
+            think_ms=args.think_ms,
+        )
+    except ValidationError as exc:
+        print(f"bad options: {exc}", file=sys.stderr)
+        return 2
+    _raise_fd_limit(options.tables * 8 + 1024)
+    try:
+        report = _run_loop(run(options))
+    except LoopbackOnly as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(report.text())
+    if args.json is not None:
+        args.json.write_text(report.model_dump_json(indent=2) + "\n")
+    return 0 if report.errors == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

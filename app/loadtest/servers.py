@@ -1,0 +1,159 @@
+"""The processes a load run starts: the server under test (`--spawn`) and the echo server.
+
+Both listen on a free loopback port in a subprocess of their own, so that they do not share
+the load test's event loop. The spawned game server is `python -m app` on a fresh SQLite file
+(or the `--database-url` given), with cheap Argon2 parameters so that thousands of accounts
+register in seconds, a random JWT secret and warnings-only logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from app.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 60.0
+
+# Argon2 at its cheapest sensible setting: only for a throwaway load-test server
+CHEAP_ARGON2 = {"ARGON2_TIME_COST": "1", "ARGON2_MEMORY_KIB": "1024", "ARGON2_PARALLELISM": "1"}
+
+
+class LoopbackOnly(ValueError):
+    """The load test refuses any target but this machine."""
+
+
+def require_loopback(url: str) -> str:
+    """`url` without a trailing slash, if its host is a loopback address (or localhost)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise LoopbackOnly(f"not an http(s) URL: {url!r}")
+    host = parts.hostname
+    if host != "localhost":
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if not loopback:
+            raise LoopbackOnly(f"the load test only targets this machine (loopback), not {host!r}")
+    return url.rstrip("/")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Process:
+    """A child process with its output in a file; `stop` ends it (SIGTERM, then SIGKILL)."""
+
+    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+        self.log = log
+        self._out = log.open("wb")
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=self._out, stderr=subprocess.STDOUT
+        )
+
+    def tail(self, lines: int = 20) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self._out.close()
+
+
+async def wait_http(url: str, process: Process) -> None:
+    """Poll `url` until it answers 200; fail with the child's output if it dies or hangs."""
+    deadline = time.monotonic() + START_TIMEOUT
+    async with httpx.AsyncClient(timeout=2) as http:
+        while time.monotonic() < deadline:
+            if process.proc.poll() is not None:
+                raise RuntimeError(f"the server exited at start:\n{process.tail()}")
+            try:
+                if (await http.get(url)).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.2)
+    raise RuntimeError(f"the server did not answer {url} in {START_TIMEOUT:g} s:\n{process.tail()}")
+
+
+async def wait_port(port: int, process: Process) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.proc.poll() is not None:
+            raise RuntimeError(f"the echo server exited at start:\n{process.tail()}")
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.1)
+            continue
+        writer.close()
+        await writer.wait_closed()
+        return
+    raise RuntimeError(f"the echo server did not listen in {START_TIMEOUT:g} s")
+
+
+async def spawn_game_server(
+    workdir: Path, database_url: str | None = None
+) -> tuple[str, Process, Settings]:
+    """Start `python -m app` on a free loopback port; its base URL, its process and the
+    settings it was given (the database and the JWT secret)."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_MODE")}
+    env.update(CHEAP_ARGON2)
+    env.update(
+        HOST="127.0.0.1",
+        PORT=str(port),
+        DATABASE_URL=database_url or f"sqlite:///{workdir / 'loadtest.db'}",
+        JWT_SECRET=secrets.token_hex(32),
+        LOG_LEVEL="warning",
+        MIGRATE_ON_START="true",
+    )
+    process = Process([sys.executable, "-m", "app"], env, workdir / "server.log")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        await wait_http(f"{url}/health", process)
+    except BaseException:
+        process.stop()
+        raise
+    return url, process, Settings(database_url=env["DATABASE_URL"], jwt_secret=env["JWT_SECRET"])
+
+
+async def spawn_echo_server(workdir: Path) -> tuple[str, Process]:
+    """Start the bare echo server (`python -m app.loadtest.echo`); its ws:// URL."""
+    port = free_port()
+    process = Process(
+        [sys.executable, "-m", "app.loadtest.echo", str(port)], dict(os.environ),
+        workdir / "echo.log",
+    )
+    try:
+        await wait_port(port, process)
+    except BaseException:
+        process.stop()
+        raise
+    return f"ws://127.0.0.1:{port}/", process
+
+
+def workdir() -> tempfile.TemporaryDirectory[str]:
+    return tempfile.TemporaryDirectory(prefix="mahjong-load-")

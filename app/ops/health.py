@@ -1,0 +1,109 @@
+"""Liveness and readiness probes.
+
+- `GET /health`: the process answers (no dependency is touched), for a container
+  HEALTHCHECK or a liveness probe: `{"status": "ok"}`.
+- `GET /ready`: this node can serve: the database answers `SELECT 1` and, when `REDIS_URL`
+  is set, Redis answers `PING`, each within `CHECK_TIMEOUT` seconds. 200 with every check
+  `ok`; otherwise 503 with the error shape, code `not_ready`, and `details` naming each
+  check's result (`ok`, `skipped` for Redis without REDIS_URL, or what went wrong), so
+  that an operator sees which one failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+import redis.asyncio as aioredis
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from sqlalchemy import text
+
+from app.api.errors import ErrorBody, ErrorResponse
+from app.store.db import Database
+
+router = APIRouter(tags=["ops"])
+
+CHECK_TIMEOUT = 2.0  # seconds per dependency
+OK = "ok"
+SKIPPED = "skipped"
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"] = "ok"
+
+
+class ReadyOut(BaseModel):
+    status: Literal["ready"] = "ready"
+    checks: dict[str, str]
+
+
+async def check_database(db: Database) -> None:
+    async with db.engine.connect() as conn:
+        await conn.execute(text("SELECT 1"))
+
+
+async def check_redis(url: str) -> None:
+    client = aioredis.from_url(
+        url, socket_connect_timeout=CHECK_TIMEOUT, socket_timeout=CHECK_TIMEOUT
+    )
+    try:
+        await client.ping()
+    finally:
+        await client.aclose()
+
+
+async def _outcome(check: Callable[[], Awaitable[None]]) -> str:
+    try:
+        await asyncio.wait_for(check(), CHECK_TIMEOUT)
+    except TimeoutError:
+        return f"error: no answer within {CHECK_TIMEOUT:g} s"
+    except Exception as exc:  # noqa: BLE001 - any failure means "not ready", reported as text
+        return f"error: {type(exc).__name__}: {str(exc)[:200]}"
+    return OK
+
+
+async def readiness(db: Database | None, redis_url: str | None) -> dict[str, str]:
+    """Each dependency's check result, run concurrently."""
+
+    async def database() -> str:
+        if db is None:
+            return "error: the database is not connected yet"
+        return await _outcome(lambda: check_database(db))
+
+    async def cache() -> str:
+        if not redis_url:
+            return SKIPPED
+        return await _outcome(lambda: check_redis(redis_url))
+
+    db_result, redis_result = await asyncio.gather(database(), cache())
+    return {"database": db_result, "redis": redis_result}
+
+
+@router.get("/health")
+def health() -> HealthOut:
+    """Liveness: the process answers (no dependency is checked)."""
+    return HealthOut()
+
+
+@router.get(
+    "/ready",
+    response_model=ReadyOut,
+    responses={503: {"model": ErrorResponse, "description": "a dependency is unreachable"}},
+)
+async def ready(request: Request) -> ReadyOut | JSONResponse:
+    """Readiness: the database and (with REDIS_URL) Redis are reachable; 503 `not_ready`
+    with each check's result otherwise."""
+    state = request.app.state
+    checks = await readiness(getattr(state, "db", None), state.settings.redis_url)
+    failed = [name for name, result in checks.items() if result not in (OK, SKIPPED)]
+    if not failed:
+        return ReadyOut(checks=checks)
+    body = ErrorResponse(
+        error=ErrorBody(
+            code="not_ready", message=f"unreachable: {', '.join(failed)}", details=checks
+        )
+    )
+    return JSONResponse(body.model_dump(), status_code=503)

@@ -1,0 +1,184 @@
+"""Prometheus metrics of one server process, and the small calls the shell makes to feed them.
+
+Every metric lives here; the WebSocket endpoint, the table registry and the actor each call
+one function per fact (a connection opened, a message in or out, an action's events handed
+to the sockets, a hand settled). What can be read from the live tables (how many, how deep
+their inboxes are) is read when `/metrics` is scraped (`observe_tables`), not counted.
+
+The action-to-broadcast latency runs from the moment the WebSocket endpoint receives a seat's
+action (`ReceivedAction.received`) to the moment the actor has handed the events the action
+caused to every seat's connection (`events_published`, at the end of the actor's publish).
+The actor runs one message at a time in its own task, so the action in hand is kept in a
+context variable of that task (`handling`). Actions the actor refuses publish no event and
+are not observed; the time a connection's writer then takes to put the frames on the wire is
+not part of it (the load test measures the whole path from the client's side).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from fastapi import APIRouter, Request, Response
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, Histogram
+from prometheus_client import generate_latest as _generate_latest
+
+from app.rules.actions import Action
+from app.tables.messages import PlayerAction
+
+__all__ = ["CONTENT_TYPE_LATEST", "ReceivedAction"]
+
+PREFIX = "mahjong"
+
+# Latency buckets in seconds: 0.5 ms to 2.5 s (the target is a p99 under 50 ms).
+LATENCY_BUCKETS = (
+    0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075,
+    0.1, 0.25, 0.5, 1.0, 2.5,
+)
+
+CONNECTIONS = Gauge(
+    f"{PREFIX}_ws_connections", "Authenticated WebSocket connections open on this node"
+)
+MESSAGES = Counter(
+    f"{PREFIX}_ws_messages",
+    "WebSocket messages by direction (in: from clients, out: to clients) and protocol type",
+    ["direction", "type"],
+)
+LIVE_TABLES = Gauge(
+    f"{PREFIX}_live_tables", "Tables whose actor runs on this node, by status", ["status"]
+)
+INBOX_DEPTH = Gauge(
+    f"{PREFIX}_inbox_depth",
+    "Messages waiting in the tables' inboxes at scrape time: the sum over tables, and the "
+    "deepest one",
+    ["stat"],
+)
+ACTION_LATENCY = Histogram(
+    f"{PREFIX}_action_broadcast_seconds",
+    "From receiving a seat's action on the socket to handing its events to every seat's "
+    "connection",
+    buckets=LATENCY_BUCKETS,
+)
+SETTLEMENTS = Counter(
+    f"{PREFIX}_settlements",
+    "Hands settled through the ledger, by the hand's outcome (win, draw, escape), and "
+    "settlements that failed (outcome=failed)",
+    ["outcome"],
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedAction(PlayerAction):
+    """A `PlayerAction` stamped with the `time.perf_counter()` at which its frame arrived."""
+
+    received: float = 0.0
+
+
+# The action the actor of the current task is handling (None: a message of another kind).
+_handling: ContextVar[ReceivedAction | None] = ContextVar("mahjong_handling", default=None)
+
+
+# --- the WebSocket endpoint -------------------------------------------------------------------
+
+
+def received_action(seat: int, action: Action, last_seq: int) -> ReceivedAction:
+    """A seat's action as it enters the server, stamped now."""
+    return ReceivedAction(seat, action, last_seq, time.perf_counter())
+
+
+def connection_opened() -> None:
+    CONNECTIONS.inc()
+
+
+def connection_closed() -> None:
+    CONNECTIONS.dec()
+
+
+def message_in(message: object) -> None:
+    """One frame from a client, by its type (`invalid`: refused by the parser)."""
+    kind = getattr(message, "type", "invalid")
+    MESSAGES.labels("in", "invalid" if kind == "error" else kind).inc()
+
+
+def message_out(message: object) -> None:
+    """One message written to a client, by its type."""
+    MESSAGES.labels("out", getattr(message, "type", "close")).inc()
+
+
+# --- the table actor --------------------------------------------------------------------------
+
+
+def handling(message: object) -> None:
+    """The actor starts on `message` (remembered only when it is a stamped action)."""
+    _handling.set(message if isinstance(message, ReceivedAction) else None)
+
+
+def events_published() -> None:
+    """The actor has handed a batch of events to every seat: the first batch after a
+    stamped action ends that action's latency."""
+    action = _handling.get()
+    if action is not None:
+        _handling.set(None)
+        ACTION_LATENCY.observe(time.perf_counter() - action.received)
+
+
+# --- the registry -----------------------------------------------------------------------------
+
+
+def settled(outcome: str | None) -> None:
+    """A hand's silver moved through the ledger (`failed`: the settlement raised)."""
+    SETTLEMENTS.labels(outcome or "unknown").inc()
+
+
+class _Actor(Protocol):
+    @property
+    def inbox(self) -> asyncio.Queue[Any]: ...
+
+
+class _LiveTable(Protocol):
+    """What `observe_tables` reads of a live table (`LiveTable` has it)."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def table(self) -> _Actor: ...
+
+
+def observe_tables(tables: Iterable[_LiveTable]) -> None:
+    """Set the gauges read from the live tables (called when /metrics is scraped)."""
+    counts = {"waiting": 0, "playing": 0}
+    total = deepest = 0
+    for live in tables:
+        counts[live.status] = counts.get(live.status, 0) + 1
+        depth = live.table.inbox.qsize()
+        total += depth
+        deepest = max(deepest, depth)
+    for status, count in counts.items():
+        LIVE_TABLES.labels(status).set(count)
+    INBOX_DEPTH.labels("sum").set(total)
+    INBOX_DEPTH.labels("max").set(deepest)
+
+
+def exposition() -> bytes:
+    """The text exposition of every metric of this process (and the process collectors)."""
+    return _generate_latest(REGISTRY)
+
+
+# --- the endpoint -----------------------------------------------------------------------------
+
+router = APIRouter(tags=["ops"])
+
+
+@router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})
+async def metrics(request: Request) -> Response:
+    """Prometheus metrics of this node (text exposition format). Meant for the monitoring
+    network only: keep it off the public proxy. (On the event loop, not in a worker thread:
+    the live tables are read where they change.)"""
+    tables = getattr(request.app.state, "tables", None)
+    observe_tables(tables.all() if tables is not None else ())
+    return Response(exposition(), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,88 @@
+"""The probes: /health answers with no dependency; /ready names each dependency it reached and
+answers 503 `not_ready` naming the one it could not reach."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from app.main import create_app
+from app.ops.health import readiness
+from app.settings import Settings
+from app.store.db import Database
+from tests.api.helpers import assert_error
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL")
+NOWHERE_REDIS = "redis://127.0.0.1:1/0"  # port 1: nothing listens there
+NOWHERE_DATABASE = "postgresql://postgres@127.0.0.1:1/nothing"
+
+
+async def _client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            yield http
+
+
+def _settings(database_url: str, redis_url: str | None = None) -> Settings:
+    return Settings(
+        database_url=database_url, redis_url=redis_url, jwt_secret="test-secret-" + "x" * 32
+    )
+
+
+async def test_health_and_ready_without_redis(database_url: str) -> None:
+    async for http in _client(_settings(database_url)):
+        health = await http.get("/health")
+        assert health.status_code == 200 and health.json() == {"status": "ok"}
+        ready = await http.get("/ready")
+        assert ready.status_code == 200, ready.text
+        assert ready.json() == {
+            "status": "ready", "checks": {"database": "ok", "redis": "skipped"}
+        }
+
+
+async def test_ready_names_an_unreachable_redis(db: Database) -> None:
+    # a node only starts with its Redis reachable (below); /ready then names Redis when it
+    # goes away: the same check, run here against an address where nothing listens
+    checks = await readiness(db, NOWHERE_REDIS)
+    assert checks["database"] == "ok"
+    assert checks["redis"].startswith("error")
+
+
+async def test_a_node_does_not_start_without_its_redis(database_url: str) -> None:
+    with pytest.raises(Exception, match="127.0.0.1:1"):
+        async for _ in _client(_settings(database_url, NOWHERE_REDIS)):
+            pass
+
+
+async def test_ready_names_an_unreachable_database() -> None:
+    async for http in _client(_settings(NOWHERE_DATABASE)):
+        assert (await http.get("/health")).status_code == 200
+        error = assert_error(await http.get("/ready"), 503, "not_ready")
+        assert error["details"]["database"].startswith("error")
+        assert error["details"]["redis"] == "skipped"
+
+
+@pytest.mark.skipif(REDIS_URL is None, reason="TEST_REDIS_URL is not set")
+async def test_ready_with_redis(database_url: str) -> None:
+    async for http in _client(_settings(database_url, REDIS_URL)):
+        ready = await http.get("/ready")
+        assert ready.status_code == 200, ready.text
+        assert ready.json()["checks"] == {"database": "ok", "redis": "ok"}
+
+
+async def test_checks_run_against_both_dependencies_at_once(database_url: str) -> None:
+    db = Database.connect(database_url)
+    try:
+        checks = await readiness(db, NOWHERE_REDIS)
+    finally:
+        await db.close()
+    assert checks["database"] == "ok"
+    assert checks["redis"].startswith("error")
+    assert await readiness(None, None) == {
+        "database": "error: the database is not connected yet", "redis": "skipped"
+    }

@@ -1,0 +1,90 @@
+"""The load test: a short real run against a spawned server (two tables, real sockets, the
+echo yardstick), its guard rails, and the pieces its figures come from."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from pydantic import ValidationError
+
+from app.loadtest.__main__ import main
+from app.loadtest.clients import GameBot, Pace
+from app.loadtest.run import Options, run
+from app.loadtest.servers import LoopbackOnly, require_loopback
+from app.loadtest.stats import Meter, histogram_quantile, percentile
+
+
+async def test_a_short_run_plays_hands_without_errors() -> None:
+    out = io.StringIO()
+    report = await run(Options(tables=2, seconds=6, echo_seconds=1), out)
+    assert report.clients == 8
+    assert report.game.connections == 8 and report.game.dropped == 0
+    assert report.hands > 0
+    assert report.game.messages > 0 and report.game.messages_per_s > 0
+    assert report.game.latency_samples > 0
+    assert report.game.latency_p50_ms is not None and report.game.latency_p99_ms is not None
+    assert report.game.latency_p50_ms <= report.game.latency_p99_ms
+    assert report.errors == 0, report.error_codes
+    assert report.server is not None and report.server.count > 0  # read from /metrics
+    assert report.echo is not None and report.echo.connections == 8
+    assert report.echo.messages_per_s > 0 and report.ratio is not None and report.ratio > 0
+    progress = out.getvalue()
+    assert "[game" in progress and "conns 8/8" in progress and "[echo" in progress
+    text = report.text()
+    assert "hands finished" in text and "game / echo msgs/s" in text
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000", "http://localhost:1/", "http://[::1]:80"])
+def test_loopback_targets_are_accepted(url: str) -> None:
+    assert require_loopback(url) == url.rstrip("/")
+
+
+@pytest.mark.parametrize(
+    "url", ["http://example.com:8000", "http://10.0.0.7", "http://8.8.8.8", "ftp://127.0.0.1"]
+)
+def test_other_targets_are_refused(url: str) -> None:
+    with pytest.raises(LoopbackOnly):
+        require_loopback(url)
+
+
+def test_the_command_refuses_remote_urls_and_unbounded_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--url", "http://93.184.216.34", "--tables", "1", "--seconds", "1"]) == 2
+    assert "loopback" in capsys.readouterr().err
+    assert main(["--spawn", "--tables", "501"]) == 2
+    assert main(["--spawn", "--seconds", "0"]) == 2
+    with pytest.raises(ValidationError):
+        Options(tables=0)
+
+
+def test_bots_take_a_win_and_mostly_pass_claims() -> None:
+    bot = GameBot(Meter(), random.Random(3), counts_hands=False)
+    legal = [{"type": "pass"}, {"type": "pung"}, {"type": "hu"}]
+    assert bot.choose(legal) == {"type": "hu"}
+    claims = [bot.choose([{"type": "pass"}, {"type": "pung"}]) for _ in range(400)]
+    passes = sum(c["type"] == "pass" for c in claims)
+    assert 240 < passes < 360  # three in four
+    discards = [{"type": "discard", "tile": t} for t in ("1m", "5p", "9s")]
+    chosen = {bot.choose(discards)["tile"] for _ in range(100)}
+    assert chosen == {"1m", "5p", "9s"}
+
+
+def test_pace_keeps_a_socket_under_the_server_limit() -> None:
+    pace = Pace(limit=3)
+    for t in (0.0, 0.1, 0.2):
+        assert pace.wait(t) == 0.0
+        pace.sent(t)
+    assert pace.wait(0.5) == pytest.approx(0.5)  # the first send leaves the window at 1.0
+    assert pace.wait(1.05) == 0.0
+
+
+def test_percentiles() -> None:
+    assert percentile([], 0.5) is None
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 0.5) == 50 and percentile(values, 0.99) == 99
+    # 10 observations up to 1 ms, 10 more up to 2 ms: the median is at 1 ms
+    buckets = [(0.001, 10.0), (0.002, 20.0), (float("inf"), 20.0)]
+    assert histogram_quantile(buckets, 0.5) == pytest.approx(0.001)
+    assert histogram_quantile(buckets, 0.75) == pytest.approx(0.0015)
+    assert histogram_quantile([(0.001, 0.0), (float("inf"), 0.0)], 0.5) is None

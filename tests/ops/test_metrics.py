@@ -1,0 +1,155 @@
+"""/metrics over a real hand: one player on a socket with three bots, against a real server;
+the connection gauge, the message counters, the live-table gauges, the action-to-broadcast
+histogram and the settlement counter all move the way an operator would read them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+
+from app.loadtest.servers import free_port
+from app.main import create_app
+from app.settings import Settings
+from app.store import migrate
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    """A real server on 127.0.0.1 over a migrated SQLite file; its host:port."""
+    url = f"sqlite:///{tmp_path / 'metrics.db'}"
+    migrate.upgrade(url)
+    settings = Settings(
+        database_url=url, jwt_secret="test-secret-" + "x" * 32,
+        argon2_time_cost=1, argon2_memory_kib=1024, argon2_parallelism=1,
+    )
+    port = free_port()
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
+                            log_level="warning", ws="websockets-sansio")
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    while not uv.started:
+        assert thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    yield f"127.0.0.1:{port}"
+    uv.should_exit = True
+    thread.join(10)
+
+
+async def scrape(http: httpx.AsyncClient) -> Samples:
+    response = await http.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(response.text)
+        for s in family.samples
+    }
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+async def test_metrics_follow_a_hand(server: str) -> None:
+    async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{server}") as http:
+        body = {"username": "metered", "password": "correct horse battery"}
+        assert (await http.post("/auth/register", json=body)).status_code == 201
+        token = (await http.post("/auth/login", json=body)).json()["access_token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        table = await http.post("/tables", json={"variant": "lishui", "stake": 1}, headers=headers)
+        table_id = table.json()["id"]
+        before = await scrape(http)
+        assert value(before, "mahjong_live_tables", status="waiting") == 1
+        assert value(before, "mahjong_live_tables", status="playing") == 0
+
+        sent: dict[str, int] = {"action": 0, "changing": 0}
+        received: dict[str, int] = {}
+        playing: Samples = {}
+        async with connect(f"ws://{server}/ws?token={token}") as ws:
+
+            async def send(message: dict[str, Any]) -> None:
+                await ws.send(json.dumps(message))
+
+            async def receive() -> dict[str, Any]:
+                message: dict[str, Any] = json.loads(await ws.recv())
+                received[message["type"]] = received.get(message["type"], 0) + 1
+                return message
+
+            await send({"type": "ping", "nonce": "n"})
+            assert (await receive())["type"] == "pong"  # registered: the gauge counts it
+            during = await scrape(http)
+            assert value(during, "mahjong_ws_connections") == value(
+                before, "mahjong_ws_connections"
+            ) + 1
+            sat = await http.post(f"/tables/{table_id}/sit", headers=headers)
+            assert sat.status_code == 200
+            filled = await http.post(f"/tables/{table_id}/fill-bots", headers=headers)
+            assert filled.status_code == 200
+            last_seq = 0
+            while True:
+                message = await receive()
+                if message["type"] == "event":
+                    last_seq = message["seq"]
+                    if message["event"]["kind"] == "hand_ended":
+                        break
+                elif message["type"] == "prompt":
+                    if not playing:
+                        playing = await scrape(http)
+                    legal = message["legal_actions"]
+                    # prefer an action that changes the hand (a discard, a claim, a win)
+                    action = next((a for a in legal if a["type"] != "pass"), legal[0])
+                    await send({"type": "action", "table_id": table_id, "seq": last_seq,
+                                "action": action})
+                    sent["action"] += 1
+                    sent["changing"] += action["type"] != "pass"
+                elif message["type"] == "error":
+                    raise AssertionError(f"unexpected error {message}")
+        # the hand ends before its settlement: wait for the ledger's write to be counted
+        deadline = time.monotonic() + 10
+        while True:
+            after = await scrape(http)
+            settled = sum(
+                v - value(before, name, **dict(labels))
+                for (name, labels), v in after.items() if name == "mahjong_settlements_total"
+            )
+            if (settled >= 1 and value(after, "mahjong_ws_connections")
+                    == value(before, "mahjong_ws_connections")) or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.05)
+
+    assert settled == 1
+    outcome = next(
+        dict(labels)["outcome"] for (name, labels), v in after.items()
+        if name == "mahjong_settlements_total" and v > value(before, name, **dict(labels))
+    )
+    assert outcome in ("win", "draw")
+    assert value(playing, "mahjong_live_tables", status="playing") == 1
+    assert value(after, "mahjong_ws_connections") == value(before, "mahjong_ws_connections")
+
+    def grew(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert grew("mahjong_ws_messages_total", direction="in", type="action") == sent["action"]
+    assert grew("mahjong_ws_messages_total", direction="in", type="ping") == 1
+    for kind in ("event", "prompt", "pong"):
+        assert grew("mahjong_ws_messages_total", direction="out", type=kind) == received[kind]
+    # every action that changes the hand publishes events at once; a pass may not
+    observed = grew("mahjong_action_broadcast_seconds_count")
+    assert 0 < sent["changing"] <= observed <= sent["action"]
+    assert grew("mahjong_action_broadcast_seconds_bucket", le="+Inf") == observed
+    assert grew("mahjong_action_broadcast_seconds_sum") > 0
+    assert ("mahjong_inbox_depth", (("stat", "max"),)) in after
