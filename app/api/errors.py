@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ STATUS = {
     "wrong_table": 409,
     "insufficient_balance": 409,
     "rate_limited": 429,
+    "busy": 503,
     "internal_error": 500,
 }
 
@@ -97,6 +99,16 @@ def install(app: FastAPI) -> None:
             exc.status_code, "validation_error" if exc.status_code < 500 else "internal_error"
         )
         return error_response(code, str(exc.detail))
+
+    @app.exception_handler(OperationalError)
+    async def _database(_: Request, exc: OperationalError) -> JSONResponse:
+        if "database is locked" in str(exc.orig):  # SQLite: a writer held the file too long
+            log.warning("the database stayed locked past its busy timeout: %s", exc.orig)
+            return error_response(
+                "busy", "the server is busy; try again", headers={"Retry-After": "1"}
+            )
+        log.exception("database error", exc_info=exc)
+        return error_response("internal_error", "something went wrong on our side")
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
