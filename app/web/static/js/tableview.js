@@ -212,7 +212,7 @@ function settlementDialog(c) {
     h("div", { id: "settlement", class: "card dialog", role: "dialog", "aria-modal": "true",
       "aria-labelledby": "settle-title", tabindex: -1 },
     h("h2", { id: "settle-title" }, `${t("settlement")} · ${outcome}`),
-    h("p", {}, `${t("base")} (${t("stake")}): ${c.stake}`),
+    h("p", {}, `${t("stake")}: ${c.stake}`),
     ...wins,
     h("table", { class: "grid", id: "settle-table" },
       h("thead", {}, h("tr", {}, [t("player"), t("net"), t("house"), t("silver_moved")].map((x) => h("th", { scope: "col" }, x)))),
