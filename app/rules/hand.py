@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Literal, NamedTuple
 
 from app.rules.actions import (
@@ -133,8 +134,8 @@ class HandState:
     outcome: str | None = None
     settlement: Settlement | None = None
     steps: int = 0
-    # per seat: (concealed tiles as bytes, whether some tile completes them); a cache
-    ready_cache: list[tuple[bytes, bool] | None] = field(
+    # per seat: (a copy of its concealed counts, whether some tile completes them); a cache
+    ready_cache: list[tuple[list[int], bool] | None] = field(
         default_factory=lambda: [None, None, None, None], compare=False, repr=False
     )
     flowers: list[list[Tile]] = field(default_factory=lambda: [[], [], [], []])
@@ -146,11 +147,15 @@ class HandState:
         return self.ctx.dealer
 
     def clone(self) -> HandState:
+        """A copy `step` may change. Lists the hot path changes in place (hands, river, draw
+        counts, the ready cache) are copied; melds, flowers, penalties, wins and decisions
+        are shared: they change rarely, and only by replacing the list (copy on write)."""
         window = self.window
         if window is not None:
             window = ClaimWindow(
                 window.tile, window.discarder, window.robbing, window.options, dict(window.answers)
             )
+        c0, c1, c2, c3 = self.concealed
         return HandState(
             self.ruleset,
             self.ctx,
@@ -158,8 +163,8 @@ class HandState:
             self.dice,
             self.wild,
             self.wall,
-            [c[:] for c in self.concealed],
-            [m[:] for m in self.melds],
+            [c0[:], c1[:], c2[:], c3[:]],
+            self.melds[:],
             self.river[:],
             self.phase,
             self.turn,
@@ -168,15 +173,15 @@ class HandState:
             self.may_self_win,
             window,
             self.draws[:],
-            self.penalties[:],
-            self.wins[:],
+            self.penalties,
+            self.wins,
             self.escaped,
             self.outcome,
             self.settlement,
             self.steps,
             self.ready_cache[:],
-            [f[:] for f in self.flowers],
-            dict(self.decisions),
+            self.flowers[:],
+            self.decisions,
             self.wild_dice,
         )
 
@@ -228,13 +233,13 @@ class HandState:
         """听: whether some tile could complete the seat's hand, i.e. the hand plus one wild
         wins (a wild may stand for any tile). A necessary condition for winning on a discard,
         cached by the seat's concealed tiles: it is asked on every discard."""
-        key = bytes(self.concealed[seat])
+        hand = self.concealed[seat]
         cached = self.ready_cache[seat]
-        if cached is not None and cached[0] == key:
+        if cached is not None and cached[0] == hand:
             return cached[1]
         counts, wilds = self.effective(seat)
         ready = self.ruleset.can_win(self, seat, counts, wilds + 1)
-        self.ready_cache[seat] = (key, ready)
+        self.ready_cache[seat] = (hand[:], ready)
         return ready
 
     def hand_tiles(self, seat: int) -> list[Tile]:
@@ -314,7 +319,7 @@ def _deal(state: HandState, events: list[Event]) -> None:
     wild, state.wall = ruleset.setup_wild(state.wall, state.wild_dice, dealer)
     state.wild = wild
     for flower in wild.dealer_flowers:
-        state.flowers[dealer].append(flower)
+        state.flowers[dealer] = [*state.flowers[dealer], flower]
         events.append(Flowered(dealer, flower))
     if wild.wild is not None and wild.indicator is not None:
         events.append(WildTurned(wild.dice, wild.indicator, wild.wild, wild.substitute))
@@ -344,7 +349,7 @@ def _flower_rounds(state: HandState, events: list[Event]) -> None:
             for flower in [t for t in range(42) if hand[t] and t in is_flower]:
                 for _ in range(hand[flower]):
                     hand[flower] -= 1
-                    state.flowers[seat].append(flower)
+                    state.flowers[seat] = [*state.flowers[seat], flower]
                     events.append(Flowered(seat, flower))
                     tile, state.wall = state.wall.draw_tail()
                     hand[tile] += 1
@@ -363,6 +368,12 @@ _CHOW = [[Chow(s, t) for t in range(27)] for s in _SEATS]
 _CONCEALED_KONG = [[ConcealedKong(s, t) for t in range(34)] for s in _SEATS]
 _ADDED_KONG = [[AddedKong(s, t) for t in range(34)] for s in _SEATS]
 _HU = [Hu(s) for s in _SEATS]
+_ALL_TILES = range(42)
+# river tiles and the events of discards and draws, likewise built once and shared
+_RIVER = [[RiverTile(s, t) for t in range(42)] for s in _SEATS]
+_RIVER_CLAIMED = [[RiverTile(s, t, True) for t in range(42)] for s in _SEATS]
+_DISCARDED = [[(Discarded(s, t, False), Discarded(s, t, True)) for t in range(42)] for s in _SEATS]
+_DREW = [[[Drew(s, tail, t) for t in range(42)] for s in _SEATS] for tail in (False, True)]
 _PASS = [Pass(s) for s in _SEATS]
 _PUNG = [Pung(s) for s in _SEATS]
 _EXPOSED_KONG = [ExposedKong(s) for s in _SEATS]
@@ -406,8 +417,14 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
             actions.append(_HU[seat])
         actions += _kongs(state, seat, counts)
         actions += state.ruleset.special_actions(state, seat)
-        discard = _DISCARD[seat]
-        actions += [discard[t] for t in _discardable(state, seat)]
+        ruleset = state.ruleset
+        if ruleset.restricts_discards or (
+            ruleset.wild_discard == "forbidden" and state.wild.wild is not None
+        ):
+            discard = _DISCARD[seat]
+            actions += [discard[t] for t in _discardable(state, seat)]
+        else:
+            actions += compress(_DISCARD[seat], state.concealed[seat])  # every held tile
         return actions
     if state.phase in ("claim", "rob") and state.window is not None:
         w = state.window
@@ -420,7 +437,7 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
 
 def _discardable(state: HandState, seat: int) -> list[Tile]:
     hand = state.concealed[seat]
-    held = [t for t, c in enumerate(hand) if c]
+    held = list(compress(_ALL_TILES, hand))
     if state.ruleset.wild_discard == "forbidden" and state.wild.wild is not None:
         without_wild = [t for t in held if t != state.wild.wild]
         held = without_wild or held
@@ -449,27 +466,60 @@ def _kongs(state: HandState, seat: int, counts: list[int]) -> list[Action]:
     return actions
 
 
-def _claim_options(state: HandState, seat: int, kind: Tile, last: bool) -> tuple[Action, ...]:
-    """What `seat` may claim on a discard that plays as `kind`."""
-    options: list[Action] = []
-    if state.is_ready(seat):
-        counts, wilds = state.effective(seat)
-        counts[kind] += 1
-        if state.ruleset.can_win(state, seat, counts, wilds):
-            options.append(_HU[seat])
+def _count_index(wild: WildSetup) -> tuple[int, ...]:
+    """Per kind 0-33: where in a seat's concealed counts the tiles that play as the kind are
+    counted, or -1 where none is (a wild; the substitute's own kind): `count_playing_as` as a
+    table, built once per wild."""
+    key = (wild.wild, wild.substitute)
+    index = _COUNT_INDEX.get(key)
+    if index is None:
+        index = tuple(-1 if k == wild.substitute else -1 if (t := _physical(wild, k)) == wild.wild
+                      else t for k in range(NUM_KINDS))
+        _COUNT_INDEX[key] = index
+    return index
+
+
+def _physical(wild: WildSetup, kind: Tile) -> Tile:
+    return wild.substitute if kind == wild.wild and wild.substitute is not None else kind
+
+
+_COUNT_INDEX: dict[tuple[Tile | None, Tile | None], tuple[int, ...]] = {}
+
+
+def _claim_options(
+    state: HandState, seat: int, kind: Tile, last: bool, index: tuple[int, ...]
+) -> tuple[Action, ...]:
+    """What `seat` may claim on a discard that plays as `kind` (`index`: `_count_index` of
+    the hand's wild). Asked for three seats on every discard: the common answer, nothing,
+    is found without building anything."""
+    hand = state.concealed[seat]
+    ready = state.is_ready(seat)
     if last:
-        return tuple(options)
-    count = state.count_playing_as
-    held = count(seat, kind)
+        return (_HU[seat],) if ready and _wins_on(state, seat, kind) else ()
+    i = index[kind]
+    held = hand[i] if i >= 0 else 0
+    chow_seat = seat == (state.turn + 1) % 4 and state.ruleset.allow_chow
+    if not ready and held < 2 and not chow_seat:
+        return ()
+    options: list[Action] = []
+    if ready and _wins_on(state, seat, kind):
+        options.append(_HU[seat])
     if held >= 2:
         options.append(_PUNG[seat])
     if held >= 3 and state.wall.remaining > 0:
         options.append(_EXPOSED_KONG[seat])
-    if state.ruleset.allow_chow and seat == (state.turn + 1) % 4:
+    if chow_seat:
         for low, a, b in _RUNS_WITH[kind]:
-            if count(seat, a) and count(seat, b):
+            ia, ib = index[a], index[b]
+            if ia >= 0 and hand[ia] and ib >= 0 and hand[ib]:
                 options.append(_CHOW[seat][low])
     return tuple(options)
+
+
+def _wins_on(state: HandState, seat: int, kind: Tile) -> bool:
+    counts, wilds = state.effective(seat)
+    counts[kind] += 1
+    return state.ruleset.can_win(state, seat, counts, wilds)
 
 
 # --- the step --------------------------------------------------------------------------
@@ -485,7 +535,7 @@ def step(state: HandState, action: Action) -> tuple[HandState, list[Event]]:
         _escape(new, action.seat, events)
     elif new.phase == "decide":
         assert isinstance(action, Decide)
-        new.decisions[action.seat] = action.choice
+        new.decisions = {**new.decisions, action.seat: action.choice}
         events.append(Decided(action.seat, action.choice))
         if not new.ruleset.decisions(new):
             _deal(new, events)
@@ -573,7 +623,7 @@ def _apply_turn(state: HandState, action: Action, events: list[Event]) -> None:
         kind = state.plays_as(action.tile)
         assert kind is not None
         state.concealed[seat][action.tile] -= 4
-        state.melds[seat].append(Meld("concealed_kong", (action.tile,) * 4, kind))
+        state.melds[seat] = [*state.melds[seat], Meld("concealed_kong", (action.tile,) * 4, kind)]
         events.append(Melded(seat, "concealed_kong", (action.tile,) * 4))
         _draw(state, seat, events, from_tail=True)
     elif isinstance(action, AddedKong):
@@ -603,19 +653,21 @@ def _is_dealt_hand(state: HandState, seat: int) -> bool:
 
 def _discard(state: HandState, seat: int, tile: Tile, events: list[Event]) -> None:
     state.concealed[seat][tile] -= 1
-    state.river.append(RiverTile(seat, tile))
+    state.river.append(_RIVER[seat][tile])
     state.drawn = None
     state.from_tail = False
-    events.append(Discarded(seat, tile, tile == state.wild.wild))
+    events.append(_DISCARDED[seat][tile][tile == state.wild.wild])
     penalties = state.ruleset.after_discard(state, seat, tile)
-    state.penalties += penalties
-    events += penalties
+    if penalties:
+        state.penalties = state.penalties + penalties
+        events += penalties
     last = state.wall.live == 0
     options: dict[int, tuple[Action, ...]] = {}
     kind = state.plays_as(tile)
     if kind is not None:  # a discarded wild is dead
-        for s in _others(seat):
-            offered = _claim_options(state, s, kind, last)
+        index = _count_index(state.wild)
+        for s in _OTHERS[seat]:
+            offered = _claim_options(state, s, kind, last, index)
             if offered:
                 options[s] = offered
     if options:
@@ -697,7 +749,7 @@ def _claim_win(state: HandState, winners: list[int], events: list[Event]) -> Non
 
 def _mark_claimed(state: HandState) -> None:
     last = state.river[-1]
-    state.river[-1] = RiverTile(last.seat, last.tile, True)
+    state.river[-1] = _RIVER_CLAIMED[last.seat][last.tile]
 
 
 def _claim_meld(state: HandState, action: Action, events: list[Event]) -> None:
@@ -720,7 +772,7 @@ def _claim_meld(state: HandState, action: Action, events: list[Event]) -> None:
     for t in used:
         hand[t] -= 1
     _mark_claimed(state)
-    state.melds[seat].append(meld)
+    state.melds[seat] = [*state.melds[seat], meld]
     state.window = None
     events.append(Melded(seat, meld.kind, meld.tiles, tile, w.discarder))
     if meld.kind == "exposed_kong":
@@ -735,7 +787,7 @@ def _claim_meld(state: HandState, action: Action, events: list[Event]) -> None:
 
 def _complete_added_kong(state: HandState, seat: int, tile: Tile, events: list[Event]) -> None:
     kind = state.plays_as(tile)
-    melds = state.melds[seat]
+    melds = state.melds[seat] = state.melds[seat][:]
     for i, meld in enumerate(melds):
         if meld.kind == "pung" and meld.plays_as == kind:
             melds[i] = Meld("added_kong", (*meld.tiles, tile), meld.plays_as, meld.claimed,
@@ -770,11 +822,11 @@ def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = Fa
     state.drawn = tile
     state.from_tail = from_tail
     state.may_self_win = True
-    events.append(Drew(seat, from_tail, tile))
+    events.append(_DREW[from_tail][seat][tile])
     if ruleset.flower_kinds and tile in ruleset.flower_kinds:
         state.concealed[seat][tile] -= 1
         state.draws[seat] -= 1  # a flower is not a draw of the turn: its replacement is
-        state.flowers[seat].append(tile)
+        state.flowers[seat] = [*state.flowers[seat], tile]
         events.append(Flowered(seat, tile))
         _draw(state, seat, events, from_tail=True)  # 补花: replaced from the tail at once
         return
@@ -788,7 +840,7 @@ def _final_round_draw(state: HandState, seat: int, tile: Tile, events: list[Even
     state.draws[seat] += 1
     events.append(Drew(seat, False, tile))
     if tile in state.ruleset.flower_kinds:
-        state.flowers[seat].append(tile)
+        state.flowers[seat] = [*state.flowers[seat], tile]
         events.append(Flowered(seat, tile))
     else:
         state.concealed[seat][tile] += 1

@@ -57,15 +57,17 @@ class Wall(NamedTuple):
     @property
     def live(self) -> int:
         """Tiles a normal (front) draw may still take."""
-        return max(0, self.tail - self.head - self.reserve)
+        live = self.tail - self.head - self.reserve
+        return live if live > 0 else 0
 
     def remaining_tiles(self) -> tuple[Tile, ...]:
         return self.tiles[self.head : self.tail]
 
     def draw_front(self) -> tuple[Tile, Wall]:
-        if self.live <= 0:
+        tiles, head, tail, reserve = self
+        if tail - head - reserve <= 0:
             raise IndexError("no live tile left at the front of the wall")
-        return self.tiles[self.head], Wall(self.tiles, self.head + 1, self.tail, self.reserve)
+        return tiles[head], _new_wall(Wall, (tiles, head + 1, tail, reserve))
 
     def draw_tail(self) -> tuple[Tile, Wall]:
         if self.remaining <= 0:
@@ -82,6 +84,9 @@ class Wall(NamedTuple):
 
     def with_reserve(self, reserve: int) -> Wall:
         return Wall(self.tiles, self.head, self.tail, reserve)
+
+
+_new_wall = tuple.__new__  # Wall(...) without the keyword-handling constructor: one per draw
 
 
 def deal(wall: Wall, dealer: int, hand_size: int) -> tuple[list[list[Tile]], Wall]:
