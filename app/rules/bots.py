@@ -41,7 +41,7 @@ class RandomBot:
         self.rng = rng
 
     def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
-        return legal[self.rng.randrange(len(legal))]
+        return self.rng.choice(legal)  # the same draw as legal[rng.randrange(len(legal))]
 
 
 class GreedyBot:

@@ -413,7 +413,11 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
             return []
         counts, wilds = state.effective(seat)
         actions: list[Action] = []
-        if state.may_self_win and state.ruleset.can_win(state, seat, counts, wilds):
+        if (
+            state.may_self_win
+            and _draw_may_complete(state, seat)
+            and state.ruleset.can_win(state, seat, counts, wilds)
+        ):
             actions.append(_HU[seat])
         actions += _kongs(state, seat, counts)
         actions += state.ruleset.special_actions(state, seat)
@@ -433,6 +437,21 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
     if state.phase == "decide":
         return [Decide(seat, c) for c in state.ruleset.decisions(state).get(seat, ())]
     return []
+
+
+def _draw_may_complete(state: HandState, seat: int) -> bool:
+    """False when the ruleset's wins depend on the hand alone and the ready cache knows that the
+    seat's hand before its draw was not ready: no drawn tile can complete it then. True when
+    a win is possible or not known to be impossible."""
+    drawn = state.drawn
+    if drawn is None or not state.ruleset.win_depends_on_hand_only:
+        return True
+    cached = state.ready_cache[seat]
+    if cached is None or cached[1]:
+        return True
+    before = state.concealed[seat][:]
+    before[drawn] -= 1
+    return before != cached[0]
 
 
 def _discardable(state: HandState, seat: int) -> list[Tile]:

@@ -95,12 +95,15 @@ def deal(wall: Wall, dealer: int, hand_size: int) -> tuple[list[list[Tile]], Wal
     dealer."""
     hands: list[list[Tile]] = [[] for _ in range(4)]
     order = [(dealer + i) % 4 for i in range(4)]
-    while len(hands[order[-1]]) < hand_size:
+    tiles, pos = wall.tiles, wall.head
+    if wall.live < 4 * hand_size + 1:
+        raise IndexError("no live tile left at the front of the wall")
+    held = 0  # every seat holds as many tiles after a round
+    while held < hand_size:
+        take = 4 if hand_size - held >= 4 else 1
         for seat in order:
-            take = 4 if hand_size - len(hands[seat]) >= 4 else 1
-            for _ in range(take):
-                tile, wall = wall.draw_front()
-                hands[seat].append(tile)
-    tile, wall = wall.draw_front()
-    hands[dealer].append(tile)
-    return hands, wall
+            hands[seat] += tiles[pos : pos + take]
+            pos += take
+        held += take
+    hands[dealer].append(tiles[pos])
+    return hands, wall._replace(head=pos + 1)
