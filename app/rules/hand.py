@@ -110,6 +110,9 @@ class WinRecord:
     special: str | None = None  # won by a variant's special action (福州 抢金)
 
 
+_new_state = object.__new__
+
+
 @dataclass(slots=True)
 class HandState:
     ruleset: Ruleset
@@ -156,34 +159,34 @@ class HandState:
                 window.tile, window.discarder, window.robbing, window.options, dict(window.answers)
             )
         c0, c1, c2, c3 = self.concealed
-        return HandState(
-            self.ruleset,
-            self.ctx,
-            self.seed,
-            self.dice,
-            self.wild,
-            self.wall,
-            [c0[:], c1[:], c2[:], c3[:]],
-            self.melds[:],
-            self.river[:],
-            self.phase,
-            self.turn,
-            self.drawn,
-            self.from_tail,
-            self.may_self_win,
-            window,
-            self.draws[:],
-            self.penalties,
-            self.wins,
-            self.escaped,
-            self.outcome,
-            self.settlement,
-            self.steps,
-            self.ready_cache[:],
-            self.flowers[:],
-            self.decisions,
-            self.wild_dice,
-        )
+        new = _new_state(HandState)  # every field set below, without __init__'s checks
+        new.ruleset = self.ruleset
+        new.ctx = self.ctx
+        new.seed = self.seed
+        new.dice = self.dice
+        new.wild = self.wild
+        new.wall = self.wall
+        new.concealed = [c0[:], c1[:], c2[:], c3[:]]
+        new.melds = self.melds[:]
+        new.river = self.river[:]
+        new.phase = self.phase
+        new.turn = self.turn
+        new.drawn = self.drawn
+        new.from_tail = self.from_tail
+        new.may_self_win = self.may_self_win
+        new.window = window
+        new.draws = self.draws[:]
+        new.penalties = self.penalties
+        new.wins = self.wins
+        new.escaped = self.escaped
+        new.outcome = self.outcome
+        new.settlement = self.settlement
+        new.steps = self.steps
+        new.ready_cache = self.ready_cache[:]
+        new.flowers = self.flowers[:]
+        new.decisions = self.decisions
+        new.wild_dice = self.wild_dice
+        return new
 
     # --- what tiles play as -------------------------------------------------------------
 
@@ -411,24 +414,24 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
     if state.phase == "turn":
         if seat != state.turn:
             return []
-        counts, wilds = state.effective(seat)
-        actions: list[Action] = []
-        if (
-            state.may_self_win
-            and _draw_may_complete(state, seat)
-            and state.ruleset.can_win(state, seat, counts, wilds)
-        ):
-            actions.append(_HU[seat])
-        actions += _kongs(state, seat, counts)
-        actions += state.ruleset.special_actions(state, seat)
         ruleset = state.ruleset
+        hand = state.concealed[seat]
+        actions: list[Action] = []
+        check_win = state.may_self_win and _draw_may_complete(state, seat)
+        # a kong needs four alike in the hand (the effective counts hold no new values) or a pung
+        if check_win or 4 in hand or state.melds[seat]:
+            counts, wilds = state.effective(seat)
+            if check_win and ruleset.can_win(state, seat, counts, wilds):
+                actions.append(_HU[seat])
+            actions += _kongs(state, seat, counts)
+        actions += ruleset.special_actions(state, seat)
         if ruleset.restricts_discards or (
             ruleset.wild_discard == "forbidden" and state.wild.wild is not None
         ):
             discard = _DISCARD[seat]
             actions += [discard[t] for t in _discardable(state, seat)]
         else:
-            actions += compress(_DISCARD[seat], state.concealed[seat])  # every held tile
+            actions += compress(_DISCARD[seat], hand)  # every held tile
         return actions
     if state.phase in ("claim", "rob") and state.window is not None:
         w = state.window
@@ -485,54 +488,70 @@ def _kongs(state: HandState, seat: int, counts: list[int]) -> list[Action]:
     return actions
 
 
-def _count_index(wild: WildSetup) -> tuple[int, ...]:
-    """Per kind 0-33: where in a seat's concealed counts the tiles that play as the kind are
-    counted, or -1 where none is (a wild; the substitute's own kind): `count_playing_as` as a
-    table, built once per wild."""
+def _count_index(wild: WildSetup) -> tuple[tuple[int, ...], tuple[tuple[_Run, ...], ...]]:
+    """Tables built once per wild. Per kind 0-33: where in a seat's concealed counts the tiles
+    that play as the kind are counted, or -1 where none is (a wild; the substitute's own kind):
+    `count_playing_as` as a table; and the runs a discard of the kind can complete, as (lowest
+    tile, positions of the two other tiles), leaving out runs that need a tile nobody holds."""
     key = (wild.wild, wild.substitute)
-    index = _COUNT_INDEX.get(key)
-    if index is None:
+    tables = _COUNT_INDEX.get(key)
+    if tables is None:
         index = tuple(-1 if k == wild.substitute else -1 if (t := _physical(wild, k)) == wild.wild
                       else t for k in range(NUM_KINDS))
-        _COUNT_INDEX[key] = index
-    return index
+        runs = tuple(
+            tuple((low, index[a], index[b]) for low, a, b in _RUNS_WITH[k]
+                  if index[a] >= 0 and index[b] >= 0)
+            for k in range(NUM_KINDS)
+        )
+        tables = _COUNT_INDEX[key] = (index, runs)
+    return tables
 
 
 def _physical(wild: WildSetup, kind: Tile) -> Tile:
     return wild.substitute if kind == wild.wild and wild.substitute is not None else kind
 
 
-_COUNT_INDEX: dict[tuple[Tile | None, Tile | None], tuple[int, ...]] = {}
+_Run = tuple[Tile, int, int]
+_COUNT_INDEX: dict[
+    tuple[Tile | None, Tile | None], tuple[tuple[int, ...], tuple[tuple[_Run, ...], ...]]
+] = {}
 
 
-def _claim_options(
-    state: HandState, seat: int, kind: Tile, last: bool, index: tuple[int, ...]
-) -> tuple[Action, ...]:
-    """What `seat` may claim on a discard that plays as `kind` (`index`: `_count_index` of
-    the hand's wild). Asked for three seats on every discard: the common answer, nothing,
-    is found without building anything."""
-    hand = state.concealed[seat]
-    ready = state.is_ready(seat)
-    if last:
-        return (_HU[seat],) if ready and _wins_on(state, seat, kind) else ()
+def _claims(
+    state: HandState, discarder: int, kind: Tile, last: bool
+) -> dict[int, tuple[Action, ...]] | None:
+    """What each other seat may claim on a discard that plays as `kind`, in turn order after
+    the discarder (None: nobody may). Asked on every discard, so the common answer, nothing,
+    is found without building anything: a seat is looked at closer only when its hand is
+    ready (听, from the cache), holds a pair of the kind, or may chow."""
+    index, runs = _count_index(state.wild)
     i = index[kind]
-    held = hand[i] if i >= 0 else 0
-    chow_seat = seat == (state.turn + 1) % 4 and state.ruleset.allow_chow
-    if not ready and held < 2 and not chow_seat:
-        return ()
-    options: list[Action] = []
-    if ready and _wins_on(state, seat, kind):
-        options.append(_HU[seat])
-    if held >= 2:
-        options.append(_PUNG[seat])
-    if held >= 3 and state.wall.remaining > 0:
-        options.append(_EXPOSED_KONG[seat])
-    if chow_seat:
-        for low, a, b in _RUNS_WITH[kind]:
-            ia, ib = index[a], index[b]
-            if ia >= 0 and hand[ia] and ib >= 0 and hand[ib]:
-                options.append(_CHOW[seat][low])
-    return tuple(options)
+    concealed, cache = state.concealed, state.ready_cache
+    chow_seat = (state.turn + 1) % 4 if state.ruleset.allow_chow and not last else -1
+    options: dict[int, tuple[Action, ...]] | None = None
+    for seat in _OTHERS[discarder]:
+        hand = concealed[seat]
+        cached = cache[seat]
+        ready = cached[1] if cached is not None and cached[0] == hand else state.is_ready(seat)
+        held = hand[i] if i >= 0 and not last else 0
+        if not ready and held < 2 and seat != chow_seat:
+            continue
+        offered: list[Action] = []
+        if ready and _wins_on(state, seat, kind):
+            offered.append(_HU[seat])
+        if held >= 2:
+            offered.append(_PUNG[seat])
+        if held >= 3 and state.wall.remaining > 0:
+            offered.append(_EXPOSED_KONG[seat])
+        if seat == chow_seat:
+            for low, a, b in runs[kind]:
+                if hand[a] and hand[b]:
+                    offered.append(_CHOW[seat][low])
+        if offered:
+            if options is None:
+                options = {}
+            options[seat] = tuple(offered)
+    return options
 
 
 def _wins_on(state: HandState, seat: int, kind: Tile) -> bool:
@@ -568,6 +587,17 @@ def step(state: HandState, action: Action) -> tuple[HandState, list[Event]]:
 
 
 def _validate(state: HandState, action: Action) -> None:
+    if type(action) is Discard and state.phase == "turn":  # the common case, checked in full
+        seat, tile = action.seat, action.tile
+        if (
+            seat == state.turn
+            and type(seat) is int
+            and type(tile) is int
+            and 0 <= tile < 42
+            and state.concealed[seat][tile]
+            and _may_discard(state, seat, tile)
+        ):
+            return
     if not isinstance(action, Action.__args__):  # type: ignore[attr-defined]
         raise IllegalAction("unknown_action", f"not an action: {action!r}")
     seat = action.seat
@@ -681,14 +711,9 @@ def _discard(state: HandState, seat: int, tile: Tile, events: list[Event]) -> No
         state.penalties = state.penalties + penalties
         events += penalties
     last = state.wall.live == 0
-    options: dict[int, tuple[Action, ...]] = {}
     kind = state.plays_as(tile)
-    if kind is not None:  # a discarded wild is dead
-        index = _count_index(state.wild)
-        for s in _OTHERS[seat]:
-            offered = _claim_options(state, s, kind, last, index)
-            if offered:
-                options[s] = offered
+    # a discarded wild is dead
+    options = _claims(state, seat, kind, last) if kind is not None else None
     if options:
         state.phase = "claim"
         state.window = ClaimWindow(tile, seat, False, options)
@@ -710,8 +735,9 @@ def _resolve_window(state: HandState, events: list[Event]) -> None:
     """Resolve the claim window once no missing answer could change the result."""
     w = state.window
     assert w is not None
-    order = sorted(w.options, key=lambda s: (s - w.discarder) % 4)
-    hu_seats = [s for s in order if any(isinstance(a, Hu) for a in w.options[s])]
+    options, answers = w.options, w.answers
+    order = [s for s in _OTHERS[w.discarder] if s in options]  # nearest to the discarder first
+    hu_seats = [s for s in order if _offers(options[s], Hu)]
     if len(hu_seats) > 1 and state.ruleset.ranks_wins:
         # a higher-ranked 胡 (福州 金雀) beats the nearer seat
         hu_seats.sort(key=lambda s: -state.ruleset.hu_rank(state, s, w.tile))
@@ -729,13 +755,13 @@ def _resolve_window(state: HandState, events: list[Event]) -> None:
             if isinstance(w.answers[s], Hu):
                 _claim_win(state, [s], events)
                 return
-    for kinds in ((Pung, ExposedKong), (Chow,)):
+    for kinds in _MELD_PRIORITY:
         for s in order:
-            if not any(isinstance(a, kinds) for a in w.options[s]):
+            if not _offers(options[s], kinds):
                 continue
-            if s not in w.answers:
+            answer = answers.get(s)
+            if answer is None:
                 return
-            answer = w.answers[s]
             if isinstance(answer, kinds):
                 _claim_meld(state, answer, events)
                 return
@@ -747,6 +773,16 @@ def _resolve_window(state: HandState, events: list[Event]) -> None:
         _exhaustive_draw(state, events)
     else:
         _draw(state, (w.discarder + 1) % 4, events)
+
+
+_MELD_PRIORITY: tuple[type | tuple[type, ...], ...] = ((Pung, ExposedKong), Chow)  # 碰/杠 > 吃
+
+
+def _offers(options: tuple[Action, ...], kinds: type | tuple[type, ...]) -> bool:
+    for action in options:
+        if isinstance(action, kinds):
+            return True
+    return False
 
 
 def _claim_win(state: HandState, winners: list[int], events: list[Event]) -> None:
@@ -825,13 +861,13 @@ def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = Fa
             return
         state.wall = wall = wall.with_reserve(ruleset.reserve(state))
         tile, state.wall = wall.draw_tail()
-    elif wall.live <= 0:
-        _exhaustive_draw(state, events)
-        return
     else:
-        final = wall.live <= ruleset.final_round
+        live = wall.live
+        if live <= 0:
+            _exhaustive_draw(state, events)
+            return
         tile, state.wall = wall.draw_front()
-        if final:
+        if live <= ruleset.final_round:
             _final_round_draw(state, seat, tile, events)
             return
     state.concealed[seat][tile] += 1

@@ -153,7 +153,8 @@ def tiles_of(counts: Sequence[int]) -> list[Tile]:
 
 def full_set(with_flowers: bool = False) -> list[Tile]:
     """Every physical tile of a set: 4 of each of the 34 kinds (136), plus 8 flowers (144)."""
-    tiles = [t for t in range(NUM_KINDS) for _ in range(4)]
-    if with_flowers:
-        tiles.extend(FLOWERS)
-    return tiles
+    return list(_FULL_SETS[with_flowers])
+
+
+_SUITED_AND_HONOURS = tuple(t for t in range(NUM_KINDS) for _ in range(4))
+_FULL_SETS = {False: _SUITED_AND_HONOURS, True: _SUITED_AND_HONOURS + FLOWERS}

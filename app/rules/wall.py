@@ -27,8 +27,18 @@ def first_dealer(dice: Dice) -> int:
 
 
 def shuffled(tiles: list[Tile], rng: random.Random) -> tuple[Tile, ...]:
+    """A uniform random permutation: Fisher-Yates from the last place down, each index drawn
+    by rejection sampling on `rng.getrandbits` (the algorithm of `random.Random.shuffle`,
+    written out: a seed's wall order is defined here, and no method is called per tile)."""
     order = list(tiles)
-    rng.shuffle(order)
+    getrandbits = rng.getrandbits
+    for i in range(len(order) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        order[i], order[j] = order[j], order[i]
     return tuple(order)
 
 
