@@ -569,7 +569,9 @@ def step(state: HandState, action: Action) -> tuple[HandState, list[Event]]:
     new = state.clone()
     new.steps += 1
     events: list[Event] = []
-    if isinstance(action, Escape):
+    if type(action) is Discard and new.phase == "turn":  # the common case
+        _discard(new, action.seat, action.tile, events)
+    elif isinstance(action, Escape):
         _escape(new, action.seat, events)
     elif new.phase == "decide":
         assert isinstance(action, Decide)
@@ -705,15 +707,20 @@ def _discard(state: HandState, seat: int, tile: Tile, events: list[Event]) -> No
     state.river.append(_RIVER[seat][tile])
     state.drawn = None
     state.from_tail = False
-    events.append(_DISCARDED[seat][tile][tile == state.wild.wild])
+    wild = state.wild
+    events.append(_DISCARDED[seat][tile][tile == wild.wild])
     penalties = state.ruleset.after_discard(state, seat, tile)
     if penalties:
         state.penalties = state.penalties + penalties
         events += penalties
-    last = state.wall.live == 0
-    kind = state.plays_as(tile)
-    # a discarded wild is dead
-    options = _claims(state, seat, kind, last) if kind is not None else None
+    wall = state.wall
+    last = wall.tail - wall.head - wall.reserve <= 0  # no live tile left
+    if tile == wild.wild:
+        options = None  # a discarded wild is dead
+    else:
+        face = wild.wild  # the substitute plays as the wild's face
+        kind = face if tile == wild.substitute and face is not None else tile
+        options = _claims(state, seat, kind, last)
     if options:
         state.phase = "claim"
         state.window = ClaimWindow(tile, seat, False, options)

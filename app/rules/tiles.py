@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import compress
 
 Tile = int
 
@@ -148,7 +149,10 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
 
 def tiles_of(counts: Sequence[int]) -> list[Tile]:
     """The sorted tiles of a count vector."""
-    return [t for t, c in enumerate(counts) for _ in range(c)]
+    tiles: list[Tile] = []
+    for t in compress(range(len(counts)), counts):
+        tiles += [t] * counts[t]
+    return tiles
 
 
 def full_set(with_flowers: bool = False) -> list[Tile]:
