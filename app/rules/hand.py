@@ -460,9 +460,10 @@ def _draw_may_complete(state: HandState, seat: int) -> bool:
 def _discardable(state: HandState, seat: int) -> list[Tile]:
     hand = state.concealed[seat]
     held = list(compress(_ALL_TILES, hand))
-    if state.ruleset.wild_discard == "forbidden" and state.wild.wild is not None:
-        without_wild = [t for t in held if t != state.wild.wild]
-        held = without_wild or held
+    wild = state.wild.wild
+    if state.ruleset.wild_discard == "forbidden" and wild is not None:
+        if hand[wild] and len(held) > 1:
+            held.remove(wild)  # a wild only when nothing else is held
     if state.ruleset.restricts_discards:
         held = state.ruleset.allowed_discards(state, seat, held)
     return held
