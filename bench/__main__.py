@@ -29,18 +29,33 @@ def machine() -> str:
     )
 
 
+def load() -> str:
+    try:
+        return " / ".join(f"{x:.1f}" for x in os.getloadavg()) + " (1 / 5 / 15 min)"
+    except OSError:
+        return "unknown"
+
+
 def main() -> None:
     sections = [
         "# Benchmark results",
         "",
         f"Machine: {machine()}. Run on {dt.date.today().isoformat()} with `python -m bench`;",
         "every figure is on one core, each ratio against a baseline run in the same process.",
+        f"Load average when the run started: {load()} (above 1, other work shared the cores",
+        "and every absolute figure is low; the ratios hold better).",
         "",
         bench_winning.run(),
         "",
         "## Self-play",
         "",
         bench_selfplay.run(),
+        "",
+        "## See also",
+        "",
+        "- [load.md](load.md): the WebSocket load runs (`python -m app.loadtest`).",
+        "- [README.md](README.md): how the figures are taken, self-play before and after the",
+        "  hot-path work, and where a hand's time goes.",
         "",
     ]
     text = "\n".join(sections)

@@ -35,13 +35,20 @@ class Bot(Protocol):
 
 
 class RandomBot:
-    """Picks uniformly among the legal actions with its own seeded RNG."""
+    """Picks uniformly among the legal actions with its own seeded RNG: the index is drawn by
+    rejection sampling on `rng.getrandbits` (what `Random.choice` does, written out)."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
+        self._bits = rng.getrandbits
 
     def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
-        return legal[self.rng.randrange(len(legal))]
+        n = len(legal)
+        k = n.bit_length()
+        i = self._bits(k)
+        while i >= n:
+            i = self._bits(k)
+        return legal[i]
 
 
 class GreedyBot:

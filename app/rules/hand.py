@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Literal, NamedTuple
 
 from app.rules.actions import (
@@ -109,6 +110,9 @@ class WinRecord:
     special: str | None = None  # won by a variant's special action (福州 抢金)
 
 
+_new_state = object.__new__
+
+
 @dataclass(slots=True)
 class HandState:
     ruleset: Ruleset
@@ -133,8 +137,8 @@ class HandState:
     outcome: str | None = None
     settlement: Settlement | None = None
     steps: int = 0
-    # per seat: (concealed tiles as bytes, whether some tile completes them); a cache
-    ready_cache: list[tuple[bytes, bool] | None] = field(
+    # per seat: (a copy of its concealed counts, whether some tile completes them); a cache
+    ready_cache: list[tuple[list[int], bool] | None] = field(
         default_factory=lambda: [None, None, None, None], compare=False, repr=False
     )
     flowers: list[list[Tile]] = field(default_factory=lambda: [[], [], [], []])
@@ -146,39 +150,43 @@ class HandState:
         return self.ctx.dealer
 
     def clone(self) -> HandState:
+        """A copy `step` may change. Lists the hot path changes in place (hands, river, draw
+        counts, the ready cache) are copied; melds, flowers, penalties, wins and decisions
+        are shared: they change rarely, and only by replacing the list (copy on write)."""
         window = self.window
         if window is not None:
             window = ClaimWindow(
                 window.tile, window.discarder, window.robbing, window.options, dict(window.answers)
             )
-        return HandState(
-            self.ruleset,
-            self.ctx,
-            self.seed,
-            self.dice,
-            self.wild,
-            self.wall,
-            [c[:] for c in self.concealed],
-            [m[:] for m in self.melds],
-            self.river[:],
-            self.phase,
-            self.turn,
-            self.drawn,
-            self.from_tail,
-            self.may_self_win,
-            window,
-            self.draws[:],
-            self.penalties[:],
-            self.wins[:],
-            self.escaped,
-            self.outcome,
-            self.settlement,
-            self.steps,
-            self.ready_cache[:],
-            [f[:] for f in self.flowers],
-            dict(self.decisions),
-            self.wild_dice,
-        )
+        c0, c1, c2, c3 = self.concealed
+        new = _new_state(HandState)  # every field set below, without __init__'s checks
+        new.ruleset = self.ruleset
+        new.ctx = self.ctx
+        new.seed = self.seed
+        new.dice = self.dice
+        new.wild = self.wild
+        new.wall = self.wall
+        new.concealed = [c0[:], c1[:], c2[:], c3[:]]
+        new.melds = self.melds[:]
+        new.river = self.river[:]
+        new.phase = self.phase
+        new.turn = self.turn
+        new.drawn = self.drawn
+        new.from_tail = self.from_tail
+        new.may_self_win = self.may_self_win
+        new.window = window
+        new.draws = self.draws[:]
+        new.penalties = self.penalties
+        new.wins = self.wins
+        new.escaped = self.escaped
+        new.outcome = self.outcome
+        new.settlement = self.settlement
+        new.steps = self.steps
+        new.ready_cache = self.ready_cache[:]
+        new.flowers = self.flowers[:]
+        new.decisions = self.decisions
+        new.wild_dice = self.wild_dice
+        return new
 
     # --- what tiles play as -------------------------------------------------------------
 
@@ -228,13 +236,13 @@ class HandState:
         """听: whether some tile could complete the seat's hand, i.e. the hand plus one wild
         wins (a wild may stand for any tile). A necessary condition for winning on a discard,
         cached by the seat's concealed tiles: it is asked on every discard."""
-        key = bytes(self.concealed[seat])
+        hand = self.concealed[seat]
         cached = self.ready_cache[seat]
-        if cached is not None and cached[0] == key:
+        if cached is not None and cached[0] == hand:
             return cached[1]
         counts, wilds = self.effective(seat)
         ready = self.ruleset.can_win(self, seat, counts, wilds + 1)
-        self.ready_cache[seat] = (key, ready)
+        self.ready_cache[seat] = (hand[:], ready)
         return ready
 
     def hand_tiles(self, seat: int) -> list[Tile]:
@@ -314,7 +322,7 @@ def _deal(state: HandState, events: list[Event]) -> None:
     wild, state.wall = ruleset.setup_wild(state.wall, state.wild_dice, dealer)
     state.wild = wild
     for flower in wild.dealer_flowers:
-        state.flowers[dealer].append(flower)
+        state.flowers[dealer] = [*state.flowers[dealer], flower]
         events.append(Flowered(dealer, flower))
     if wild.wild is not None and wild.indicator is not None:
         events.append(WildTurned(wild.dice, wild.indicator, wild.wild, wild.substitute))
@@ -344,7 +352,7 @@ def _flower_rounds(state: HandState, events: list[Event]) -> None:
             for flower in [t for t in range(42) if hand[t] and t in is_flower]:
                 for _ in range(hand[flower]):
                     hand[flower] -= 1
-                    state.flowers[seat].append(flower)
+                    state.flowers[seat] = [*state.flowers[seat], flower]
                     events.append(Flowered(seat, flower))
                     tile, state.wall = state.wall.draw_tail()
                     hand[tile] += 1
@@ -363,6 +371,12 @@ _CHOW = [[Chow(s, t) for t in range(27)] for s in _SEATS]
 _CONCEALED_KONG = [[ConcealedKong(s, t) for t in range(34)] for s in _SEATS]
 _ADDED_KONG = [[AddedKong(s, t) for t in range(34)] for s in _SEATS]
 _HU = [Hu(s) for s in _SEATS]
+_ALL_TILES = range(42)
+# river tiles and the events of discards and draws, likewise built once and shared
+_RIVER = [[RiverTile(s, t) for t in range(42)] for s in _SEATS]
+_RIVER_CLAIMED = [[RiverTile(s, t, True) for t in range(42)] for s in _SEATS]
+_DISCARDED = [[(Discarded(s, t, False), Discarded(s, t, True)) for t in range(42)] for s in _SEATS]
+_DREW = [[[Drew(s, tail, t) for t in range(42)] for s in _SEATS] for tail in (False, True)]
 _PASS = [Pass(s) for s in _SEATS]
 _PUNG = [Pung(s) for s in _SEATS]
 _EXPOSED_KONG = [ExposedKong(s) for s in _SEATS]
@@ -400,14 +414,24 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
     if state.phase == "turn":
         if seat != state.turn:
             return []
-        counts, wilds = state.effective(seat)
+        ruleset = state.ruleset
+        hand = state.concealed[seat]
         actions: list[Action] = []
-        if state.may_self_win and state.ruleset.can_win(state, seat, counts, wilds):
-            actions.append(_HU[seat])
-        actions += _kongs(state, seat, counts)
-        actions += state.ruleset.special_actions(state, seat)
-        discard = _DISCARD[seat]
-        actions += [discard[t] for t in _discardable(state, seat)]
+        check_win = state.may_self_win and _draw_may_complete(state, seat)
+        # a kong needs four alike in the hand (the effective counts hold no new values) or a pung
+        if check_win or 4 in hand or state.melds[seat]:
+            counts, wilds = state.effective(seat)
+            if check_win and ruleset.can_win(state, seat, counts, wilds):
+                actions.append(_HU[seat])
+            actions += _kongs(state, seat, counts)
+        actions += ruleset.special_actions(state, seat)
+        if ruleset.restricts_discards or (
+            ruleset.wild_discard == "forbidden" and state.wild.wild is not None
+        ):
+            discard = _DISCARD[seat]
+            actions += [discard[t] for t in _discardable(state, seat)]
+        else:
+            actions += compress(_DISCARD[seat], hand)  # every held tile
         return actions
     if state.phase in ("claim", "rob") and state.window is not None:
         w = state.window
@@ -418,12 +442,28 @@ def legal_actions(state: HandState, seat: int) -> list[Action]:
     return []
 
 
+def _draw_may_complete(state: HandState, seat: int) -> bool:
+    """False when the ruleset's wins depend on the hand alone and the ready cache knows that the
+    seat's hand before its draw was not ready: no drawn tile can complete it then. True when
+    a win is possible or not known to be impossible."""
+    drawn = state.drawn
+    if drawn is None or not state.ruleset.win_depends_on_hand_only:
+        return True
+    cached = state.ready_cache[seat]
+    if cached is None or cached[1]:
+        return True
+    before = state.concealed[seat][:]
+    before[drawn] -= 1
+    return before != cached[0]
+
+
 def _discardable(state: HandState, seat: int) -> list[Tile]:
     hand = state.concealed[seat]
-    held = [t for t, c in enumerate(hand) if c]
-    if state.ruleset.wild_discard == "forbidden" and state.wild.wild is not None:
-        without_wild = [t for t in held if t != state.wild.wild]
-        held = without_wild or held
+    held = list(compress(_ALL_TILES, hand))
+    wild = state.wild.wild
+    if state.ruleset.wild_discard == "forbidden" and wild is not None:
+        if hand[wild] and len(held) > 1:
+            held.remove(wild)  # a wild only when nothing else is held
     if state.ruleset.restricts_discards:
         held = state.ruleset.allowed_discards(state, seat, held)
     return held
@@ -449,27 +489,76 @@ def _kongs(state: HandState, seat: int, counts: list[int]) -> list[Action]:
     return actions
 
 
-def _claim_options(state: HandState, seat: int, kind: Tile, last: bool) -> tuple[Action, ...]:
-    """What `seat` may claim on a discard that plays as `kind`."""
-    options: list[Action] = []
-    if state.is_ready(seat):
-        counts, wilds = state.effective(seat)
-        counts[kind] += 1
-        if state.ruleset.can_win(state, seat, counts, wilds):
-            options.append(_HU[seat])
-    if last:
-        return tuple(options)
-    count = state.count_playing_as
-    held = count(seat, kind)
-    if held >= 2:
-        options.append(_PUNG[seat])
-    if held >= 3 and state.wall.remaining > 0:
-        options.append(_EXPOSED_KONG[seat])
-    if state.ruleset.allow_chow and seat == (state.turn + 1) % 4:
-        for low, a, b in _RUNS_WITH[kind]:
-            if count(seat, a) and count(seat, b):
-                options.append(_CHOW[seat][low])
-    return tuple(options)
+def _count_index(wild: WildSetup) -> tuple[tuple[int, ...], tuple[tuple[_Run, ...], ...]]:
+    """Tables built once per wild. Per kind 0-33: where in a seat's concealed counts the tiles
+    that play as the kind are counted, or -1 where none is (a wild; the substitute's own kind):
+    `count_playing_as` as a table; and the runs a discard of the kind can complete, as (lowest
+    tile, positions of the two other tiles), leaving out runs that need a tile nobody holds."""
+    key = (wild.wild, wild.substitute)
+    tables = _COUNT_INDEX.get(key)
+    if tables is None:
+        index = tuple(-1 if k == wild.substitute else -1 if (t := _physical(wild, k)) == wild.wild
+                      else t for k in range(NUM_KINDS))
+        runs = tuple(
+            tuple((low, index[a], index[b]) for low, a, b in _RUNS_WITH[k]
+                  if index[a] >= 0 and index[b] >= 0)
+            for k in range(NUM_KINDS)
+        )
+        tables = _COUNT_INDEX[key] = (index, runs)
+    return tables
+
+
+def _physical(wild: WildSetup, kind: Tile) -> Tile:
+    return wild.substitute if kind == wild.wild and wild.substitute is not None else kind
+
+
+_Run = tuple[Tile, int, int]
+_COUNT_INDEX: dict[
+    tuple[Tile | None, Tile | None], tuple[tuple[int, ...], tuple[tuple[_Run, ...], ...]]
+] = {}
+
+
+def _claims(
+    state: HandState, discarder: int, kind: Tile, last: bool
+) -> dict[int, tuple[Action, ...]] | None:
+    """What each other seat may claim on a discard that plays as `kind`, in turn order after
+    the discarder (None: nobody may). Asked on every discard, so the common answer, nothing,
+    is found without building anything: a seat is looked at closer only when its hand is
+    ready (听, from the cache), holds a pair of the kind, or may chow."""
+    index, runs = _count_index(state.wild)
+    i = index[kind]
+    concealed, cache = state.concealed, state.ready_cache
+    chow_seat = (state.turn + 1) % 4 if state.ruleset.allow_chow and not last else -1
+    options: dict[int, tuple[Action, ...]] | None = None
+    for seat in _OTHERS[discarder]:
+        hand = concealed[seat]
+        cached = cache[seat]
+        ready = cached[1] if cached is not None and cached[0] == hand else state.is_ready(seat)
+        held = hand[i] if i >= 0 and not last else 0
+        if not ready and held < 2 and seat != chow_seat:
+            continue
+        offered: list[Action] = []
+        if ready and _wins_on(state, seat, kind):
+            offered.append(_HU[seat])
+        if held >= 2:
+            offered.append(_PUNG[seat])
+        if held >= 3 and state.wall.remaining > 0:
+            offered.append(_EXPOSED_KONG[seat])
+        if seat == chow_seat:
+            for low, a, b in runs[kind]:
+                if hand[a] and hand[b]:
+                    offered.append(_CHOW[seat][low])
+        if offered:
+            if options is None:
+                options = {}
+            options[seat] = tuple(offered)
+    return options
+
+
+def _wins_on(state: HandState, seat: int, kind: Tile) -> bool:
+    counts, wilds = state.effective(seat)
+    counts[kind] += 1
+    return state.ruleset.can_win(state, seat, counts, wilds)
 
 
 # --- the step --------------------------------------------------------------------------
@@ -481,11 +570,13 @@ def step(state: HandState, action: Action) -> tuple[HandState, list[Event]]:
     new = state.clone()
     new.steps += 1
     events: list[Event] = []
-    if isinstance(action, Escape):
+    if type(action) is Discard and new.phase == "turn":  # the common case
+        _discard(new, action.seat, action.tile, events)
+    elif isinstance(action, Escape):
         _escape(new, action.seat, events)
     elif new.phase == "decide":
         assert isinstance(action, Decide)
-        new.decisions[action.seat] = action.choice
+        new.decisions = {**new.decisions, action.seat: action.choice}
         events.append(Decided(action.seat, action.choice))
         if not new.ruleset.decisions(new):
             _deal(new, events)
@@ -499,6 +590,17 @@ def step(state: HandState, action: Action) -> tuple[HandState, list[Event]]:
 
 
 def _validate(state: HandState, action: Action) -> None:
+    if type(action) is Discard and state.phase == "turn":  # the common case, checked in full
+        seat, tile = action.seat, action.tile
+        if (
+            seat == state.turn
+            and type(seat) is int
+            and type(tile) is int
+            and 0 <= tile < 42
+            and state.concealed[seat][tile]
+            and _may_discard(state, seat, tile)
+        ):
+            return
     if not isinstance(action, Action.__args__):  # type: ignore[attr-defined]
         raise IllegalAction("unknown_action", f"not an action: {action!r}")
     seat = action.seat
@@ -573,7 +675,7 @@ def _apply_turn(state: HandState, action: Action, events: list[Event]) -> None:
         kind = state.plays_as(action.tile)
         assert kind is not None
         state.concealed[seat][action.tile] -= 4
-        state.melds[seat].append(Meld("concealed_kong", (action.tile,) * 4, kind))
+        state.melds[seat] = [*state.melds[seat], Meld("concealed_kong", (action.tile,) * 4, kind)]
         events.append(Melded(seat, "concealed_kong", (action.tile,) * 4))
         _draw(state, seat, events, from_tail=True)
     elif isinstance(action, AddedKong):
@@ -603,21 +705,23 @@ def _is_dealt_hand(state: HandState, seat: int) -> bool:
 
 def _discard(state: HandState, seat: int, tile: Tile, events: list[Event]) -> None:
     state.concealed[seat][tile] -= 1
-    state.river.append(RiverTile(seat, tile))
+    state.river.append(_RIVER[seat][tile])
     state.drawn = None
     state.from_tail = False
-    events.append(Discarded(seat, tile, tile == state.wild.wild))
+    wild = state.wild
+    events.append(_DISCARDED[seat][tile][tile == wild.wild])
     penalties = state.ruleset.after_discard(state, seat, tile)
-    state.penalties += penalties
-    events += penalties
-    last = state.wall.live == 0
-    options: dict[int, tuple[Action, ...]] = {}
-    kind = state.plays_as(tile)
-    if kind is not None:  # a discarded wild is dead
-        for s in _others(seat):
-            offered = _claim_options(state, s, kind, last)
-            if offered:
-                options[s] = offered
+    if penalties:
+        state.penalties = state.penalties + penalties
+        events += penalties
+    wall = state.wall
+    last = wall.tail - wall.head - wall.reserve <= 0  # no live tile left
+    if tile == wild.wild:
+        options = None  # a discarded wild is dead
+    else:
+        face = wild.wild  # the substitute plays as the wild's face
+        kind = face if tile == wild.substitute and face is not None else tile
+        options = _claims(state, seat, kind, last)
     if options:
         state.phase = "claim"
         state.window = ClaimWindow(tile, seat, False, options)
@@ -639,8 +743,9 @@ def _resolve_window(state: HandState, events: list[Event]) -> None:
     """Resolve the claim window once no missing answer could change the result."""
     w = state.window
     assert w is not None
-    order = sorted(w.options, key=lambda s: (s - w.discarder) % 4)
-    hu_seats = [s for s in order if any(isinstance(a, Hu) for a in w.options[s])]
+    options, answers = w.options, w.answers
+    order = [s for s in _OTHERS[w.discarder] if s in options]  # nearest to the discarder first
+    hu_seats = [s for s in order if _offers(options[s], Hu)]
     if len(hu_seats) > 1 and state.ruleset.ranks_wins:
         # a higher-ranked 胡 (福州 金雀) beats the nearer seat
         hu_seats.sort(key=lambda s: -state.ruleset.hu_rank(state, s, w.tile))
@@ -658,13 +763,13 @@ def _resolve_window(state: HandState, events: list[Event]) -> None:
             if isinstance(w.answers[s], Hu):
                 _claim_win(state, [s], events)
                 return
-    for kinds in ((Pung, ExposedKong), (Chow,)):
+    for kinds in _MELD_PRIORITY:
         for s in order:
-            if not any(isinstance(a, kinds) for a in w.options[s]):
+            if not _offers(options[s], kinds):
                 continue
-            if s not in w.answers:
+            answer = answers.get(s)
+            if answer is None:
                 return
-            answer = w.answers[s]
             if isinstance(answer, kinds):
                 _claim_meld(state, answer, events)
                 return
@@ -676,6 +781,16 @@ def _resolve_window(state: HandState, events: list[Event]) -> None:
         _exhaustive_draw(state, events)
     else:
         _draw(state, (w.discarder + 1) % 4, events)
+
+
+_MELD_PRIORITY: tuple[type | tuple[type, ...], ...] = ((Pung, ExposedKong), Chow)  # 碰/杠 > 吃
+
+
+def _offers(options: tuple[Action, ...], kinds: type | tuple[type, ...]) -> bool:
+    for action in options:
+        if isinstance(action, kinds):
+            return True
+    return False
 
 
 def _claim_win(state: HandState, winners: list[int], events: list[Event]) -> None:
@@ -697,7 +812,7 @@ def _claim_win(state: HandState, winners: list[int], events: list[Event]) -> Non
 
 def _mark_claimed(state: HandState) -> None:
     last = state.river[-1]
-    state.river[-1] = RiverTile(last.seat, last.tile, True)
+    state.river[-1] = _RIVER_CLAIMED[last.seat][last.tile]
 
 
 def _claim_meld(state: HandState, action: Action, events: list[Event]) -> None:
@@ -720,7 +835,7 @@ def _claim_meld(state: HandState, action: Action, events: list[Event]) -> None:
     for t in used:
         hand[t] -= 1
     _mark_claimed(state)
-    state.melds[seat].append(meld)
+    state.melds[seat] = [*state.melds[seat], meld]
     state.window = None
     events.append(Melded(seat, meld.kind, meld.tiles, tile, w.discarder))
     if meld.kind == "exposed_kong":
@@ -735,7 +850,7 @@ def _claim_meld(state: HandState, action: Action, events: list[Event]) -> None:
 
 def _complete_added_kong(state: HandState, seat: int, tile: Tile, events: list[Event]) -> None:
     kind = state.plays_as(tile)
-    melds = state.melds[seat]
+    melds = state.melds[seat] = state.melds[seat][:]
     for i, meld in enumerate(melds):
         if meld.kind == "pung" and meld.plays_as == kind:
             melds[i] = Meld("added_kong", (*meld.tiles, tile), meld.plays_as, meld.claimed,
@@ -754,13 +869,13 @@ def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = Fa
             return
         state.wall = wall = wall.with_reserve(ruleset.reserve(state))
         tile, state.wall = wall.draw_tail()
-    elif wall.live <= 0:
-        _exhaustive_draw(state, events)
-        return
     else:
-        final = wall.live <= ruleset.final_round
+        live = wall.live
+        if live <= 0:
+            _exhaustive_draw(state, events)
+            return
         tile, state.wall = wall.draw_front()
-        if final:
+        if live <= ruleset.final_round:
             _final_round_draw(state, seat, tile, events)
             return
     state.concealed[seat][tile] += 1
@@ -770,11 +885,11 @@ def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = Fa
     state.drawn = tile
     state.from_tail = from_tail
     state.may_self_win = True
-    events.append(Drew(seat, from_tail, tile))
+    events.append(_DREW[from_tail][seat][tile])
     if ruleset.flower_kinds and tile in ruleset.flower_kinds:
         state.concealed[seat][tile] -= 1
         state.draws[seat] -= 1  # a flower is not a draw of the turn: its replacement is
-        state.flowers[seat].append(tile)
+        state.flowers[seat] = [*state.flowers[seat], tile]
         events.append(Flowered(seat, tile))
         _draw(state, seat, events, from_tail=True)  # 补花: replaced from the tail at once
         return
@@ -788,7 +903,7 @@ def _final_round_draw(state: HandState, seat: int, tile: Tile, events: list[Even
     state.draws[seat] += 1
     events.append(Drew(seat, False, tile))
     if tile in state.ruleset.flower_kinds:
-        state.flowers[seat].append(tile)
+        state.flowers[seat] = [*state.flowers[seat], tile]
         events.append(Flowered(seat, tile))
     else:
         state.concealed[seat][tile] += 1

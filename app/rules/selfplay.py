@@ -67,7 +67,7 @@ def play_hand(
     actions: list[Action] = []
     census = full_census(ruleset) if check else None
     while state.phase != "ended":
-        seat = pending_seats(state)[0]
+        seat = state.turn if state.phase == "turn" else pending_seats(state)[0]
         action = players[seat].choose(state, seat, legal_actions(state, seat))
         actions.append(action)
         state, more = step(state, action)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import compress
 
 Tile = int
 
@@ -148,12 +149,16 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
 
 def tiles_of(counts: Sequence[int]) -> list[Tile]:
     """The sorted tiles of a count vector."""
-    return [t for t, c in enumerate(counts) for _ in range(c)]
+    tiles: list[Tile] = []
+    for t in compress(range(len(counts)), counts):
+        tiles += [t] * counts[t]
+    return tiles
 
 
 def full_set(with_flowers: bool = False) -> list[Tile]:
     """Every physical tile of a set: 4 of each of the 34 kinds (136), plus 8 flowers (144)."""
-    tiles = [t for t in range(NUM_KINDS) for _ in range(4)]
-    if with_flowers:
-        tiles.extend(FLOWERS)
-    return tiles
+    return list(_FULL_SETS[with_flowers])
+
+
+_SUITED_AND_HONOURS = tuple(t for t in range(NUM_KINDS) for _ in range(4))
+_FULL_SETS = {False: _SUITED_AND_HONOURS, True: _SUITED_AND_HONOURS + FLOWERS}

@@ -27,8 +27,18 @@ def first_dealer(dice: Dice) -> int:
 
 
 def shuffled(tiles: list[Tile], rng: random.Random) -> tuple[Tile, ...]:
+    """A uniform random permutation: Fisher-Yates from the last place down, each index drawn
+    by rejection sampling on `rng.getrandbits` (the algorithm of `random.Random.shuffle`,
+    written out: a seed's wall order is defined here, and no method is called per tile)."""
     order = list(tiles)
-    rng.shuffle(order)
+    getrandbits = rng.getrandbits
+    for i in range(len(order) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        order[i], order[j] = order[j], order[i]
     return tuple(order)
 
 
@@ -57,15 +67,17 @@ class Wall(NamedTuple):
     @property
     def live(self) -> int:
         """Tiles a normal (front) draw may still take."""
-        return max(0, self.tail - self.head - self.reserve)
+        live = self.tail - self.head - self.reserve
+        return live if live > 0 else 0
 
     def remaining_tiles(self) -> tuple[Tile, ...]:
         return self.tiles[self.head : self.tail]
 
     def draw_front(self) -> tuple[Tile, Wall]:
-        if self.live <= 0:
+        tiles, head, tail, reserve = self
+        if tail - head - reserve <= 0:
             raise IndexError("no live tile left at the front of the wall")
-        return self.tiles[self.head], Wall(self.tiles, self.head + 1, self.tail, self.reserve)
+        return tiles[head], _new_wall(Wall, (tiles, head + 1, tail, reserve))
 
     def draw_tail(self) -> tuple[Tile, Wall]:
         if self.remaining <= 0:
@@ -84,18 +96,24 @@ class Wall(NamedTuple):
         return Wall(self.tiles, self.head, self.tail, reserve)
 
 
+_new_wall = tuple.__new__  # Wall(...) without the keyword-handling constructor: one per draw
+
+
 def deal(wall: Wall, dealer: int, hand_size: int) -> tuple[list[list[Tile]], Wall]:
     """Deal from the front, as at a real table (抓牌): rounds of four tiles from the dealer in
     turn order, then one tile each until every seat has `hand_size`, then one more for the
     dealer."""
     hands: list[list[Tile]] = [[] for _ in range(4)]
     order = [(dealer + i) % 4 for i in range(4)]
-    while len(hands[order[-1]]) < hand_size:
+    tiles, pos = wall.tiles, wall.head
+    if wall.live < 4 * hand_size + 1:
+        raise IndexError("no live tile left at the front of the wall")
+    held = 0  # every seat holds as many tiles after a round
+    while held < hand_size:
+        take = 4 if hand_size - held >= 4 else 1
         for seat in order:
-            take = 4 if hand_size - len(hands[seat]) >= 4 else 1
-            for _ in range(take):
-                tile, wall = wall.draw_front()
-                hands[seat].append(tile)
-    tile, wall = wall.draw_front()
-    hands[dealer].append(tile)
-    return hands, wall
+            hands[seat] += tiles[pos : pos + take]
+            pos += take
+        held += take
+    hands[dealer].append(tiles[pos])
+    return hands, wall._replace(head=pos + 1)

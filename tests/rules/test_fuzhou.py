@@ -17,7 +17,6 @@ named on the win, the actions offered, the refusal codes.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import Counter
 from collections.abc import Sequence
 
@@ -730,11 +729,9 @@ def test_the_table_base_is_an_option():
 
 
 def test_self_play_keeps_every_invariant():
-    start = time.perf_counter()
     selfplay.run("fuzhou", 100, 7, "random", check=True, ruleset=R)
     selfplay.run("fuzhou", 30, 8, "greedy", check=True, ruleset=R)
     options = FuzhouOptions(rob_gold_non_dealer_puts_out="any", rob_gold_three_golds=True,
                             gold_discard_allowed=False, loss_cap_multiple=None)
     selfplay.run("fuzhou", 30, 9, "greedy", check=True, ruleset=Fuzhou(options=options))
-    assert time.perf_counter() - start < 10
     assert dataclasses.asdict(FuzhouOptions())["base"] == 1

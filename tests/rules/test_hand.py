@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -32,6 +33,7 @@ from app.rules.hand import (
     step,
     tile_census,
 )
+from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
 from app.rules.variants.lishui import Lishui
 from app.rules.views import seat_view
@@ -111,7 +113,7 @@ def test_legal_actions_apply_and_everything_else_is_refused_unchanged(seed: int,
     state, _, _ = random_play(seed, stop_after=at)
     rng = random.Random(seed ^ at)
     for action in _candidate_actions(state, rng):
-        before = state.clone()
+        before = copy.deepcopy(state)  # not a clone: a clone shares the lists step replaces
         legal = 0 <= action.seat < 4 and action in legal_actions(state, action.seat)
         if legal:
             after, events = step(state, action)
@@ -121,6 +123,25 @@ def test_legal_actions_apply_and_everything_else_is_refused_unchanged(seed: int,
                 step(state, action)
             assert refused.value.code
         assert state == before, "step changed the state it was given"
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_no_step_of_a_hand_changes_an_earlier_state(variant: str) -> None:
+    """`step` works on a copy that shares what it only replaces (melds, flowers, decisions,
+    penalties): every state of a hand, kongs and flowers included, stays as it was."""
+    ruleset = get_ruleset(variant)
+    for seed in range(3):
+        rng = random.Random(seed)
+        state, _ = new_hand(ruleset, seed, TableContext(dealer=seed % 4))
+        kept = [(state, copy.deepcopy(state))]
+        while state.phase != "ended":
+            seat = rng.choice(pending_seats(state))
+            legal = legal_actions(state, seat)
+            melds = [a for a in legal if not isinstance(a, (Discard, Pass))]
+            state, _ = step(state, rng.choice(melds or legal))  # claims and kongs whenever offered
+            kept.append((state, copy.deepcopy(state)))
+        for i, (state, snapshot) in enumerate(kept):
+            assert state == snapshot, f"{variant} seed {seed}: state {i} changed later"
 
 
 def test_an_escape_is_accepted_at_any_time_and_ends_the_hand() -> None:

@@ -7,7 +7,7 @@ is a subclass in a module of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from app.rules.tiles import Tile, full_set
 from app.rules.wall import Dice, Wall, first_dealer
@@ -107,6 +107,11 @@ class Ruleset:
     final_round: int = 0  # the last N drawable tiles: no discard, no 补花 (福州: 4)
     ranks_wins: bool = False  # whether `hu_rank` orders several 胡 on one discard (福州 金雀)
     options: object = field(default=None)
+    # Whether `can_win` depends on nothing but the concealed counts, the wild count and whether
+    # the seat has melds, and a tile exchanged for a wild never undoes a win. Then a hand that
+    # was not ready (听) before a draw cannot win with it, and the state machine skips the
+    # check (丽水, 湖州, 福州; not 温州, whose 三财神 needs one's own turn, nor 上海's 天胡 / 杠开).
+    win_depends_on_hand_only: ClassVar[bool] = False
 
     def tile_set(self) -> list[Tile]:
         return full_set(with_flowers=self.with_flowers)

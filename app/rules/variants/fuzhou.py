@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from app.rules.actions import Special
 from app.rules.events import Discarded, Event, GoldRobbed
@@ -132,6 +132,7 @@ class FuzhouOptions:
 @dataclass(frozen=True)
 class Fuzhou(Ruleset):
     name: str = "fuzhou"
+    win_depends_on_hand_only: ClassVar[bool] = True
     hand_size: int = 16
     with_flowers: bool = True
     flower_kinds: frozenset[Tile] = FLOWER_KINDS

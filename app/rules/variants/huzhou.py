@@ -39,7 +39,7 @@ the same seat has dealt (it changes no payment).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from app.rules.tiles import EAST, GREEN, NORTH, RED, WHITE, Tile
 from app.rules.variants.base import (
@@ -151,6 +151,7 @@ DOUBLINGS = ("kong_win", "heavenly", "earthly", "no_wild", "four_wilds")
 @dataclass(frozen=True)
 class Huzhou(Ruleset):
     name: str = "huzhou"
+    win_depends_on_hand_only: ClassVar[bool] = True
     hand_size: int = 13
     grants_house_rewards: bool = True  # 起手四财神: silver from the house
     options: HuzhouOptions = field(default_factory=HuzhouOptions)

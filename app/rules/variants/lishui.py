@@ -26,7 +26,7 @@ Leaving during a hand costs 10 x base, shared by the other three.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from app.rules.events import Event, Penalized
 from app.rules.tiles import WHITE, Tile
@@ -97,6 +97,7 @@ def is_all_pungs(counts: list[int], wilds: int) -> bool:
 @dataclass(frozen=True)
 class Lishui(Ruleset):
     name: str = "lishui"
+    win_depends_on_hand_only: ClassVar[bool] = True
     hand_size: int = 13
     options: LishuiOptions = field(default_factory=LishuiOptions)
 

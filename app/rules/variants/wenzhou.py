@@ -183,7 +183,9 @@ class Wenzhou(Ruleset):
         just discarded by another seat, if it holds that one singly); 财神 and 白板 exempt."""
         hand = state.concealed[seat]
         wild = state.wild.wild
-        singles = [t for t in held if t in _HONOURS and hand[t] == 1 and t != wild and t != WHITE]
+        singles = [
+            t for t in HONOURS if hand[t] == 1 and t != wild and t != WHITE and t in held
+        ]  # in the order of `held`: both ascend
         if not singles:
             return held
         if self.options.follow_latest_honour and state.river:
