@@ -8,20 +8,15 @@ skip. Each test gets its own server (admin test mode on) over a migrated SQLite 
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
-from app.main import create_app
-from app.settings import Settings
-from app.store import migrate
+from tests.live import live_server, sqlite_settings
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -77,44 +72,12 @@ class Server:
             conn.execute("UPDATE accounts SET role = 'admin' WHERE username = ?", (username,))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
     chromium_path()  # skip before starting anything when there is no browser
     database = tmp_path / "browser.db"
-    url = f"sqlite:///{database}"
-    # Playwright's sync API keeps an event loop running in this thread: migrate in another
-    migration = threading.Thread(target=migrate.upgrade, args=(url,))
-    migration.start()
-    migration.join()
-    settings = Settings(
-        database_url=url,
-        jwt_secret="test-secret-" + "x" * 32,
-        argon2_time_cost=1,
-        argon2_memory_kib=1024,
-        argon2_parallelism=1,
-        test_mode=True,
-    )
-    port = _free_port()
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=port, log_level="warning",
-        ws="websockets-sansio",
-    )
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    while not uv.started:
-        if not thread.is_alive():
-            raise RuntimeError("the server did not start")
-        threading.Event().wait(0.02)
-    yield Server(f"http://127.0.0.1:{port}", database)
-    uv.should_exit = True
-    thread.join(10)
+    with live_server(sqlite_settings(database, test_mode=True)) as (port, _):
+        yield Server(f"http://127.0.0.1:{port}", database)
 
 
 @pytest.fixture

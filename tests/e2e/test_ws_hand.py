@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import sqlite3
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,30 +15,21 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 import websockets
 from pydantic import TypeAdapter
 from websockets.asyncio.client import ClientConnection, connect
 
-from app.main import create_app
 from app.protocol import WireAction, to_rules_action
 from app.rules.actions import Escape
 from app.rules.hand import replay
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
-from app.settings import Settings
-from app.store import migrate
+from tests.live import live_server, sqlite_settings
 
 Message = dict[str, Any]
 STAKE = 1
 GRANT = 10000  # a new account's silver (RULES.md 7)
 WIRE_ACTION: TypeAdapter[WireAction] = TypeAdapter(WireAction)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture
@@ -51,33 +40,8 @@ def database(tmp_path: Path) -> Path:
 @pytest.fixture
 def server(database: Path) -> Iterator[str]:
     """A real server on 127.0.0.1 over a migrated SQLite file; its host:port."""
-    url = f"sqlite:///{database}"
-    migrate.upgrade(url)
-    settings = Settings(
-        database_url=url,
-        jwt_secret="test-secret-" + "x" * 32,
-        argon2_time_cost=1,
-        argon2_memory_kib=1024,
-        argon2_parallelism=1,
-    )
-    port = _free_port()
-    config = uvicorn.Config(
-        create_app(settings),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        ws="websockets-sansio",
-    )
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    while not uv.started:
-        if not thread.is_alive():
-            raise RuntimeError("the server did not start")
-        threading.Event().wait(0.02)
-    yield f"127.0.0.1:{port}"
-    uv.should_exit = True
-    thread.join(10)
+    with live_server(sqlite_settings(database)) as (port, _):
+        yield f"127.0.0.1:{port}"
 
 
 @dataclass

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import threading
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,15 +23,12 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from websockets.asyncio.client import connect
 
-from app.main import create_app
 from app.rules.variants import VARIANTS
-from app.settings import Settings
-from app.store import migrate
-from tests.e2e.test_ws_hand import GRANT, Message, Player, _free_port, _register, _settled
+from tests.e2e.test_ws_hand import GRANT, Message, Player, _register, _settled
+from tests.live import live_server, sqlite_settings
 
 STAKE = 2
 # tests/rules/test_hand.py: the dealer discards 5m, seats 2 and 3 both win on it
@@ -78,31 +74,8 @@ class Server:
 def server(tmp_path: Path) -> Iterator[Server]:
     """A real uvicorn server with the admin test mode on, over a migrated SQLite file."""
     database = tmp_path / "e2e.db"
-    url = f"sqlite:///{database}"
-    migrate.upgrade(url)
-    settings = Settings(
-        database_url=url,
-        jwt_secret="test-secret-" + "x" * 32,
-        argon2_time_cost=1,
-        argon2_memory_kib=1024,
-        argon2_parallelism=1,
-        test_mode=True,
-    )
-    app = create_app(settings)
-    port = _free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
-    )
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    while not uv.started:
-        if not thread.is_alive():
-            raise RuntimeError("the server did not start")
-        threading.Event().wait(0.02)
-    yield Server(f"127.0.0.1:{port}", app, database)
-    uv.should_exit = True
-    thread.join(10)
+    with live_server(sqlite_settings(database, test_mode=True)) as (port, app):
+        yield Server(f"127.0.0.1:{port}", app, database)
 
 
 @dataclass

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,14 +13,10 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
-from app.loadtest.servers import free_port
-from app.main import create_app
-from app.settings import Settings
-from app.store import migrate
+from tests.live import live_server, sqlite_settings
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -29,24 +24,8 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """A real server on 127.0.0.1 over a migrated SQLite file; its host:port."""
-    url = f"sqlite:///{tmp_path / 'metrics.db'}"
-    migrate.upgrade(url)
-    settings = Settings(
-        database_url=url, jwt_secret="test-secret-" + "x" * 32,
-        argon2_time_cost=1, argon2_memory_kib=1024, argon2_parallelism=1,
-    )
-    port = free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
-                            log_level="warning", ws="websockets-sansio")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    while not uv.started:
-        assert thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    yield f"127.0.0.1:{port}"
-    uv.should_exit = True
-    thread.join(10)
+    with live_server(sqlite_settings(tmp_path / "metrics.db")) as (port, _):
+        yield f"127.0.0.1:{port}"
 
 
 async def scrape(http: httpx.AsyncClient) -> Samples:

@@ -1,0 +1,57 @@
+"""A real uvicorn server in a thread of the test process, over a migrated SQLite file:
+what the end-to-end, browser and metrics tests play against."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+
+from app.loadtest.servers import free_port
+from app.main import create_app
+from app.settings import Settings
+from app.store import migrate
+
+
+def sqlite_settings(database: Path, **options: Any) -> Settings:
+    """Settings for a test server on `database`: cheap Argon2 so that sign-ups are quick."""
+    return Settings(
+        database_url=f"sqlite:///{database}",
+        jwt_secret="test-secret-" + "x" * 32,
+        argon2_time_cost=1,
+        argon2_memory_kib=1024,
+        argon2_parallelism=1,
+        **options,
+    )
+
+
+@contextmanager
+def live_server(settings: Settings) -> Iterator[tuple[int, FastAPI]]:
+    """Migrate, serve `settings` on a free loopback port until the block ends; the port
+    and the app. Migrations run in their own thread: Playwright's sync API keeps an event
+    loop running in the test's thread, which Alembic's async engine must not find."""
+    with ThreadPoolExecutor(1) as migration:
+        migration.submit(migrate.upgrade, settings.database_url).result()
+    app = create_app(settings)
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        threading.Event().wait(0.02)
+    try:
+        yield port, app
+    finally:
+        server.should_exit = True
+        thread.join(10)
