@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api import errors
 from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
-from app.api.lobby import registry_of
+from app.api.lobby import TimersIn, registry_of
 from app.api.security import ADMIN_ERRORS, AdminAccount
 from app.rules import scenario
 from app.rules.variants import VARIANTS, get_ruleset
@@ -34,6 +34,7 @@ from app.rules.views import seat_view
 from app.store import audit
 from app.store.models import Account
 from app.tables.registry import LiveTable, TableError, TableRegistry
+from app.tables.timers import Timers
 
 router = APIRouter(prefix="/admin/tables", tags=["admin"])
 
@@ -100,6 +101,7 @@ class TestTableIn(BaseModel):
     dice: tuple[Die, Die] = (1, 1)
     wild_dice: tuple[Die, Die] = (1, 1)
     dealer: int = Field(default=0, ge=0, le=3)
+    timers: TimersIn | None = None
 
 
 def _live(registry: TableRegistry, table_id: str) -> LiveTable:
@@ -192,8 +194,13 @@ async def create_test_table(
         )
     except (ValueError, KeyError) as exc:
         raise ApiError("validation_error", f"the scenario cannot be dealt: {exc}") from exc
+    timers = Timers(**body.timers.model_dump()) if body.timers is not None else None
     live = registry_of(request).create(
-        body.variant, body.stake, preset=preset, ctx=TableContext(dealer=body.dealer)
+        body.variant,
+        body.stake,
+        timers=timers,
+        preset=preset,
+        ctx=TableContext(dealer=body.dealer),
     )
     return await _audited_out(
         session, admin, "create_test_table", live, body.model_dump(mode="json")

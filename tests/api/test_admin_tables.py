@@ -269,7 +269,7 @@ async def test_test_table_deals_exactly_the_arranged_hands(
         "5789m999p888s667z",
     ]
     body = {"variant": "lishui", "stake": 1, "hands": hands, "draws": "9p", "dealer": 0,
-            "dice": [3, 4]}
+            "dice": [3, 4], "timers": {"discard": 90, "claim": 45}}
     bad = await client.post("/admin/tables/test", json={**body, "hands": ["1m"] * 4}, headers=h)
     assert_error(bad, 422, "validation_error")
     made = await client.post("/admin/tables/test", json=body, headers=h)
@@ -282,6 +282,8 @@ async def test_test_table_deals_exactly_the_arranged_hands(
         own = seat_view(state, seat)["seats"][seat]["hand"]
         assert sorted(own) == sorted(parse(hands[seat])), seat
     assert pending_seats(state) == [0]  # the dealer (14 tiles) discards first
+    timers = game.live.table.timers
+    assert (timers.discard, timers.claim, timers.decide) == (90, 45, 8)  # the rest: the house's
     sink = Sink()
     game.registry.connect(game.ids[0], sink)
     game.registry.submit(game.table_id, Resume(0, 0))

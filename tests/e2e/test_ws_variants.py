@@ -180,8 +180,11 @@ async def _test_table(
     scenario: dict[str, Any],
 ) -> str:
     await _make_admin(server, http, players[0])
+    # long timers: a claim race is decided by the answers, never by a busy machine's clock
+    slow = {"discard": 120, "claim": 120, "decide": 120, "ready": 15}
     created = await http.post(
-        "/admin/tables/test", json={"variant": variant, "stake": STAKE, **scenario},
+        "/admin/tables/test",
+        json={"variant": variant, "stake": STAKE, "timers": slow, **scenario},
         headers=players[0].headers,
     )
     assert created.status_code in (200, 201), created.text
