@@ -115,10 +115,11 @@ async def wait_port(port: int, process: Process) -> None:
 
 
 async def spawn_game_server(
-    workdir: Path, database_url: str | None = None
+    workdir: Path, database_url: str | None = None, profile: Path | None = None
 ) -> tuple[str, Process, Settings]:
     """Start `python -m app` on a free loopback port; its base URL, its process and the
-    settings it was given (the database and the JWT secret)."""
+    settings it was given (the database and the JWT secret). With `profile` the server
+    runs under cProfile and writes its stats there when it stops."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_MODE")}
     env.update(CHEAP_ARGON2)
@@ -130,7 +131,10 @@ async def spawn_game_server(
         LOG_LEVEL="warning",
         MIGRATE_ON_START="true",
     )
-    process = Process([sys.executable, "-m", "app"], env, workdir / "server.log")
+    command = [sys.executable, "-m", "app"]
+    if profile is not None:
+        command = [sys.executable, "-m", "app.loadtest.profiled", str(profile.resolve())]
+    process = Process(command, env, workdir / "server.log")
     url = f"http://127.0.0.1:{port}"
     try:
         await wait_http(f"{url}/health", process)
