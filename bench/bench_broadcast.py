@@ -36,6 +36,7 @@ from app.rules import actions as rules
 from app.store import accounts, ledger, migrate
 from app.store.db import Database
 from app.tables.messages import PlayerAction
+from app.tables import registry as registry_module
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 
@@ -153,6 +154,22 @@ def run(tables: int, seconds: float, profile: bool, models: bool = False) -> dic
         return asyncio.run(_play(url, tables, seconds, profile, models))
 
 
+class _Timed:
+    """Wraps the registry's timeout choice (the greedy bot's move, sent in every turn
+    prompt as ``timeout_action``) to count the CPU it takes."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.inner = registry_module._timeout_choice
+
+    def __call__(self, *args: Any) -> Any:
+        started = time.process_time()
+        try:
+            return self.inner(*args)
+        finally:
+            self.seconds += time.process_time() - started
+
+
 async def _play(
     url: str, tables: int, seconds: float, profile: bool, models: bool
 ) -> dict[str, float]:
@@ -173,6 +190,8 @@ async def _play(
                 registry.connect(account, sink)
                 registry.sit(live.table_id, account, seat)
         await asyncio.sleep(1.0)  # the first hands are dealt
+        timed = _Timed()
+        registry_module._timeout_choice = timed  # type: ignore[assignment]
         profiler = cProfile.Profile() if profile else None
         start_actions = counter["actions"]
         cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -182,6 +201,7 @@ async def _play(
         if profiler is not None:
             profiler.disable()
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        registry_module._timeout_choice = timed.inner
         actions = counter["actions"] - start_actions
         frames = sum(s.socket.frames for s in sinks)
         await registry.stop()
@@ -199,6 +219,7 @@ async def _play(
         "actions_per_cpu_s": actions / cpu,
         "us_per_action": cpu / actions * 1e6,
         "frames_per_action": frames / max(1, actions),
+        "bot_us_per_action": timed.seconds / actions * 1e6,
     }
     return result
 
@@ -213,7 +234,8 @@ def main() -> None:
         f"{'models' if models else 'encoded'}: {tables} tables, {result['wall_s']:.1f} s: {result['actions']:.0f} actions, "
         f"{result['actions_per_cpu_s']:.0f} actions per CPU second, "
         f"{result['us_per_action']:.0f} us of CPU per action "
-        f"({result['frames_per_action']:.1f} frames written per action)"
+        f"({result['frames_per_action']:.1f} frames written per action), of which "
+        f"{result['bot_us_per_action']:.0f} us computing the turn prompts' timeout_action"
     )
 
 
