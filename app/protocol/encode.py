@@ -16,27 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from app.protocol.events import (
-    DealtPayload,
-    DecidedPayload,
-    DiscardedPayload,
-    DrewPayload,
-    EscapedPayload,
-    ExhaustiveDrawPayload,
-    FloweredPayload,
-    GoldRobbedPayload,
-    HandEndedPayload,
-    HandStartedPayload,
-    MeldedPayload,
-    PenalizedPayload,
-    TransferPayload,
-    WildTurnedPayload,
-    WonPayload,
-)
+from app.protocol.events import _TILE_FIELDS as TILE_FIELDS
+from app.protocol.events import EventPayload, TransferPayload, event_payload
 from app.protocol.messages import ServerMessage
 from app.protocol.tiles import to_code
 from app.rules import actions as rules
@@ -57,28 +42,14 @@ def _field_names(model: type[BaseModel]) -> tuple[str, ...]:
     return tuple(model.model_fields)
 
 
-_PAYLOADS: tuple[type[BaseModel], ...] = (
-    HandStartedPayload, DealtPayload, WildTurnedPayload, DecidedPayload, FloweredPayload,
-    DrewPayload, DiscardedPayload, MeldedPayload, PenalizedPayload, GoldRobbedPayload,
-    WonPayload, ExhaustiveDrawPayload, EscapedPayload, HandEndedPayload,
-)
-# each event kind: its payload's fields in wire order, and which of them hold tiles
+# each event kind: its payload's fields in wire order (the payload models of the union;
+# a new field holding tiles must be listed in `events._TILE_FIELDS`, a nested model here)
 _FIELDS: dict[str, tuple[str, ...]] = {
-    model.model_fields["kind"].default: _field_names(model) for model in _PAYLOADS
+    model.model_fields["kind"].default: _field_names(model)
+    for model in get_args(get_args(EventPayload)[0])
 }
 _TRANSFER_FIELDS = _field_names(TransferPayload)
-_TILE_FIELDS: dict[str, frozenset[str]] = {
-    "dealt": frozenset({"tiles"}),
-    "wild_turned": frozenset({"indicator", "wild", "substitute"}),
-    "flowered": frozenset({"tile"}),
-    "drew": frozenset({"tile"}),
-    "discarded": frozenset({"tile"}),
-    "melded": frozenset({"tiles", "claimed"}),
-    "penalized": frozenset({"tile"}),
-    "gold_robbed": frozenset({"tile"}),
-    "won": frozenset({"tile", "hand"}),
-    "hand_ended": frozenset({"hands"}),
-}
+_TILES: dict[str, frozenset[str]] = {kind: frozenset(names) for kind, names in TILE_FIELDS.items()}
 
 
 def _codes(value: Any) -> Any:
@@ -100,9 +71,12 @@ def event_dict(event: Event) -> dict[str, Any]:
     """The wire payload of `event` as plain data (pass the copy the receiving seat may see:
     `Event.for_seat`)."""
     kind = event.kind
-    tiles = _TILE_FIELDS.get(kind, frozenset())
+    fields = _FIELDS.get(kind)
+    if fields is None:  # not a kind of the union: the model refuses it, as it always did
+        return event_payload(event).model_dump(mode="json")
+    tiles = _TILES.get(kind, frozenset())
     data: dict[str, Any] = {"kind": kind}
-    for name in _FIELDS[kind][1:]:
+    for name in fields[1:]:
         value = getattr(event, name)
         if name in tiles:
             data[name] = _codes(value)
