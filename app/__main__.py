@@ -16,4 +16,7 @@ if __name__ == "__main__":
         port=settings.port,
         log_level=settings.log_level,
         log_config=ops_logging.config(settings.log_level, settings.log_format),
+        # game messages are ~200 bytes of JSON: compressing each frame cost more CPU than
+        # anything else per frame and saved little (bench/load.md)
+        ws_per_message_deflate=False,
     )

@@ -43,6 +43,7 @@ from app.protocol import (
     parse_client,
     to_rules_action,
 )
+from app.protocol.encode import Encoded
 from app.tables.messages import Autoplay, Disconnected, Resume
 from app.tables.registry import TableError, TableRegistry
 
@@ -79,14 +80,19 @@ class RateLimit:
 
 class Connection:
     """One socket: outgoing messages are queued (the actor never waits on a client) and
-    written by `pump`; `close` queues a close frame after what is already queued."""
+    written by `pump`; `close` queues a close frame after what is already queued. Messages
+    may come as models (`deliver`) or already as their text (`deliver_encoded`: the
+    registry writes events and prompts once and shares an event's text between seats)."""
 
     def __init__(self, websocket: WebSocket) -> None:
         self._websocket = websocket
-        self._out: asyncio.Queue[ServerMessage | int] = asyncio.Queue()
+        self._out: asyncio.Queue[ServerMessage | Encoded | int] = asyncio.Queue()
 
     def deliver(self, message: ServerMessage) -> None:
         self._out.put_nowait(message)
+
+    def deliver_encoded(self, encoded: Encoded) -> None:
+        self._out.put_nowait(encoded)
 
     def close(self, code: int) -> None:
         self._out.put_nowait(code)
@@ -98,7 +104,8 @@ class Connection:
                 await self._websocket.close(code=item)
                 return
             metrics.message_out(item)
-            await self._websocket.send_text(item.model_dump_json())
+            text = item.text if isinstance(item, Encoded) else item.model_dump_json()
+            await self._websocket.send_text(text)
 
 
 @router.websocket("/ws")

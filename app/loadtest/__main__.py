@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1, help="the bots' random choices")
     parser.add_argument("--think-ms", type=float, default=0,
                         help="mean think time before each answer (0: answer at once)")
+    parser.add_argument("--profile-server", type=Path,
+                        help="with --spawn: run the server under cProfile, its stats to this file")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
 
@@ -72,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             echo=not args.no_echo,
             seed=args.seed,
             think_ms=args.think_ms,
+            profile_server=args.profile_server,
         )
     except ValidationError as exc:
         print(f"bad options: {exc}", file=sys.stderr)

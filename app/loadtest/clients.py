@@ -62,7 +62,10 @@ class Link:
         self._closing = False
 
     async def open(self, url: str) -> None:
-        self.ws = await connect(url, max_size=2**20, open_timeout=30, ping_interval=None)
+        # no per-message deflate, as the game server (python -m app) sends its frames
+        self.ws = await connect(
+            url, max_size=2**20, open_timeout=30, ping_interval=None, compression=None
+        )
         self.meter.open += 1
         self.meter.opened += 1
         self._reader = asyncio.create_task(self._read())

@@ -67,6 +67,7 @@ class Options(BaseModel):
     echo: bool = True
     seed: int = 1
     think_ms: float = Field(default=0, ge=0, le=30_000)  # mean think time before an answer
+    profile_server: Path | None = None  # with --spawn: the server's cProfile stats go here
 
 
 @dataclass
@@ -275,7 +276,9 @@ async def run(options: Options, out: TextIO = sys.stderr) -> Report:
         try:
             spawned: Settings | None = None
             if options.url is None:
-                url, server, spawned = await spawn_game_server(Path(scratch), options.database_url)
+                url, server, spawned = await spawn_game_server(
+                    Path(scratch), options.database_url, options.profile_server
+                )
                 processes.append(server)
                 out.write(f"spawned a server at {url}\n")
             else:

@@ -61,8 +61,11 @@ def free_port() -> int:
 class Process:
     """A child process with its output in a file; `stop` ends it (SIGTERM, then SIGKILL)."""
 
-    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+    def __init__(
+        self, args: list[str], env: dict[str, str], log: Path, stop_timeout: float = 15.0
+    ) -> None:
         self.log = log
+        self.stop_timeout = stop_timeout
         self._out = log.open("wb")
         self.proc = subprocess.Popen(
             args, cwd=ROOT, env=env, stdout=self._out, stderr=subprocess.STDOUT
@@ -75,7 +78,7 @@ class Process:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(15)
+                self.proc.wait(self.stop_timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
@@ -115,10 +118,11 @@ async def wait_port(port: int, process: Process) -> None:
 
 
 async def spawn_game_server(
-    workdir: Path, database_url: str | None = None
+    workdir: Path, database_url: str | None = None, profile: Path | None = None
 ) -> tuple[str, Process, Settings]:
     """Start `python -m app` on a free loopback port; its base URL, its process and the
-    settings it was given (the database and the JWT secret)."""
+    settings it was given (the database and the JWT secret). With `profile` the server
+    runs under cProfile and writes its stats there when it stops."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_MODE")}
     env.update(CHEAP_ARGON2)
@@ -130,7 +134,11 @@ async def spawn_game_server(
         LOG_LEVEL="warning",
         MIGRATE_ON_START="true",
     )
-    process = Process([sys.executable, "-m", "app"], env, workdir / "server.log")
+    command = [sys.executable, "-m", "app"]
+    if profile is not None:
+        command = [sys.executable, "-m", "app.loadtest.profiled", str(profile.resolve())]
+    # a profiled server is slower to shut down, and writes its stats only if it gets to
+    process = Process(command, env, workdir / "server.log", 120.0 if profile else 15.0)
     url = f"http://127.0.0.1:{port}"
     try:
         await wait_http(f"{url}/health", process)

@@ -56,8 +56,10 @@ from app.protocol import (
     view_model,
 )
 from app.protocol.actions import PassAction, WireAction
+from app.protocol.encode import Encoded, event_text, message_text, prompt_text
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import GreedyBot
+from app.rules.events import Event
 from app.rules.hand import Preset
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
@@ -108,6 +110,9 @@ class Sink(Protocol):
         """Queue `message` for the client; never blocks the actor."""
         ...
 
+    # A sink may also have `deliver_encoded(encoded: Encoded) -> None` (the socket's
+    # `Connection` has): it is then given events and prompts as their JSON text.
+
     def close(self, code: int) -> None:
         """Close the connection with this WebSocket close code."""
         ...
@@ -133,6 +138,8 @@ class LiveTable:
     table: Table
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     bots: set[int] = field(default_factory=set)  # accounts the greedy bot plays for good
+    # the last event sent and its text, shared by the seats that see the same copy
+    last_event: tuple[int, Event, Encoded] | None = None
 
     def accounts(self) -> list[int | None]:
         return [seat.account for seat in self.table.seats]
@@ -385,15 +392,16 @@ class TableRegistry:
             return
         account = live.table.seats[seat].account
         sink = self._connections.get(account) if account is not None else None
-        if sink is None:
-            if account is not None and self.network.remote:  # a socket on another node
-                try:
-                    self.network.deliver(account, wire_message(live, seat, item))
-                except Exception:  # a bad conversion must not reach the actor
-                    log.exception("table %s: cannot send %r to seat %d", table_id, item, seat)
-            return
         try:
-            sink.deliver(wire_message(live, seat, item))
+            if sink is None:
+                if account is not None and self.network.remote:  # a socket on another node
+                    self.network.deliver(account, wire_message(live, seat, item))
+                return
+            deliver_encoded = getattr(sink, "deliver_encoded", None)
+            if deliver_encoded is None:
+                sink.deliver(wire_message(live, seat, item))
+            else:
+                deliver_encoded(encoded_message(live, seat, item))
         except Exception:  # a bad conversion must not reach the actor
             log.exception("table %s: cannot send %r to seat %d", table_id, item, seat)
 
@@ -573,14 +581,45 @@ def wire_message(live: LiveTable, seat: int, item: Outbound) -> ServerMessage:
     return ErrorMessage(code=code, message=message, ref_seq=item.ref_seq)  # type: ignore[arg-type]
 
 
+def encoded_message(live: LiveTable, seat: int, item: Outbound) -> Encoded:
+    """`wire_message(live, seat, item)` as its JSON text, the same text the model writes.
+    Events and prompts are written straight from the core's values (`app.protocol.encode`),
+    and an event every seat sees alike is written once and shared: the last event's text
+    is kept per table, and the four copies of one event are sent one after another."""
+    if isinstance(item, EventOut):
+        cached = live.last_event
+        if cached is not None and cached[0] == item.seq and cached[1] == item.event:
+            return cached[2]
+        encoded = event_text(live.table_id, item.hand_id, item.seq, item.event)
+        live.last_event = (item.seq, item.event, encoded)
+        return encoded
+    if isinstance(item, PromptOut):
+        legal = [a for a in item.legal if not isinstance(a, Escape)]
+        return prompt_text(
+            live.table_id,
+            item.hand_id,
+            item.seq,
+            legal,
+            int(item.remaining * 1000),
+            _timeout_choice(live, seat, legal),
+        )
+    return message_text(wire_message(live, seat, item))
+
+
 def _timeout_action(live: LiveTable, seat: int, legal: Sequence[Action]) -> WireAction:
     """What the server does when the time is up: pass in a claim window, else 托管's choice."""
+    choice = _timeout_choice(live, seat, legal)
+    return PassAction() if choice is None else from_rules_action(choice)
+
+
+def _timeout_choice(live: LiveTable, seat: int, legal: Sequence[Action]) -> Action | None:
+    """The core action behind `_timeout_action` (None: pass)."""
     if any(isinstance(a, Pass) for a in legal):
-        return PassAction()
+        return None
     state = live.table.hand
     if state is None or not legal:
-        return PassAction()
-    return from_rules_action(_BOT.choose(state, seat, list(legal)))
+        return None
+    return _BOT.choose(state, seat, list(legal))
 
 
 def hand_record(record: HandRecordData) -> HandRecord:

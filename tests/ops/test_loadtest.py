@@ -4,7 +4,9 @@ echo yardstick), its guard rails, and the pieces its figures come from."""
 from __future__ import annotations
 
 import io
+import pstats
 import random
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -34,6 +36,17 @@ async def test_a_short_run_plays_hands_without_errors() -> None:
     assert "[game" in progress and "conns 8/8" in progress and "[echo" in progress
     text = report.text()
     assert "hands finished" in text and "game / echo msgs/s" in text
+
+
+async def test_a_profiled_server_leaves_its_stats_of_the_hands_played(tmp_path: Path) -> None:
+    stats_file = tmp_path / "server.prof"
+    report = await run(
+        Options(tables=1, seconds=3, echo=False, profile_server=stats_file), io.StringIO()
+    )
+    assert report.errors == 0, report.error_codes
+    stats = pstats.Stats(str(stats_file))
+    handled = {name for (_, _, name) in stats.stats}  # type: ignore[attr-defined]
+    assert {"_on_action", "encoded_message", "pump"} <= handled
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8000", "http://localhost:1/", "http://[::1]:80"])
