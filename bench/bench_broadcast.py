@@ -30,17 +30,17 @@ from pathlib import Path
 from typing import Any
 
 from app.api.ws import Connection
+from app.loadtest.clients import choose_answer
 from app.protocol import PromptMessage, ServerMessage, to_tile
 from app.protocol.encode import Encoded
 from app.rules import actions as rules
 from app.store import accounts, ledger, migrate
 from app.store.db import Database
-from app.tables.messages import PlayerAction
 from app.tables import registry as registry_module
+from app.tables.messages import PlayerAction
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 
-PASS_SHARE = 0.75
 LONG = Timers(discard=300, claim=300, decide=300, ready=0.0)
 
 
@@ -108,21 +108,13 @@ class ModelSink:
 
     def _look(self, message: dict[str, Any]) -> None:
         if message.get("type") == "prompt":
-            action = self._choose(message["legal_actions"])
+            action = choose_answer(message["legal_actions"], self.rng)
             self.counter["actions"] += 1
             self.registry.submit(
                 self.table_id,
                 PlayerAction(self.seat, _rules_action(action, self.seat), message["seq"]),
             )
 
-    def _choose(self, legal: list[dict[str, Any]]) -> dict[str, Any]:
-        hu = [a for a in legal if a["type"] == "hu"]
-        if hu:
-            return hu[0]
-        others = [a for a in legal if a["type"] != "pass"]
-        if len(others) < len(legal) and (not others or self.rng.random() < PASS_SHARE):
-            return {"type": "pass"}
-        return self.rng.choice(others)
 
 
 class EncodedSink(ModelSink):

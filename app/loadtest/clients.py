@@ -34,6 +34,18 @@ PASS_SHARE = 0.75  # in a claim window, how often a bot passes rather than claim
 LATE_CODES = frozenset({"stale", "not_your_turn", "hand_over"})
 
 
+def choose_answer(legal: list[Message], rng: random.Random) -> Message:
+    """A load bot's answer to a prompt: 胡 when offered; in a claim window mostly pass;
+    otherwise a random legal action."""
+    hu = [a for a in legal if a["type"] == "hu"]
+    if hu:
+        return hu[0]
+    others = [a for a in legal if a["type"] != "pass"]
+    if len(others) < len(legal) and (not others or rng.random() < PASS_SHARE):
+        return {"type": "pass"}
+    return rng.choice(others)
+
+
 class Pace:
     """At most `limit` sends in any second (a sliding window): how long to wait first."""
 
@@ -168,13 +180,7 @@ class GameBot(Link):
         task.add_done_callback(self._pending.discard)
 
     def choose(self, legal: list[Message]) -> Message:
-        hu = [a for a in legal if a["type"] == "hu"]
-        if hu:
-            return hu[0]
-        others = [a for a in legal if a["type"] != "pass"]
-        if len(others) < len(legal) and (not others or self.rng.random() < PASS_SHARE):
-            return {"type": "pass"}
-        return self.rng.choice(others)
+        return choose_answer(legal, self.rng)
 
     async def _answer(self, seq: int, action: Message) -> None:
         if self.think > 0:

@@ -14,28 +14,17 @@ from app.protocol.encode import action_dict, event_text, prompt_text
 from app.rules import actions as rules
 from app.rules.actions import Escape
 from app.rules.bots import GreedyBot
-from app.rules.hand import legal_actions, new_hand, pending_seats, replay, step
-from app.rules.selfplay import HandRun, bot_factory, play_hand
-from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
+from app.rules.hand import legal_actions, new_hand, pending_seats, step
+from app.rules.selfplay import HandRun
+from app.rules.variants import VARIANTS
+from tests.protocol.test_messages import sample_hands
 
 TABLE = "t-0_a"
 
 
-def _hands(variant: str) -> list[HandRun]:
-    ruleset = get_ruleset(variant)
-    runs = [play_hand(ruleset, seed, TableContext(dealer=seed % 4), bot_factory(bots))
-            for seed in (1, 2, 3, 4) for bots in ("random", "greedy")]
-    long = max(runs, key=lambda run: len(run.actions))
-    actions = [*long.actions[: len(long.actions) // 2], Escape(1)]
-    state, events = replay(ruleset, long.state.seed, long.state.ctx, actions)
-    runs.append(HandRun(state, events, actions))
-    return runs
-
-
 @pytest.fixture(scope="module", params=sorted(VARIANTS))
 def variant_hands(request: pytest.FixtureRequest) -> list[HandRun]:
-    return _hands(request.param)
+    return sample_hands(request.param, seeds=(1, 2, 3, 4), escaper=1)
 
 
 def test_every_event_as_every_seat_gets_it_is_the_models_text(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -242,13 +243,16 @@ def test_parse_client_never_raises_on_deep_nesting(depth: int, opener: str) -> N
 # --- what each seat receives ------------------------------------------------------------
 
 
-def _hands(variant: str) -> list[HandRun]:
+def sample_hands(
+    variant: str, seeds: Sequence[int] = (1, 2, 3), escaper: int = 2
+) -> list[HandRun]:
+    """Hands of `variant` by random and greedy bots from `seeds`, and the longest of them
+    again, ended by `escaper`'s escape (逃跑) half way through."""
     ruleset = get_ruleset(variant)
     runs = [play_hand(ruleset, seed, TableContext(dealer=seed % 4), bot_factory(bots))
-            for seed in (1, 2, 3) for bots in ("random", "greedy")]
-    # and one hand ended by an escape (逃跑) part way through
+            for seed in seeds for bots in ("random", "greedy")]
     long = max(runs, key=lambda run: len(run.actions))
-    actions = [*long.actions[: len(long.actions) // 2], Escape(2)]
+    actions = [*long.actions[: len(long.actions) // 2], Escape(escaper)]
     state, events = replay(ruleset, long.state.seed, long.state.ctx, actions)
     runs.append(HandRun(state, events, actions))
     return runs
@@ -256,7 +260,7 @@ def _hands(variant: str) -> list[HandRun]:
 
 @pytest.fixture(scope="module", params=sorted(VARIANTS))
 def variant_hands(request: pytest.FixtureRequest) -> list[HandRun]:
-    return _hands(request.param)
+    return sample_hands(request.param)
 
 
 PRIVATE = {"dealt": "tiles", "drew": "tile"}
@@ -299,7 +303,7 @@ def test_a_view_shows_only_the_seats_own_hand(variant_hands: list[HandRun]) -> N
 
 
 def test_every_event_kind_is_seen_in_real_hands() -> None:
-    seen = {e.kind for v in sorted(VARIANTS) for run in _hands(v) for e in run.events}
+    seen = {e.kind for v in sorted(VARIANTS) for run in sample_hands(v) for e in run.events}
     assert seen >= EVENT_KINDS - {"gold_robbed", "penalized", "exhaustive_draw"}
 
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.protocol import SeatedMessage, ServerMessage, TableStateMessage
-from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, HandRecord
 from app.store.ranks import title_of
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
+from tests.tables.test_penalties import _accounts
 
 
 class Sink:
@@ -27,19 +27,6 @@ class Sink:
 
     def close(self, code: int) -> None:
         self.closed = code
-
-
-async def _accounts(db: Database, n: int = 4) -> list[int]:
-    async with db.sessions() as s, s.begin():
-        known = (await s.execute(select(func.count()).select_from(Account))).scalar_one()
-        made = [Account(username=f"r{known + i}", password_hash="x", balance=0) for i in range(n)]
-        s.add_all(made)
-        await s.flush()
-        ids = [a.id for a in made]
-    for account_id in ids:
-        async with db.sessions() as s:
-            await ledger.grant_signup(s, account_id, 10000)
-    return ids
 
 
 async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Database) -> None:
