@@ -373,7 +373,8 @@ def _leaks(seat: int, message: Message) -> list[str]:
 async def _play_and_watch(player: Player, table_id: str, until: float, answer: bool
                           ) -> tuple[int, list[str], int]:
     """Play hands until `until` (answering each prompt with its first legal action, or on
-    托管), asking for a snapshot once a hand; (hands ended, leaks, messages seen)."""
+    托管), asking for a snapshot once a hand, following the player to a new seat when the
+    table reseats; (hands ended, leaks, messages seen)."""
     assert player.ws is not None
     pacer = Pacer()
     seat = player.seat
@@ -390,7 +391,9 @@ async def _play_and_watch(player: Player, table_id: str, until: float, answer: b
         message = await asyncio.wait_for(player.inbox.get(), 30)
         seen += 1
         leaks += [f"{message.get('hand_id')}: {leak}" for leak in _leaks(seat, message)]
-        if message["type"] == "event":
+        if message["type"] == "seated":
+            seat = message["seat"]  # 丽水 redraws the seats after every 版 (16 deals)
+        elif message["type"] == "event":
             last_seq = max(last_seq, message["seq"])
             kind = message["event"]["kind"]
             if kind == "hand_started":
