@@ -25,9 +25,8 @@ from app.protocol.messages import (
     SeatInfo,
     TableStateMessage,
 )
-from app.rules.actions import Action, Pass
-from app.rules.bots import GreedyBot
-from app.rules.hand import HandState, legal_actions, new_hand, pending_seats, step
+from app.rules.bots import GreedyBot, TimeoutBot
+from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
 
@@ -58,10 +57,6 @@ def _table_state(
                              hand_id=hand_id, seats=seats)
 
 
-def _timeout_action(state: HandState, seat: int, legal: list[Action]) -> Action:
-    if state.phase in ("claim", "rob"):
-        return Pass(seat)
-    return GreedyBot().choose(state, seat, legal)
 
 
 def transcript(seed: int = SEED) -> list[str]:
@@ -92,7 +87,7 @@ def transcript(seed: int = SEED) -> list[str]:
                     seq=seq,
                     legal_actions=[from_rules_action(a) for a in legal],
                     deadline_ms=TURN_MS if state.phase == "turn" else CLAIM_MS,
-                    timeout_action=from_rules_action(_timeout_action(state, SEAT, legal)),
+                    timeout_action=from_rules_action(TimeoutBot().choose(state, SEAT, legal)),
                 )
             )
         seat = pending[0]

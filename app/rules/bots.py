@@ -1,4 +1,5 @@
-"""Two bots that play any variant through `legal_actions`: random-legal and greedy.
+"""Bots that play any variant through `legal_actions`: random-legal, greedy, and the
+clock's choice for a player whose time ran out.
 
 The greedy bot always takes a 胡 (and a special action, each of which is a win); declines
 every decision before the deal (温州 买底 / 顶底); otherwise it discards the tile that leaves the lowest
@@ -151,3 +152,31 @@ def _best_discard(
         if best_key is None or key < best_key:
             best, best_key = action, key
     return best, (best_key[0] if best_key else 99)
+
+
+class TimeoutBot:
+    """What the server plays for a present seat whose timer ran out (超时): 过 on a claim
+    (RULES.md 1: timeout = pass); declines a decision (温州 买底 / 顶底); on a turn a 胡 (or
+    a special action, each a win) when there is one, else the tile just drawn (摸切), or,
+    with no drawn tile to throw (after 吃 / 碰) or when it is a wild, the last legal discard
+    in hand order that is not a wild. Cheap, so every turn prompt can tell the player what the clock will do;
+    a seat on 托管 (two timeouts in a row, or away) is played by `GreedyBot` instead."""
+
+    def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
+        if state.phase != "turn":
+            return next(
+                (a for a in legal
+                 if isinstance(a, Pass) or isinstance(a, Decide) and a.choice == "decline"),
+                legal[0],
+            )
+        for action in legal:
+            if isinstance(action, (Hu, Special)):
+                return action
+        discards = [a for a in legal if isinstance(a, Discard)]
+        plain = [a for a in discards if state.plays_as(a.tile) is not None]
+        for action in plain:
+            if action.tile == state.drawn:
+                return action
+        if plain:
+            return max(plain, key=lambda a: a.tile)
+        return discards[0] if discards else legal[0]

@@ -44,8 +44,8 @@ from typing import Protocol
 
 from app.ops import logging as ops_logging
 from app.ops import metrics
-from app.rules.actions import Action, Escape, Pass
-from app.rules.bots import GreedyBot
+from app.rules.actions import Action, Escape
+from app.rules.bots import GreedyBot, TimeoutBot
 from app.rules.errors import IllegalAction
 from app.rules.events import Event
 from app.rules.hand import (
@@ -108,7 +108,8 @@ class HandObserver(Protocol):
     def action_applied(self, table: Table, action: Action) -> None: ...
 
 
-_BOT = GreedyBot()  # 托管 and the timeout choice on a turn
+_BOT = GreedyBot()  # 托管
+_TIMEOUT = TimeoutBot()  # a present seat whose time ran out
 DEFAULT_TIMERS = Timers()
 
 
@@ -490,11 +491,11 @@ class Table:
         self._prompts = prompts
 
     def _timeout_action(self, state: HandState, seat: int) -> Action:
-        """What a seat does when its time is up: 过 on a claim (timeout = pass); otherwise,
-        and for a disconnected seat always, the 托管 choice."""
-        if state.phase in ("claim", "rob") and self.seats[seat].connected:
-            return Pass(seat)
-        return _BOT.choose(state, seat, legal_actions(state, seat))
+        """What a seat does when its time is up: for a present player the clock's choice
+        (`TimeoutBot`: 过 on a claim, 摸切 on a turn), the one its prompt announced; for a
+        disconnected seat the 托管 choice."""
+        bot = _TIMEOUT if self.seats[seat].connected else _BOT
+        return bot.choose(state, seat, legal_actions(state, seat))
 
     async def _end_hand(self, state: HandState) -> None:
         """Report the hand once; seats still disconnected leave the table (RULES.md 1)."""

@@ -58,7 +58,7 @@ from app.protocol import (
 from app.protocol.actions import PassAction, WireAction
 from app.protocol.encode import Encoded, event_text, message_text, prompt_text
 from app.rules.actions import Action, Escape, Pass
-from app.rules.bots import GreedyBot
+from app.rules.bots import TimeoutBot
 from app.rules.events import Event
 from app.rules.hand import Preset
 from app.rules.variants import get_ruleset
@@ -98,7 +98,7 @@ ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to ha
 
 # Codes the actor uses that the wire protocol does not list, and the listed code a client gets.
 
-_BOT = GreedyBot()
+_TIMEOUT = TimeoutBot()
 
 Status = Literal["waiting", "playing"]
 
@@ -607,7 +607,8 @@ def encoded_message(live: LiveTable, seat: int, item: Outbound) -> Encoded:
 
 
 def _timeout_action(live: LiveTable, seat: int, legal: Sequence[Action]) -> WireAction:
-    """What the server does when the time is up: pass in a claim window, else 托管's choice."""
+    """What the server does when the time is up: pass in a claim window, else the clock's
+    choice (`TimeoutBot`)."""
     choice = _timeout_choice(live, seat, legal)
     return PassAction() if choice is None else from_rules_action(choice)
 
@@ -619,7 +620,7 @@ def _timeout_choice(live: LiveTable, seat: int, legal: Sequence[Action]) -> Acti
     state = live.table.hand
     if state is None or not legal:
         return None
-    return _BOT.choose(state, seat, list(legal))
+    return _TIMEOUT.choose(state, seat, list(legal))
 
 
 def hand_record(record: HandRecordData) -> HandRecord:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from app.rules.actions import Action, Chow, Discard, Hu, Pass, Pung
-from app.rules.bots import GreedyBot
+from app.rules.bots import GreedyBot, TimeoutBot
 from app.rules.events import Dealt, Drew, Won
 from app.rules.hand import legal_actions, pending_seats, replay
 from app.rules.scenario import arrange
@@ -241,9 +241,12 @@ async def test_two_timeouts_switch_to_autoplay_and_a_player_action_switches_it_o
     await h.act(1, Pass(1))
     await h.act(2, Pass(2))
     # seat 1's turn: it lets its timer run out twice in a row
+    drawn = h.table.hand.drawn if h.table.hand else None
+    assert drawn is not None
     h.clock.advance(TIMERS.discard)
     await h.handle(Tick())
-    assert h.table.hand is not None and h.table.hand.river[-1].seat == 1  # discarded for it
+    assert h.table.hand is not None
+    assert (h.table.hand.river[-1].seat, h.table.hand.river[-1].tile) == (1, drawn)  # 摸切
     assert not h.table.seats[1].autoplay
 
     while 1 not in h.pending():
@@ -286,9 +289,15 @@ async def test_a_disconnected_seat_is_played_after_its_timer_and_then_leaves() -
     dealer = h.pending()[0]
     await h.handle(Disconnected(dealer))
     assert h.pending() == [dealer]  # not an escape: its timer runs
+    hand = h.table.hand
+    assert hand is not None
+    legal = legal_actions(hand, dealer)
+    played_for_it = BOT.choose(hand, dealer, legal)
+    assert played_for_it != TimeoutBot().choose(hand, dealer, legal)  # 托管, not 摸切
     h.clock.advance(TIMERS.discard)
     await h.handle(Tick())
     assert h.pending() != [dealer]
+    assert h.table.hand is not None and h.table.hand.river[-1].tile == played_for_it.tile
     await h.handle(Autoplay(dealer, True))  # let 托管 finish the hand for it
     await h.play_out()
     record = h.records[0]
