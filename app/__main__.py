@@ -3,6 +3,7 @@
 import uvicorn
 
 from app.ops import logging as ops_logging
+from app.ops import memory
 from app.settings import get_settings
 from app.store import migrate
 
@@ -10,8 +11,11 @@ if __name__ == "__main__":
     settings = get_settings()
     if settings.migrate_on_start:
         migrate.upgrade(settings.database_url)
+    from app.main import app  # built before the heap is frozen
+
+    memory.tune(settings.gc_thresholds)
     uvicorn.run(
-        "app.main:app",
+        app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,

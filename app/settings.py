@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     lease_ms: int = Field(default=3000, ge=300)
     presence_ttl_ms: int = Field(default=30000, ge=1000)
     watch_interval_ms: int = Field(default=500, ge=50)
+    # the garbage collector's thresholds for `python -m app` (app/ops/memory.py); the first
+    # is how many allocations start a young collection (CPython's default is 700)
+    gc_thresholds: tuple[int, int, int] = (50_000, 10, 10)
     migrate_on_start: bool = True  # `python -m app` upgrades the database to head first
 
     jwt_secret: str = Field(default=DEV_SECRET, min_length=32)
