@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,11 @@ def install(app: FastAPI) -> None:
             )
         log.exception("database error", exc_info=exc)
         return error_response("internal_error", "something went wrong on our side")
+
+    @app.exception_handler(PoolTimeout)
+    async def _pool_exhausted(_: Request, exc: PoolTimeout) -> JSONResponse:
+        log.warning("no database connection came free in time: %s", exc)
+        return error_response("busy", "the server is busy; try again", headers={"Retry-After": "1"})
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

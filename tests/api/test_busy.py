@@ -1,4 +1,5 @@
-"""A SQLite file locked past the busy timeout is a 503 `busy` with Retry-After, not a 500."""
+"""A SQLite file locked past the busy timeout, or a database pool with no connection free in
+time, is a 503 `busy` with Retry-After, not a 500."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import httpx
 from sqlalchemy import create_engine, text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.main import create_app
 from app.settings import Settings
@@ -34,5 +36,24 @@ async def test_a_locked_database_answers_busy(tmp_path: Path) -> None:
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
         response = await http.post("/_write")
     holder.close()
+    assert_error(response, 503, "busy")
+    assert response.headers["retry-after"] == "1"
+
+
+async def test_a_pool_with_no_free_connection_answers_busy(tmp_path: Path) -> None:
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'a.db'}", jwt_secret="s" * 40))
+    engine = create_async_engine(
+        f"sqlite+aiosqlite:///{tmp_path / 'b.db'}", pool_size=1, max_overflow=0, pool_timeout=0.05
+    )
+
+    @app.post("/_read")
+    async def read() -> None:
+        async with engine.connect(), engine.connect():  # the second waits for the first
+            pass
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        response = await http.post("/_read")
+    await engine.dispose()
     assert_error(response, 503, "busy")
     assert response.headers["retry-after"] == "1"
