@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Protocol
 
 from fastapi import APIRouter, Request, Response
@@ -98,15 +99,21 @@ def connection_closed() -> None:
     CONNECTIONS.dec()
 
 
+@cache
+def _messages(direction: str, kind: str) -> Counter:
+    """The labelled counter (looked up once: `labels` costs ~8 us, called per frame)."""
+    return MESSAGES.labels(direction, kind)
+
+
 def message_in(message: object) -> None:
     """One frame from a client, by its type (`invalid`: refused by the parser)."""
     kind = getattr(message, "type", "invalid")
-    MESSAGES.labels("in", "invalid" if kind == "error" else kind).inc()
+    _messages("in", "invalid" if kind == "error" else kind).inc()
 
 
 def message_out(message: object) -> None:
     """One message written to a client, by its type."""
-    MESSAGES.labels("out", getattr(message, "type", "close")).inc()
+    _messages("out", getattr(message, "type", "close")).inc()
 
 
 # --- the table actor --------------------------------------------------------------------------
