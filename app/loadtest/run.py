@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
@@ -87,6 +87,19 @@ async def _bounded(limit: int, jobs: Sequence[Callable[[], Awaitable[T]]]) -> li
     return await asyncio.gather(*(one(job) for job in jobs), return_exceptions=True)
 
 
+BUSY_RETRIES = 5
+
+
+async def _post(http: httpx.AsyncClient, path: str, what: str, **kwargs: Any) -> dict[str, object]:
+    """POST as a client would: a 503 `busy` is retried after its Retry-After (a few times)."""
+    for _ in range(BUSY_RETRIES):
+        response = await http.post(path, **kwargs)
+        if response.status_code != 503:
+            break
+        await asyncio.sleep(float(response.headers.get("retry-after", "1")))
+    return _ok(response, what)
+
+
 def _ok(response: httpx.Response, what: str) -> dict[str, object]:
     if response.status_code >= 400:
         raise RuntimeError(f"{what}: HTTP {response.status_code} {response.text[:300]}")
@@ -97,8 +110,8 @@ def _ok(response: httpx.Response, what: str) -> dict[str, object]:
 async def _account(http: httpx.AsyncClient, username: str) -> str:
     """Register and log in: the access token."""
     body = {"username": username, "password": PASSWORD}
-    _ok(await http.post("/auth/register", json=body), f"register {username}")
-    tokens = _ok(await http.post("/auth/login", json=body), f"login {username}")
+    await _post(http, "/auth/register", f"register {username}", json=body)
+    tokens = await _post(http, "/auth/login", f"login {username}", json=body)
     return str(tokens["access_token"])
 
 
@@ -112,13 +125,10 @@ async def _open_table(
     http: httpx.AsyncClient, options: Options, bots: list[GameBot], tokens: list[str]
 ) -> Table:
     """Create a table and sit three of its four bots (nothing plays yet)."""
-    created = _ok(
-        await http.post(
-            "/tables",
-            json={"variant": options.variant, "stake": options.stake, "timers": {"ready": 1}},
-            headers=_bearer(tokens[0]),
-        ),
-        "create a table",
+    created = await _post(
+        http, "/tables", "create a table",
+        json={"variant": options.variant, "stake": options.stake, "timers": {"ready": 1}},
+        headers=_bearer(tokens[0]),
     )
     table = Table(str(created["id"]), bots, tokens)
     for seat, bot in enumerate(bots):
@@ -130,7 +140,7 @@ async def _open_table(
 
 async def _sit(http: httpx.AsyncClient, table: Table, seat: int) -> Table:
     path = f"/tables/{table.table_id}/sit"
-    _ok(await http.post(path, json={"seat": seat}, headers=_bearer(table.tokens[seat])), "sit")
+    await _post(http, path, "sit", json={"seat": seat}, headers=_bearer(table.tokens[seat]))
     return table
 
 
