@@ -27,13 +27,15 @@ from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
 from app.api.lobby import TimersIn, registry_of
 from app.api.security import ADMIN_ERRORS, AdminAccount
+from app.cluster import admin as table_admin
+from app.cluster.admin import AdminOp
+from app.cluster.base import UNAVAILABLE, RemoteRefused
 from app.rules import scenario
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
-from app.rules.views import seat_view
 from app.store import audit
 from app.store.models import Account
-from app.tables.registry import LiveTable, TableError, TableRegistry
+from app.tables.registry import TableError
 from app.tables.timers import Timers
 
 router = APIRouter(prefix="/admin/tables", tags=["admin"])
@@ -104,11 +106,27 @@ class TestTableIn(BaseModel):
     timers: TimersIn | None = None
 
 
-def _live(registry: TableRegistry, table_id: str) -> LiveTable:
-    live = registry.get(table_id)
-    if live is None:
-        raise ApiError("not_found", f"no table {table_id!r}")
-    return live
+async def _command(
+    request: Request,
+    op: AdminOp,
+    table_id: str = "",
+    *,
+    seat: int | None = None,
+    reveal: bool = False,
+) -> dict[str, Any]:
+    """Run a command on the table's node: this one, or its owner over the cluster's bus
+    (the same `app.cluster.admin.run` there); `list` gathers every node's tables."""
+    registry = registry_of(request)
+    try:
+        if op != "list" and registry.get(table_id) is None:
+            return await registry.network.admin(op, table_id, seat=seat, reveal=reveal)
+        result = await table_admin.run(registry, op, table_id, seat=seat, reveal=reveal)
+        if op == "list" and registry.network.remote:  # every node's, in one order everywhere
+            result["tables"] += (await registry.network.admin("list"))["tables"]
+            result["tables"].sort(key=lambda table: str(table["id"]))
+        return result
+    except (TableError, RemoteRefused) as refused:
+        raise ApiError(refused.code, refused.message) from refused
 
 
 async def _names(session: AsyncSession, ids: list[int]) -> dict[int, str]:
@@ -118,21 +136,22 @@ async def _names(session: AsyncSession, ids: list[int]) -> dict[int, str]:
     return {account_id: name for account_id, name in rows.all()}
 
 
-def _out(live: LiveTable, names: dict[int, str]) -> AdminTableOut:
+def _out(table: dict[str, Any], names: dict[int, str]) -> AdminTableOut:
+    """A table (`app.cluster.admin.snapshot`) with its players' names."""
     seats = [
         AdminSeatOut(
             seat=seat, account_id=account, username=None if account is None else names.get(account)
         )
-        for seat, account in enumerate(live.accounts())
+        for seat, account in enumerate(table["accounts"])
     ]
     return AdminTableOut(
-        id=live.table_id,
-        variant=live.variant,
-        stake=live.stake,
+        id=table["id"],
+        variant=table["variant"],
+        stake=table["stake"],
         seats=seats,
-        status=live.status,
-        hand_id=live.table.hand_id if live.table.hand is not None else None,
-        paused=live.table.paused,
+        status=table["status"],
+        hand_id=table["hand_id"],
+        paused=table["paused"],
     )
 
 
@@ -140,26 +159,27 @@ async def _audited_out(
     session: AsyncSession,
     admin: Account,
     action: str,
-    live: LiveTable,
+    table: dict[str, Any],
     details: dict[str, Any],
     target: int | None = None,
 ) -> AdminTableOut:
     """The table as an admin sees it, after writing the action's audit row."""
     async with session.begin():
-        names = await _names(session, [a for a in live.accounts() if a is not None])
-        await audit.record(session, admin.id, action, target, {"table_id": live.table_id, **details})
-    return _out(live, names)
+        names = await _names(session, [a for a in table["accounts"] if a is not None])
+        await audit.record(session, admin.id, action, target, {"table_id": table["id"], **details})
+    return _out(table, names)
 
 
-@router.get("", responses=errors.responses(*ADMIN_ERRORS))
+@router.get("", responses=errors.responses(UNAVAILABLE, *ADMIN_ERRORS))
 async def list_tables(admin: AdminAccount, session: SessionDep, request: Request) -> list[AdminTableOut]:
-    """Every live table: variant, stake, who sits where, status, the hand in play, paused."""
-    tables = registry_of(request).all()
+    """Every live table (of every node): variant, stake, who sits where, status, the hand
+    in play, paused."""
+    tables = (await _command(request, "list"))["tables"]
     async with session.begin():
-        ids = [a for live in tables for a in live.accounts() if a is not None]
+        ids = [a for table in tables for a in table["accounts"] if a is not None]
         names = await _names(session, ids)
         await audit.record(session, admin.id, "list_tables", None, {"count": len(tables)})
-    return [_out(live, names) for live in tables]
+    return [_out(table, names) for table in tables]
 
 
 @router.post(
@@ -203,11 +223,12 @@ async def create_test_table(
         ctx=TableContext(dealer=body.dealer),
     )
     return await _audited_out(
-        session, admin, "create_test_table", live, body.model_dump(mode="json")
+        session, admin, "create_test_table", table_admin.snapshot(live),
+        body.model_dump(mode="json"),
     )
 
 
-@router.get("/{table_id}", responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS))
+@router.get("/{table_id}", responses=errors.responses("validation_error", "not_found", UNAVAILABLE, *ADMIN_ERRORS))
 async def inspect_table(
     table_id: str,
     admin: AdminAccount,
@@ -218,71 +239,58 @@ async def inspect_table(
 ) -> AdminTableDetailOut:
     """One table and the public view of its hand in play. `reveal=true` (with a non-empty
     `reason`, kept in the audit log) shows every seat's concealed tiles."""
-    live = _live(registry_of(request), table_id)
+    inspected = await _command(
+        request, "inspect", table_id, reveal=reveal and bool(reason.strip())
+    )  # a missing table is `not_found` before a missing reason
     if reveal and not reason.strip():
         raise ApiError("validation_error", "revealing the hands needs a reason")
-    state = live.table.hand
-    view: dict[str, Any] | None = None
-    if state is not None:
-        view = seat_view(state, None)
-        if reveal:
-            for seat, shown in enumerate(view["seats"]):
-                shown["hand"] = seat_view(state, seat)["seats"][seat]["hand"]
     details: dict[str, Any] = {"reveal": reveal}
     if reveal:
         details["reason"] = reason.strip()
-        details["hand_id"] = live.table.hand_id if state is not None else None
+        details["hand_id"] = inspected["table"]["hand_id"]
     table = await _audited_out(
-        session, admin, "reveal_table" if reveal else "inspect_table", live, details
+        session, admin, "reveal_table" if reveal else "inspect_table", inspected["table"], details
     )
-    return AdminTableDetailOut(**table.model_dump(), revealed=reveal, view=view)
+    return AdminTableDetailOut(**table.model_dump(), revealed=reveal, view=inspected["view"])
 
 
-@router.post("/{table_id}/pause", responses=errors.responses("not_found", *ADMIN_ERRORS))
+@router.post("/{table_id}/pause", responses=errors.responses("not_found", UNAVAILABLE, *ADMIN_ERRORS))
 async def pause(
     table_id: str, admin: AdminAccount, session: SessionDep, request: Request
 ) -> AdminTableOut:
     """Freeze the table: every deadline keeps its remaining time; actions are refused."""
-    registry = registry_of(request)
-    live = _live(registry, table_id)
-    await registry.pause(table_id)
-    return await _audited_out(session, admin, "pause_table", live, {})
+    paused = await _command(request, "pause", table_id)
+    return await _audited_out(session, admin, "pause_table", paused["table"], {})
 
 
-@router.post("/{table_id}/resume", responses=errors.responses("not_found", *ADMIN_ERRORS))
+@router.post("/{table_id}/resume", responses=errors.responses("not_found", UNAVAILABLE, *ADMIN_ERRORS))
 async def resume(
     table_id: str, admin: AdminAccount, session: SessionDep, request: Request
 ) -> AdminTableOut:
     """Unfreeze the table: deadlines run again from the time they had left."""
-    registry = registry_of(request)
-    live = _live(registry, table_id)
-    await registry.resume(table_id)
-    return await _audited_out(session, admin, "resume_table", live, {})
+    resumed = await _command(request, "resume", table_id)
+    return await _audited_out(session, admin, "resume_table", resumed["table"], {})
 
 
 @router.post(
-    "/{table_id}/kick", responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS)
+    "/{table_id}/kick",
+    responses=errors.responses("validation_error", "not_found", UNAVAILABLE, *ADMIN_ERRORS),
 )
 async def kick(
     table_id: str, body: KickIn, admin: AdminAccount, session: SessionDep, request: Request
 ) -> KickOut:
     """Remove the player at `seat`. During a hand this is that player's escape (逃跑) and is
     settled as one (RULES.md 1); then the seat is freed."""
-    registry = registry_of(request)
-    live = _live(registry, table_id)
-    in_hand = live.table.hand is not None
-    try:
-        account = await registry.kick(table_id, body.seat)
-    except TableError as exc:
-        raise ApiError(exc.code, exc.message) from exc
-    assert account is not None
+    kicked = await _command(request, "kick", table_id, seat=body.seat)
+    account = int(kicked["account"])
     table = await _audited_out(
-        session, admin, "kick", live, {"seat": body.seat, "escape": in_hand}, target=account
+        session, admin, "kick", kicked["table"], {"seat": body.seat, "escape": kicked["escape"]},
+        target=account,
     )
     return KickOut(table=table, kicked_account_id=account)
 
 
-@router.post("/{table_id}/dissolve", responses=errors.responses("not_found", *ADMIN_ERRORS))
+@router.post("/{table_id}/dissolve", responses=errors.responses("not_found", UNAVAILABLE, *ADMIN_ERRORS))
 async def dissolve(
     table_id: str, admin: AdminAccount, session: SessionDep, request: Request
 ) -> DissolveOut:
@@ -290,10 +298,8 @@ async def dissolve(
     never been dealt: no silver moves for it (no escape penalty, no settlement), and a
     voided hand record (with its action log, for the audit) is stored. Every seat is freed
     and the table stops; nobody is charged."""
-    registry = registry_of(request)
-    live = _live(registry, table_id)
-    seats = live.accounts()
-    voided = await registry.dissolve(table_id)
+    dissolved = await _command(request, "dissolve", table_id)
+    seats, voided = dissolved["seats"], dissolved["voided_hand_id"]
     async with session.begin():
         await audit.record(
             session,

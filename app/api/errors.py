@@ -4,7 +4,7 @@
 
 Codes: validation_error, unauthorized, bad_credentials, banned, forbidden, not_found,
 duplicate_username, insufficient_balance, seat_taken, table_full, already_seated,
-wrong_table, rate_limited, internal_error.
+wrong_table, rate_limited, busy, table_unavailable, internal_error.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ STATUS = {
     "insufficient_balance": 409,
     "rate_limited": 429,
     "busy": 503,
+    "table_unavailable": 503,  # an admin command whose table's node did not answer (cluster)
     "internal_error": 500,
 }
 

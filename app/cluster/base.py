@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from app.protocol import ClientMessage, ServerMessage
 
 if TYPE_CHECKING:
+    from app.cluster.admin import AdminOp
     from app.cluster.boards import BoardEntry
     from app.tables.actor import HandObserver
     from app.tables.messages import HandRecordData
@@ -20,6 +21,11 @@ class Sink(Protocol):
     def deliver(self, message: ServerMessage) -> None: ...
 
     def close(self, code: int) -> None: ...
+
+
+UNAVAILABLE = "table_unavailable"
+"""The API error code of an admin command whose table's node did not answer in time, or
+whose table is moving to another node (HTTP 503: try again)."""
 
 
 class RemoteRefused(Exception):
@@ -84,6 +90,18 @@ class Network:
     ) -> tuple[dict[str, Any], int | None]:
         """Sit or leave at a table another node owns: its summary and the seat."""
         raise RemoteRefused("not_found", f"no table {table_id!r}")
+
+    async def admin(
+        self, op: AdminOp, table_id: str = "", *, seat: int | None = None, reveal: bool = False
+    ) -> dict[str, Any]:
+        """An admin table command (`app.cluster.admin.run`) for a table another node owns,
+        run there; `list`: the tables of every other node (`{"tables": [...]}`)."""
+        if op == "list":
+            return {"tables": []}
+        raise RemoteRefused("not_found", f"no table {table_id!r}")
+
+    def pause_changed(self, live: LiveTable) -> None:
+        """An administrator paused or resumed the table (store it: a pause survives failover)."""
 
     async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
         """A page of a leaderboard (`silver`, `points:<variant>`) from the cluster's sorted

@@ -61,6 +61,7 @@ class _Model(BaseModel):
 class SeatData(_Model):
     account: int | None
     autoplay: bool = False
+    bot: bool = False  # a bot account: 托管 for good, always there
 
 
 class ContextData(_Model):
@@ -116,7 +117,7 @@ class TimersData(_Model):
 class TableConfig(_Model):
     """What a node needs to serve a table between hands: `ctx` is the next hand's context
     (None: the first hand's dice choose the dealer), `hands` the hands dealt so far, `seq`
-    the table's last event seq."""
+    the table's last event seq, `paused` whether an administrator paused it."""
 
     table_id: str
     variant: str
@@ -126,6 +127,7 @@ class TableConfig(_Model):
     ctx: ContextData | None
     hands: int
     seq: int
+    paused: bool = False
 
 
 class HandHeader(_Model):

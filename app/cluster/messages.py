@@ -60,8 +60,22 @@ class Call(_Model):
     bot: bool = False  # a bot account (托管 for good), chosen by the calling node
 
 
+class AdminCall(_Model):
+    """An admin table command (`app.cluster.admin.run`) for the table's owner, or (`list`)
+    for every node."""
+
+    kind: Literal["admin"] = "admin"
+    id: str
+    reply_node: str
+    op: Literal["list", "inspect", "pause", "resume", "kick", "dissolve"]
+    table_id: str = ""
+    seat: int | None = None
+    reveal: bool = False
+
+
 class Reply(_Model):
-    """The owner's answer to a `Call`: an error code, or the table's summary and the seat."""
+    """The owner's answer to a `Call` (an error code, or the table's summary and the seat)
+    or to an `AdminCall` (an error code, or the command's result in `table`)."""
 
     kind: Literal["reply"] = "reply"
     id: str
@@ -72,6 +86,6 @@ class Reply(_Model):
 
 
 NodeMessage = Annotated[
-    ToTable | Away | ToAccount | Close | Call | Reply, Field(discriminator="kind")
+    ToTable | Away | ToAccount | Close | Call | AdminCall | Reply, Field(discriminator="kind")
 ]
 NODE_MESSAGE: TypeAdapter[NodeMessage] = TypeAdapter(NodeMessage)

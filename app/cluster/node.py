@@ -24,7 +24,8 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.cluster.base import Network, RemoteRefused, Sink
+from app.cluster import admin as table_admin
+from app.cluster.base import UNAVAILABLE, Network, RemoteRefused, Sink
 from app.cluster.boards import BoardEntry, Boards
 from app.cluster.bus import Bus
 from app.cluster.journal import (
@@ -45,6 +46,7 @@ from app.cluster.keys import Keys
 from app.cluster.lease import Lease, Leases
 from app.cluster.messages import (
     NODE_MESSAGE,
+    AdminCall,
     Away,
     Call,
     Close,
@@ -67,8 +69,9 @@ from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
 from app.settings import Settings
 from app.tables.actor import AdoptedHand, HandObserver, Table
-from app.tables.messages import AdminResume, Disconnected, HandRecordData
+from app.tables.messages import AdminResume, Connected, Disconnected, HandRecordData
 from app.tables.registry import (
+    ADMIN_WAIT_SECONDS,
     MIN_BALANCE_PER_STAKE,
     LiveTable,
     TableError,
@@ -80,6 +83,8 @@ log = logging.getLogger(__name__)
 
 CLOSE_REPLACED = 4000  # as app.api.ws: a newer login closed this socket
 CALL_TIMEOUT = 5.0
+# an admin command waits up to ADMIN_WAIT_SECONDS for the owner's actor; the bus adds little
+ADMIN_CALL_TIMEOUT = ADMIN_WAIT_SECONDS + 2.0
 
 # A client message for a table: publish it to the lease holder's channel. -1: no such
 # table; -2: listed but nobody holds its lease (failing over); 0: the owner does not listen
@@ -116,8 +121,11 @@ def summary_of(live: LiveTable, node_id: str) -> dict[str, Any]:
     }
 
 
-def _seats(table: Table) -> list[SeatData]:
-    return [SeatData(account=s.account, autoplay=s.autoplay) for s in table.seats]
+def _seats(live: LiveTable) -> list[SeatData]:
+    return [
+        SeatData(account=s.account, autoplay=s.autoplay, bot=s.account in live.bots)
+        for s in live.table.seats
+    ]
 
 
 class RedisNetwork(Network, HandObserver):
@@ -160,6 +168,11 @@ class RedisNetwork(Network, HandObserver):
         self._calls: dict[str, asyncio.Future[Reply]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.adopted: list[str] = []  # tables this node took over, in order (for operators)
+        # players seated at this node's tables -> the node that held their socket when
+        # presence was last read (`check_presence`)
+        self._seen: dict[int, str] = {}
+        self._marked: set[tuple[str, int]] = set()  # (table, account) marked away by it
+        self._answering: set[asyncio.Task[None]] = set()
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -179,9 +192,10 @@ class RedisNetwork(Network, HandObserver):
         log.info("node %s joined the cluster", self.node_id)
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        tasks = self._tasks + list(self._answering)
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.writer.stop()
         for lease in list(self.leased.values()):
             try:
@@ -212,7 +226,7 @@ class RedisNetwork(Network, HandObserver):
             variant=live.variant,
             stake=live.stake,
             timers=TimersData.of(live.timers),
-            seats=_seats(live.table),
+            seats=_seats(live),
             ctx=None,
             hands=0,
             seq=0,
@@ -224,7 +238,14 @@ class RedisNetwork(Network, HandObserver):
         config = self._configs.get(live.table_id)
         if config is None or live.table_id not in self.leased:
             return
-        self._configs[live.table_id] = config.model_copy(update={"seats": _seats(live.table)})
+        self._configs[live.table_id] = config.model_copy(update={"seats": _seats(live)})
+        self._store(live, clear_hand=False)
+
+    def pause_changed(self, live: LiveTable) -> None:
+        config = self._configs.get(live.table_id)
+        if config is None or live.table_id not in self.leased:
+            return
+        self._configs[live.table_id] = config.model_copy(update={"paused": live.table.paused})
         self._store(live, clear_hand=False)
 
     def closed(self, table_id: str) -> None:
@@ -253,7 +274,7 @@ class RedisNetwork(Network, HandObserver):
         )
         # the table as it was before this hand: what a node restores if the hand cannot be
         config = config.model_copy(update={
-            "seats": _seats(table), "ctx": ContextData.of(ctx), "hands": hands - 1,
+            "seats": _seats(live), "ctx": ContextData.of(ctx), "hands": hands - 1,
             "seq": table.seq,
         })
         self._configs[table.table_id] = config
@@ -287,7 +308,7 @@ class RedisNetwork(Network, HandObserver):
         else:
             ctx = get_ruleset(record.variant).next_context(record.state)
         self._configs[record.table_id] = config.model_copy(update={
-            "seats": _seats(live.table),
+            "seats": _seats(live),
             "ctx": ContextData.of(ctx),
             "hands": config.hands + 1,
             "seq": live.table.seq,
@@ -349,6 +370,73 @@ class RedisNetwork(Network, HandObserver):
                 await self.watch_once()
             except Exception:
                 log.exception("node %s: watching the table directory failed", self.node_id)
+            try:
+                await self.check_presence()
+            except Exception:
+                log.exception("node %s: reading presence failed", self.node_id)
+
+    async def _sockets(self, accounts: list[int]) -> dict[int, str]:
+        """The accounts with a live socket, and the node holding it: presence names a node
+        that still listens on its channel (a killed node's entries outlive it by their TTL)."""
+        if not accounts:
+            return {}
+        nodes = [
+            None if n is None else str(n)
+            for n in await self.redis.mget([self.keys.online(a) for a in accounts])
+        ]
+        others = sorted({n for n in nodes if n is not None and n != self.node_id})
+        alive = {self.node_id}
+        if others:
+            counts = await self.redis.pubsub_numsub(*[self.keys.channel(n) for n in others])
+            alive |= {n for n, (_, count) in zip(others, counts) if int(count) > 0}
+        return {
+            a: n for a, n in zip(accounts, nodes)
+            if n is not None and n in alive and (n != self.node_id or a in self._sinks)
+        }
+
+    async def check_presence(self) -> list[tuple[str, int]]:
+        """Mark disconnected the seats (at tables this node owns) of players whose socket
+        was on another node and whose presence entry is gone (that node closed the socket,
+        or died and its entries expired): the same `Disconnected` as a local socket drop.
+        A seat so marked is connected again when its player's entry comes back (the
+        player logged in again, or the entry had only lapsed). The (table, seat) pairs
+        marked disconnected."""
+        seated = [
+            (live, seat, account)
+            for live in self.registry.all() if live.table_id in self.leased
+            for seat, account in enumerate(live.accounts())
+            if account is not None and account not in live.bots
+        ]
+        accounts = sorted({account for _, _, account in seated})
+        nodes = (
+            await self.redis.mget([self.keys.online(a) for a in accounts]) if accounts else []
+        )
+        now = {a: None if n is None else str(n) for a, n in zip(accounts, nodes)}
+        before, self._seen = self._seen, {a: n for a, n in now.items() if n is not None}
+        marked_before, self._marked = self._marked, set()
+        marked = []
+        for live, seat, account in seated:
+            key = (live.table_id, account)
+            if now[account] is not None:
+                if key in marked_before:
+                    live.table.submit(Connected(seat))
+                continue
+            held_by = before.get(account)
+            if key in marked_before:
+                self._marked.add(key)
+            elif held_by is not None and held_by != self.node_id and account not in self._sinks:
+                live.table.submit(Disconnected(seat))
+                self._marked.add(key)
+                marked.append((live.table_id, seat))
+        return marked
+
+    def _away(self, table_id: str, account_id: int) -> int | None:
+        """The account's socket is gone: its seat at the table is disconnected (the seat)."""
+        live = self.registry.get(table_id)
+        seat = live.seat_of(account_id) if live is not None else None
+        if live is not None and seat is not None:
+            live.table.submit(Disconnected(seat))
+        return seat
 
     async def watch_once(self) -> list[str]:
         """Take over every listed table that no node holds; the tables taken."""
@@ -386,13 +474,26 @@ class RedisNetwork(Network, HandObserver):
             await self.leases.release(lease)
             return False
         config = TableConfig.model_validate_json(config_raw)
+        players = [s.account for s in config.seats if s.account is not None and not s.bot]
+        present = await self._sockets(players)  # where each player's socket lives, if anywhere
         self._fenced_off.discard(table_id)
         self.leased[table_id] = lease
         self._configs[table_id] = config
         live = self.registry.create(
             config.variant, config.stake, timers=config.timers.timers(), table_id=table_id
         )
-        live.table.seats = [SeatState(s.account, autoplay=s.autoplay) for s in config.seats]
+        live.bots = {s.account for s in config.seats if s.account is not None and s.bot}
+        # a player is there only with a live socket on some node; one whose socket died
+        # with the old owner starts disconnected (the usual disconnect and 托管 rules)
+        live.table.seats = [
+            SeatState(
+                s.account,
+                connected=s.account is None or s.bot or s.account in present,
+                autoplay=s.autoplay,
+            )
+            for s in config.seats
+        ]
+        self._seen.update(present)
         ctx = None if config.ctx is None else config.ctx.context()
         hand = None
         if header_raw is not None:
@@ -412,7 +513,8 @@ class RedisNetwork(Network, HandObserver):
             # the log does not replay: the hand is lost (no silver moved), the table goes on
             log.exception("table %s: its hand cannot be restored", table_id)
             live.table.adopt(config.hands + 1, config.seq, ctx, None)
-        live.table.submit(AdminResume())
+        if not config.paused:  # an administrator's pause outlives the old owner
+            live.table.submit(AdminResume())
         self._store(live, clear_hand=hand is None)
         self.adopted.append(table_id)
         log.warning(
@@ -508,6 +610,110 @@ class RedisNetwork(Network, HandObserver):
                 reply = Reply(id=call.id, code=refused.code, message=refused.message)
         self.writer.publish(self.keys.channel(call.reply_node), reply.model_dump_json())
 
+    # --- administration ---------------------------------------------------------------------
+
+    async def admin(
+        self,
+        op: table_admin.AdminOp,
+        table_id: str = "",
+        *,
+        seat: int | None = None,
+        reveal: bool = False,
+    ) -> dict[str, Any]:
+        if op == "list":
+            return {"tables": await self._admin_list()}
+        call = AdminCall(
+            id=secrets.token_hex(8), reply_node=self.node_id, op=op, table_id=table_id,
+            seat=seat, reveal=reveal,
+        )
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._calls[call.id] = future
+        try:
+            routed = await self._route_table(
+                keys=[self.keys.lease(table_id), self.keys.directory],
+                args=[self.keys.channel_prefix, call.model_dump_json(), table_id],
+            )
+            if routed == -1:
+                raise RemoteRefused("not_found", f"no table {table_id!r}")
+            if not (isinstance(routed, int) and routed > 0):  # failing over, or owner gone
+                raise RemoteRefused(
+                    UNAVAILABLE, f"table {table_id!r} is moving to another server; try again"
+                )
+            reply = await self._reply(future, f"the server of table {table_id!r}")
+        finally:
+            self._calls.pop(call.id, None)
+        assert reply.table is not None
+        return reply.table
+
+    async def _admin_list(self) -> list[dict[str, Any]]:
+        """Every other node's tables (`admin.snapshot`), nodes in name order."""
+        prefix = self.keys.channel_prefix
+        pattern = "".join("\\" + c if c in "*?[]\\" else c for c in prefix) + "*"
+        nodes = sorted(
+            str(c)[len(prefix):] for c in await self.redis.pubsub_channels(pattern)
+        )
+        asked: list[tuple[str, asyncio.Future[Reply]]] = []
+        try:
+            for node in nodes:
+                if node == self.node_id:
+                    continue
+                call = AdminCall(id=secrets.token_hex(8), reply_node=self.node_id, op="list")
+                future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+                self._calls[call.id] = future
+                asked.append((call.id, future))
+                if await self.redis.publish(self.keys.channel(node), call.model_dump_json()) == 0:
+                    future.set_result(Reply(id=call.id, table={"tables": []}))  # it just left
+            tables: list[dict[str, Any]] = []
+            for (_, future), node in zip(asked, [n for n in nodes if n != self.node_id]):
+                reply = await self._reply(future, f"node {node!r}")
+                assert reply.table is not None
+                tables += reply.table["tables"]
+            return tables
+        finally:
+            for call_id, _ in asked:
+                self._calls.pop(call_id, None)
+
+    async def _reply(self, future: asyncio.Future[Reply], who: str) -> Reply:
+        try:
+            reply = await asyncio.wait_for(future, ADMIN_CALL_TIMEOUT)
+        except TimeoutError:
+            raise RemoteRefused(
+                UNAVAILABLE, f"{who} did not answer within {ADMIN_CALL_TIMEOUT:g} s; try again"
+            ) from None
+        if reply.code is not None or reply.table is None:
+            raise RemoteRefused(reply.code or "internal_error", reply.message)
+        return reply
+
+    def _answer_admin(self, call: AdminCall) -> None:
+        """Run an admin command for another node, in a task of its own (it waits for the
+        table's actor; the bus listener goes on meanwhile)."""
+
+        async def answer() -> None:
+            try:
+                if call.op != "list" and call.table_id in self._fenced_off and (
+                    self.registry.get(call.table_id) is None
+                ):
+                    raise TableError(
+                        UNAVAILABLE, f"table {call.table_id!r} is moving to another server"
+                    )
+                result = await table_admin.run(
+                    self.registry, call.op, call.table_id, seat=call.seat, reveal=call.reveal
+                )
+                reply = Reply(id=call.id, table=result)
+            except TableError as refused:
+                reply = Reply(id=call.id, code=refused.code, message=refused.message)
+            except Exception:
+                log.exception("node %s: admin %s of table %s failed", self.node_id, call.op,
+                              call.table_id)
+                reply = Reply(
+                    id=call.id, code="internal_error", message="something went wrong on our side"
+                )
+            self.writer.publish(self.keys.channel(call.reply_node), reply.model_dump_json())
+
+        task = asyncio.get_running_loop().create_task(answer(), name=f"admin-{call.id}")
+        self._answering.add(task)
+        task.add_done_callback(self._answering.discard)
+
     # --- sockets ----------------------------------------------------------------------------
 
     def connected(self, account_id: int, sink: Sink) -> None:
@@ -585,10 +791,7 @@ class RedisNetwork(Network, HandObserver):
         elif isinstance(message, ToTable):
             self._serve(message)
         elif isinstance(message, Away):
-            live = self.registry.get(message.table_id)
-            seat = live.seat_of(message.account) if live is not None else None
-            if live is not None and seat is not None:
-                live.table.submit(Disconnected(seat))
+            self._away(message.table_id, message.account)
         elif isinstance(message, Close):
             sink = self._sinks.pop(message.account, None)
             if sink is not None:
@@ -598,6 +801,8 @@ class RedisNetwork(Network, HandObserver):
                 sink.close(message.code)
         elif isinstance(message, Call):
             await self._answer(message)
+        elif isinstance(message, AdminCall):
+            self._answer_admin(message)
         elif isinstance(message, Reply):
             future = self._calls.get(message.id)
             if future is not None and not future.done():

@@ -279,13 +279,17 @@ class TableRegistry:
 
     async def pause(self, table_id: str) -> None:
         """Freeze the table: deadlines keep their remaining time, actions are refused."""
-        self._require(table_id).table.submit(AdminPause())
+        live = self._require(table_id)
+        live.table.submit(AdminPause())
         await self.flush(table_id)
+        self.network.pause_changed(live)
 
     async def resume(self, table_id: str) -> None:
         """Unfreeze the table: deadlines run again from their remaining time."""
-        self._require(table_id).table.submit(AdminResume())
+        live = self._require(table_id)
+        live.table.submit(AdminResume())
         await self.flush(table_id)
+        self.network.pause_changed(live)
 
     async def kick(self, table_id: str, seat: int) -> int | None:
         """Remove whoever sits at `seat`: during a hand an escape (逃跑, RULES.md 1) that
@@ -304,11 +308,14 @@ class TableRegistry:
     def _tell_kicked(self, account_id: int, table_id: str) -> None:
         """The kicked player learns it at once; sitting at no other table, its socket closes."""
         sink = self._connections.get(account_id)
-        if sink is None:
-            return
-        sink.deliver(ErrorMessage(
+        told = ErrorMessage(
             code="kicked", message=f"an administrator removed you from table {table_id}"
-        ))
+        )
+        if sink is None:
+            if self.network.remote:  # a socket on another node: told, left open
+                self.network.deliver(account_id, told)
+            return
+        sink.deliver(told)
         if account_id not in self.seated_accounts():
             sink.close(CLOSE_KICKED)
 

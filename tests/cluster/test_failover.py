@@ -148,3 +148,104 @@ async def test_a_clean_shutdown_hands_the_table_over(
     finally:
         await b.registry.stop()
         await b.stop()
+
+
+class _Socket:
+    """A client connection that keeps nothing."""
+
+    def deliver(self, message: object) -> None:
+        pass
+
+    def close(self, code: int) -> None:
+        pass
+
+
+async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_connected(
+    database: Database, redis_url: str, prefix: str, redis: object
+) -> None:
+    a = await _node("a", database, redis_url, prefix)
+    b = await _node("b", database, redis_url, prefix)
+    keys = Keys(prefix)
+    try:
+        live_a = a.registry.create("lishui", 1, timers=SLOW)
+        await a.opened(live_a)
+        table_id = live_a.table_id
+        for account in (31, 32, 33):
+            a.registry.sit(table_id, account)
+        a.registry.sit(table_id, 34, bot=True)
+        b.registry.connect(31, _Socket())  # 31 plays through B, which lives on
+        a.registry.connect(32, _Socket())  # 32 played through A, which dies with its socket
+        # 33 has no socket anywhere; 34 is a bot
+        await _until(lambda: live_a.table.hand is not None)
+        await _act(live_a, a.registry)
+        await a.registry.pause(table_id)
+        await a.writer.flush()
+        await b.writer.flush()
+
+        # A dies: its lease runs out and its bus goes quiet; its presence entries remain
+        await a.bus.stop()
+        await a.redis.delete(keys.lease(table_id))
+        assert await b.redis.get(keys.online(32)) == "a"
+        assert await b.watch_once() == [table_id]
+        live_b = b.registry.get(table_id)
+        assert live_b is not None
+        await b.registry.flush(table_id)
+        assert live_b.table.hand == live_a.table.hand
+        assert live_b.table.paused  # the administrator's pause outlived its node
+        assert [s.connected for s in live_b.table.seats] == [True, False, False, True]
+        assert live_b.bots == {34}
+
+        # the restored table is resumed by an administrator, not by the takeover
+        await b.registry.resume(table_id)
+        assert not live_b.table.paused
+        await b.writer.flush()
+        config = await b.redis.get(keys.config(table_id))
+        assert config is not None and '"paused":false' in config
+    finally:
+        await a.registry.stop()
+        await b.registry.stop()
+        await a.stop()
+        await b.stop()
+
+
+async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_expires(
+    database: Database, redis_url: str, prefix: str, redis: object
+) -> None:
+    a = await _node("a", database, redis_url, prefix)  # owns the table
+    b = await _node("b", database, redis_url, prefix)  # holds two sockets, then dies
+    keys = Keys(prefix)
+    try:
+        live = a.registry.create("lishui", 1, timers=SLOW)
+        await a.opened(live)
+        table_id = live.table_id
+        for account in (41, 42, 43, 44):
+            a.registry.sit(table_id, account)
+        b.registry.connect(41, _Socket())
+        b.registry.connect(42, _Socket())
+        a.registry.connect(43, _Socket())  # 44 never connected
+        await b.writer.flush()
+        await a.writer.flush()
+        await _until(lambda: live.table.hand is not None)
+        assert await a.check_presence() == []  # everybody is where presence says
+
+        # B is killed: no close, no `away`; its entries expire after their TTL
+        for account in (41, 42):
+            await a.redis.pexpire(keys.online(account), 1)
+        await asyncio.sleep(0.05)
+        assert sorted(await a.check_presence()) == [(table_id, 0), (table_id, 1)]
+        await a.registry.flush(table_id)
+        assert [s.connected for s in live.table.seats] == [False, False, True, True]
+        assert await a.check_presence() == []  # told once
+
+        # 41 comes back on A; 42 logs in on another node: both are connected again
+        a.registry.connect(41, _Socket())
+        await a.writer.flush()
+        await a.redis.set(keys.online(42), "c")
+        assert await a.check_presence() == []
+        await a.registry.flush(table_id)
+        assert [s.connected for s in live.table.seats] == [True, True, True, True]
+    finally:
+        await a.registry.stop()
+        await b.registry.stop()
+        await a.stop()
+        await b.stop()

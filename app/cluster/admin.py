@@ -1,0 +1,76 @@
+"""Admin table commands (`/admin/tables`) as the node owning the table runs them.
+
+`run` is the one implementation: the HTTP node calls it for a table of its own, and the
+owner calls it for a command that came over the bus (`messages.AdminCall`), so that an
+operator gets the same answer from any node. Its result is plain JSON (it crosses the
+bus); `app.api.admin_tables` turns it into the response and writes the audit row.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from app.rules.views import seat_view
+from app.tables.registry import LiveTable, TableError, TableRegistry
+
+AdminOp = Literal["list", "inspect", "pause", "resume", "kick", "dissolve"]
+
+
+def snapshot(live: LiveTable) -> dict[str, Any]:
+    """What an admin is shown of a table, before names are added."""
+    table = live.table
+    return {
+        "id": live.table_id,
+        "variant": live.variant,
+        "stake": live.stake,
+        "accounts": live.accounts(),
+        "status": live.status,
+        "hand_id": table.hand_id if table.hand is not None else None,
+        "paused": table.paused,
+    }
+
+
+def _require(registry: TableRegistry, table_id: str) -> LiveTable:
+    live = registry.get(table_id)
+    if live is None:
+        raise TableError("not_found", f"no table {table_id!r}")
+    return live
+
+
+async def run(
+    registry: TableRegistry,
+    op: AdminOp,
+    table_id: str = "",
+    *,
+    seat: int | None = None,
+    reveal: bool = False,
+) -> dict[str, Any]:
+    """Run one admin command on this node's table (TableError: the refusal)."""
+    if op == "list":
+        return {"tables": [snapshot(live) for live in registry.all()]}
+    live = _require(registry, table_id)
+    if op == "inspect":
+        state = live.table.hand
+        view: dict[str, Any] | None = None
+        if state is not None:
+            view = seat_view(state, None)
+            if reveal:
+                for number, shown in enumerate(view["seats"]):
+                    shown["hand"] = seat_view(state, number)["seats"][number]["hand"]
+        return {"table": snapshot(live), "view": view}
+    if op == "pause":
+        await registry.pause(table_id)
+        return {"table": snapshot(live)}
+    if op == "resume":
+        await registry.resume(table_id)
+        return {"table": snapshot(live)}
+    if op == "kick":
+        if seat is None or not 0 <= seat < 4:
+            raise TableError("validation_error", f"no seat {seat!r}")
+        in_hand = live.table.hand is not None
+        account = await registry.kick(table_id, seat)
+        return {"table": snapshot(live), "account": account, "escape": in_hand}
+    assert op == "dissolve", op
+    seats = live.accounts()
+    voided = await registry.dissolve(table_id)
+    return {"table_id": table_id, "voided_hand_id": voided, "seats": seats}
