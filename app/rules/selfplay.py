@@ -38,7 +38,7 @@ from app.rules.wall import roll_dice
 BotFactory = Callable[[int, int], Bot]  # (hand seed, seat) -> bot
 
 
-class InvariantBroken(AssertionError):
+class InvariantBroken(Exception):
     pass
 
 
