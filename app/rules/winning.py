@@ -209,7 +209,7 @@ def is_standard_win(counts: Sequence[int], wilds: int) -> bool:
     is a pair and wins. Four table lookups and one list index; no search.
     """
     b = bytes(counts)
-    try:
+    try:  # literal slices: compiled by mypyc, `b[s]` with a slice object `s` is taken for b[int]
         packed = _PACKED[b[0:9]] + _PACKED[b[9:18]] + _PACKED[b[18:27]] + _PACKED[b[27:34]]
         return _ROWS[wilds][packed]
     except (KeyError, IndexError, TypeError):
