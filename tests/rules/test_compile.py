@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bench import compile as build
 
 
@@ -78,3 +80,32 @@ def test_a_damaged_stamp_counts_as_no_build(tmp_path: Path) -> None:
     out.mkdir()
     (out / build.STAMP).write_text("{not json")
     assert build.status(root, out).state == "missing"
+
+
+def _fake_probe(compiled: bool, digests: list[str], rate: float) -> dict[str, object]:
+    return {"app": "", "compiled": compiled, "digests": digests, "totals": [100, 1, 0, 0],
+            "rate": rate}
+
+
+def test_the_benchmark_measures_no_missing_or_stale_build(tmp_path: Path) -> None:
+    from bench import bench_selfplay
+
+    text = bench_selfplay.compare(hands=1, rounds=1, build=tmp_path / "none")
+    assert "not measured" in text and "python -m bench.compile" in text
+
+
+def test_the_benchmark_reports_no_figure_when_the_compiled_core_plays_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from bench import bench_selfplay
+
+    fresh = build.Status("fresh", "x", "x")
+    monkeypatch.setattr(build, "status", lambda root, out: fresh)
+    probes = {build.ROOT: _fake_probe(False, ["a", "b"], 500.0),
+              tmp_path: _fake_probe(True, ["a", "c"], 1000.0)}
+    monkeypatch.setattr(bench_selfplay, "spawn", lambda root, v, h, r: probes[root])
+    with pytest.raises(bench_selfplay.CompiledMismatch, match="different hands"):
+        bench_selfplay.compare(hands=1, rounds=1, variants=("lishui",), build=tmp_path)
+    probes[tmp_path]["digests"] = ["a", "b"]
+    table = bench_selfplay.compare(hands=1, rounds=1, variants=("lishui",), build=tmp_path)
+    assert "| lishui | 500 | 1,000 | 2.00x | yes |" in table
