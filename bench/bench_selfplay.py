@@ -4,18 +4,33 @@ The baseline, run in the same process, is a bare draw-and-discard loop with no r
 all (shuffle, deal, every seat draws and throws a random tile until the wall is empty): the
 ratio says what the rules, claim windows, win checks and settlement cost on top of it.
 
-    python -m bench.bench_selfplay [--hands N]
+Then, if `python -m bench.compile` has built the compiled core and it is up to date, the
+pure and the compiled core side by side: each in a subprocess of its own (the compiled one
+with `build/compiled` first on its path), taking turns per variant, random bots, no
+invariant checks, the best of a few rounds in CPU time. The compiled core must play the
+same hands: the digests of seeded hands (as in tests/rules/test_determinism.py) and the
+totals of the timed run must match the pure core's, or no figure is reported.
+
+    python -m bench.bench_selfplay [--hands N] [--compare-hands N] [--rounds N]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import subprocess
+import sys
 import time
+from pathlib import Path
+from typing import Any
 
+from app.rules.selfplay import digest
 from app.rules.selfplay import run as selfplay
 from app.rules.tiles import full_set
 from app.rules.variants import VARIANTS
+from bench import compile as compiled_build
 
 
 def bare_hand(rng: random.Random) -> int:
@@ -61,7 +76,113 @@ def run(hands: int = 2000, variants: tuple[str, ...] = tuple(VARIANTS)) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- pure vs compiled
+
+DIGESTS = ((40, 1, "random"), (4, 2, "greedy"))  # (hands, seed, bots), as test_determinism
+
+
+class CompiledMismatch(Exception):
+    """The compiled core played different hands from the pure one."""
+
+
+def probe(variant: str, hands: int, rounds: int) -> dict[str, Any]:
+    """In the subprocess: which core this is, its digests of seeded hands, and the best of
+    `rounds` timed runs of `hands` random-bot hands (seed 1, no checks) in CPU time."""
+    import app
+    import app.rules.hand
+
+    rate = 0.0
+    report = None
+    for _ in range(rounds):
+        start = time.process_time()
+        report = selfplay(variant, hands, seed=1, bots="random", check=False)
+        rate = max(rate, hands / max(time.process_time() - start, 1e-9))
+    assert report is not None
+    return {
+        "app": app.__file__,
+        "compiled": not app.rules.hand.__file__.endswith(".py"),
+        "digests": [digest(variant, n, seed, bots) for n, seed, bots in DIGESTS],
+        "totals": [report.steps, report.wins, report.self_draws, report.draws, report.net,
+                   report.house],
+        "rate": rate,
+    }
+
+
+def probe_main() -> None:
+    variant, hands, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    print(json.dumps(probe(variant, hands, rounds)))
+
+
+def spawn(app_root: Path, variant: str, hands: int, rounds: int) -> dict[str, Any]:
+    """`probe` in a fresh interpreter that imports `app` from `app_root`."""
+    code = (
+        f"import sys; sys.path[:0] = [{str(app_root)!r}, {str(compiled_build.ROOT)!r}]; "
+        "from bench.bench_selfplay import probe_main; probe_main()"
+    )
+    env = dict(os.environ, PYTHONPATH=str(app_root))
+    done = subprocess.run(
+        [sys.executable, "-c", code, variant, str(hands), str(rounds)],
+        cwd=app_root, env=env, capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the {variant} probe in {app_root} failed:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    if not result["app"].startswith(str(app_root)):
+        raise RuntimeError(f"the probe imported {result['app']}, not the package in {app_root}")
+    return result
+
+
+def compare(
+    hands: int = 500, rounds: int = 3, variants: tuple[str, ...] = tuple(VARIANTS),
+    build: Path = compiled_build.BUILD,
+) -> str:
+    """Pure vs compiled, side by side; raises `CompiledMismatch` if they play differently."""
+    state = compiled_build.status(compiled_build.ROOT, build)
+    if not state.fresh:
+        return f"Compiled core: not measured ({state.describe(build)})."
+    lines = [
+        (
+            f"Pure and compiled core side by side: {hands} random-bot hands per variant (seed 1,"
+            f" no invariant checks), best of {rounds} rounds in CPU time, each core in its own"
+            " process. Same hands: the digests of 40 random + 4 greedy seeded hands and the"
+            " timed run's totals match."
+        ),
+        "",
+        "| variant | pure hands/s | compiled hands/s | compiled / pure | same hands |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for variant in variants:
+        pure = spawn(compiled_build.ROOT, variant, hands, rounds)
+        fast = spawn(build, variant, hands, rounds)
+        if pure["compiled"] or not fast["compiled"]:
+            raise RuntimeError(f"{variant}: expected a pure and a compiled core, got {pure} {fast}")
+        for what in ("digests", "totals"):
+            if pure[what] != fast[what]:
+                raise CompiledMismatch(
+                    f"{variant}: the compiled core plays different hands ({what}: pure "
+                    f"{pure[what]}, compiled {fast[what]}); no figure reported"
+                )
+        lines.append(
+            f"| {variant} | {pure['rate']:,.0f} | {fast['rate']:,.0f} "
+            f"| {fast['rate'] / pure['rate']:.2f}x | yes |"
+        )
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_selfplay")
     parser.add_argument("--hands", type=int, default=2000)
-    print(run(parser.parse_args().hands))
+    parser.add_argument("--compare-hands", type=int, default=500,
+                        help="hands per variant and round, pure vs compiled")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only-compare", action="store_true",
+                        help="skip the pure table, measure pure vs compiled only")
+    args = parser.parse_args()
+    if not args.only_compare:
+        print(run(args.hands))
+        print()
+    try:
+        print(compare(args.compare_hands, args.rounds))
+    except CompiledMismatch as mismatch:
+        print(f"COMPILED CORE MISMATCH: {mismatch}", file=sys.stderr)
+        sys.exit(1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from app.rules.tiles import Tile
 from app.rules.wall import Dice
@@ -17,8 +17,16 @@ from app.rules.wall import Dice
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    kind: ClassVar[str] = "event"
-    private: ClassVar[tuple[str, ...]] = ()
+    # `kind` and `private` are properties, not ClassVars: a ClassVar in a dataclass is taken
+    # for a field once compiled with mypyc (see bench/compile.py).
+    @property
+    def kind(self) -> str:
+        return "event"
+
+    @property
+    def private(self) -> tuple[str, ...]:
+        """The fields another seat sees blanked."""
+        return ()
 
     def for_seat(self, seat: int | None) -> Event:
         """The copy `seat` may see (None = an observer who sees no concealed tile)."""
@@ -42,78 +50,108 @@ def _plain(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class HandStarted(Event):
-    kind: ClassVar[str] = "hand_started"
     variant: str
     dealer: int
     dice: Dice
     wall_size: int
 
+    @property
+    def kind(self) -> str:
+        return "hand_started"
+
 
 @dataclass(frozen=True, slots=True)
 class Dealt(Event):
-    kind: ClassVar[str] = "dealt"
-    private: ClassVar[tuple[str, ...]] = ("tiles",)
     seat: int
     count: int
     tiles: tuple[Tile, ...] | None
+
+    @property
+    def kind(self) -> str:
+        return "dealt"
+
+    @property
+    def private(self) -> tuple[str, ...]:
+        return ("tiles",)
 
 
 @dataclass(frozen=True, slots=True)
 class WildTurned(Event):
     """The wild indicator is turned up (财神 / 百搭 / 金)."""
 
-    kind: ClassVar[str] = "wild_turned"
     dice: Dice | None
     indicator: Tile
     wild: Tile
     substitute: Tile | None
+
+    @property
+    def kind(self) -> str:
+        return "wild_turned"
 
 
 @dataclass(frozen=True, slots=True)
 class Decided(Event):
     """A decision before the deal (温州 买底 / 顶底), public."""
 
-    kind: ClassVar[str] = "decided"
     seat: int
     choice: str
+
+    @property
+    def kind(self) -> str:
+        return "decided"
 
 
 @dataclass(frozen=True, slots=True)
 class Flowered(Event):
     """补花: a flower laid out face up (its replacement comes as a `Drew` from the tail)."""
 
-    kind: ClassVar[str] = "flowered"
     seat: int
     tile: Tile
+
+    @property
+    def kind(self) -> str:
+        return "flowered"
 
 
 @dataclass(frozen=True, slots=True)
 class Drew(Event):
-    kind: ClassVar[str] = "drew"
-    private: ClassVar[tuple[str, ...]] = ("tile",)
     seat: int
     from_tail: bool
     tile: Tile | None
 
+    @property
+    def kind(self) -> str:
+        return "drew"
+
+    @property
+    def private(self) -> tuple[str, ...]:
+        return ("tile",)
+
 
 @dataclass(frozen=True, slots=True)
 class Discarded(Event):
-    kind: ClassVar[str] = "discarded"
     seat: int
     tile: Tile
     wild: bool
+
+    @property
+    def kind(self) -> str:
+        return "discarded"
 
 
 @dataclass(frozen=True, slots=True)
 class Melded(Event):
     """吃, 碰, 明杠, 暗杠 or 加杠. Another seat sees no tile of a concealed kong."""
 
-    kind: ClassVar[str] = "melded"
     seat: int
     meld: str
     tiles: tuple[Tile, ...] | None
     claimed: Tile | None = None
     from_seat: int | None = None
+
+    @property
+    def kind(self) -> str:
+        return "melded"
 
     def for_seat(self, seat: int | None) -> Event:
         if self.meld == "concealed_kong" and seat != self.seat:
@@ -125,24 +163,29 @@ class Melded(Event):
 class Penalized(Event):
     """A penalty that settles with the hand: 被跟 (followed), 误打财神 (wild discarded)."""
 
-    kind: ClassVar[str] = "penalized"
     seat: int
     reason: str
     tile: Tile | None = None
+
+    @property
+    def kind(self) -> str:
+        return "penalized"
 
 
 @dataclass(frozen=True, slots=True)
 class GoldRobbed(Event):
     """福州 抢金: `seat` takes the turned 金 (`tile`) into its hand and wins."""
 
-    kind: ClassVar[str] = "gold_robbed"
     seat: int
     tile: Tile
+
+    @property
+    def kind(self) -> str:
+        return "gold_robbed"
 
 
 @dataclass(frozen=True, slots=True)
 class Won(Event):
-    kind: ClassVar[str] = "won"
     seat: int
     from_seat: int | None
     tile: Tile | None
@@ -152,18 +195,27 @@ class Won(Event):
     specials: tuple[str, ...]
     multiplier: int
 
+    @property
+    def kind(self) -> str:
+        return "won"
+
 
 @dataclass(frozen=True, slots=True)
 class ExhaustiveDraw(Event):
     """流局 / 荒牌: the wall is used up and nobody won."""
 
-    kind: ClassVar[str] = "exhaustive_draw"
+    @property
+    def kind(self) -> str:
+        return "exhaustive_draw"
 
 
 @dataclass(frozen=True, slots=True)
 class Escaped(Event):
-    kind: ClassVar[str] = "escaped"
     seat: int
+
+    @property
+    def kind(self) -> str:
+        return "escaped"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +230,6 @@ class TransferRecord:
 class HandEnded(Event):
     """The end of a hand: every hand revealed, the settlement in points."""
 
-    kind: ClassVar[str] = "hand_ended"
     outcome: str
     winners: tuple[int, ...]
     hands: tuple[tuple[Tile, ...], ...]
@@ -186,3 +237,7 @@ class HandEnded(Event):
     net: tuple[int, ...]
     house: tuple[int, ...] = field(default=(0, 0, 0, 0))
     house_silver: tuple[int, ...] = field(default=(0, 0, 0, 0))
+
+    @property
+    def kind(self) -> str:
+        return "hand_ended"

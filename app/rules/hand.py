@@ -110,9 +110,6 @@ class WinRecord:
     special: str | None = None  # won by a variant's special action (福州 抢金)
 
 
-_new_state = object.__new__
-
-
 @dataclass(slots=True)
 class HandState:
     ruleset: Ruleset
@@ -159,7 +156,7 @@ class HandState:
                 window.tile, window.discarder, window.robbing, window.options, dict(window.answers)
             )
         c0, c1, c2, c3 = self.concealed
-        new = _new_state(HandState)  # every field set below, without __init__'s checks
+        new = HandState.__new__(HandState)  # every field set below, without __init__
         new.ruleset = self.ruleset
         new.ctx = self.ctx
         new.seed = self.seed

@@ -10,6 +10,7 @@ seed gives identical events. Any broken invariant stops the run with exit status
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import sys
 import time
@@ -38,7 +39,7 @@ from app.rules.wall import roll_dice
 BotFactory = Callable[[int, int], Bot]  # (hand seed, seat) -> bot
 
 
-class InvariantBroken(AssertionError):
+class InvariantBroken(Exception):
     pass
 
 
@@ -163,6 +164,26 @@ def run(
         ctx = ruleset.next_context(state)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def digest(variant: str, hands: int, seed: int, bots: str) -> str:
+    """A hash of `hands` hands played at one table as `run` plays them: every action, event
+    and the next hand's table context (tests/rules/test_determinism.py pins these; the
+    benchmark compares the pure and the compiled core with it)."""
+    ruleset = get_ruleset(variant)
+    master = random.Random(seed)
+    ctx = TableContext(dealer=ruleset.first_dealer(roll_dice(master)))
+    factory = bot_factory(bots)
+    h = hashlib.sha256()
+    for _ in range(hands):
+        played = play_hand(ruleset, master.getrandbits(63), ctx, factory, check=False)
+        for event in played.events:
+            h.update(repr(event).encode())
+        for action in played.actions:
+            h.update(repr(action).encode())
+        ctx = ruleset.next_context(played.state)
+        h.update(repr(ctx).encode())
+    return h.hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,7 +33,6 @@ from app.rules.winning import suit_costs
 __all__ = ["seven_pairs_shanten", "shanten", "standard_shanten"]
 
 _INF: Final = 1 << 20
-_SLICES: Final = (slice(0, 9), slice(9, 18), slice(18, 27), slice(27, 34))
 
 _Steps = tuple[int, ...]
 _TABLE: dict[bytes, tuple[int, _Steps, _Steps]] = {}
@@ -110,7 +109,10 @@ def standard_shanten(counts: Sequence[int], wilds: int) -> int:
     b, size = _check(counts, wilds)
     extra = 1 if size % 3 == 1 else 0
     joker_room = wilds + extra
-    entries = [_suit_steps(b[s]) for s in _SLICES]
+    # literal slices: compiled by mypyc, `b[s]` with a slice object `s` is taken for b[int]
+    entries = [
+        _suit_steps(b[0:9]), _suit_steps(b[9:18]), _suit_steps(b[18:27]), _suit_steps(b[27:34])
+    ]
     need = -((-(sum(e[0] for e in entries) + 2 - joker_room)) // 3)  # ceil
     if need <= 0:
         return extra - 1

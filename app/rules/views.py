@@ -8,6 +8,7 @@ offered a claim is not shown either. When the hand has ended every hand is revea
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from app.rules.hand import HandState, Meld, legal_actions, pending_seats
@@ -76,4 +77,4 @@ def _phase(state: HandState, seat: int | None) -> str:
 
 
 def _fields(action: Any) -> dict[str, Any]:
-    return {name: getattr(action, name) for name in action.__slots__}
+    return {f.name: getattr(action, f.name) for f in dataclasses.fields(action)}

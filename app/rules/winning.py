@@ -60,10 +60,6 @@ PREBUILT_TILES: Final = 8
 """Suit vectors with at most this many tiles are in the table from import on."""
 
 _SUIT_STARTS: Final = (0, 9, 18, 27)
-_S0: Final = slice(0, 9)
-_S1: Final = slice(9, 18)
-_S2: Final = slice(18, 27)
-_S3: Final = slice(27, 34)
 _MAX_COUNT: Final = 4
 _FAST_WILDS: Final = 16  # rows of precomputed answers: wilds 0..15
 # The largest sum of four packed entries: nopair <= 2 per tile (a tile + 2 wilds is a pung),
@@ -196,7 +192,7 @@ def _checked(counts: Sequence[int], wilds: int) -> bytes:
 
 def _packed_sum(b: bytes) -> int:
     """The sum of the four packed table entries of a hand (filling the table as needed)."""
-    return _entry(b[_S0]) + _entry(b[_S1]) + _entry(b[_S2]) + _entry(b[_S3])
+    return _entry(b[0:9]) + _entry(b[9:18]) + _entry(b[18:27]) + _entry(b[27:34])
 
 
 def _standard_win_slow(counts: Sequence[int], wilds: int) -> bool:
@@ -213,8 +209,9 @@ def is_standard_win(counts: Sequence[int], wilds: int) -> bool:
     is a pair and wins. Four table lookups and one list index; no search.
     """
     b = bytes(counts)
-    try:
-        return _ROWS[wilds][_PACKED[b[_S0]] + _PACKED[b[_S1]] + _PACKED[b[_S2]] + _PACKED[b[_S3]]]
+    try:  # literal slices: compiled by mypyc, `b[s]` with a slice object `s` is taken for b[int]
+        packed = _PACKED[b[0:9]] + _PACKED[b[9:18]] + _PACKED[b[18:27]] + _PACKED[b[27:34]]
+        return _ROWS[wilds][packed]
     except (KeyError, IndexError, TypeError):
         return _standard_win_slow(counts, wilds)
 
@@ -265,7 +262,7 @@ def winning_tiles(counts: Sequence[int], wilds: int) -> list[int]:
     only t's suit, so the other suits' table entries are added up once.
     """
     b = _checked(counts, wilds)
-    keys = (b[_S0], b[_S1], b[_S2], b[_S3])
+    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
     packed = [_entry(k) for k in keys]
     total = sum(packed)
     row = _ROWS.get(wilds)
@@ -358,7 +355,7 @@ def _bu_da_room(b: bytes) -> int:
     tiles already break the rule (a kind twice, or two tiles of one suit < 3 apart)."""
     if max(b) > 1:
         return -1
-    room = len(HONOURS) - sum(b[_S3])
+    room = len(HONOURS) - sum(b[27:34])
     for start in _SUIT_STARTS[:3]:
         mask = sum(1 << r for r in range(9) if b[start + r])
         extra = _APART_ROOM.get(mask)

@@ -8,35 +8,9 @@ to be deliberate: record new digests and say why in the commit.
 
 from __future__ import annotations
 
-import hashlib
-import random
-
 import pytest
 
-from app.rules.selfplay import bot_factory, play_hand
-from app.rules.variants import get_ruleset
-from app.rules.variants.base import TableContext
-from app.rules.wall import roll_dice
-
-
-def digest(variant: str, hands: int, seed: int, bots: str) -> str:
-    """Play `hands` hands at one table as `selfplay.run` does; hash every action, event and
-    the next hand's table context."""
-    ruleset = get_ruleset(variant)
-    master = random.Random(seed)
-    ctx = TableContext(dealer=ruleset.first_dealer(roll_dice(master)))
-    factory = bot_factory(bots)
-    h = hashlib.sha256()
-    for _ in range(hands):
-        run = play_hand(ruleset, master.getrandbits(63), ctx, factory, check=False)
-        for event in run.events:
-            h.update(repr(event).encode())
-        for action in run.actions:
-            h.update(repr(action).encode())
-        ctx = ruleset.next_context(run.state)
-        h.update(repr(ctx).encode())
-    return h.hexdigest()
-
+from app.rules.selfplay import digest
 
 RECORDED = {
     # variant: (40 random-bot hands from seed 1, 4 greedy-bot hands from seed 2)

@@ -6,8 +6,8 @@ is a subclass in a module of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.rules.tiles import Tile, full_set
 from app.rules.wall import Dice, Wall, first_dealer
@@ -106,12 +106,27 @@ class Ruleset:
     flower_kinds: frozenset[Tile] = frozenset()  # kinds laid out and replaced (补花)
     final_round: int = 0  # the last N drawable tiles: no discard, no 补花 (福州: 4)
     ranks_wins: bool = False  # whether `hu_rank` orders several 胡 on one discard (福州 金雀)
-    options: object = field(default=None)
-    # Whether `can_win` depends on nothing but the concealed counts, the wild count and whether
-    # the seat has melds, and a tile exchanged for a wild never undoes a win. Then a hand that
-    # was not ready (听) before a draw cannot win with it, and the state machine skips the
-    # check (丽水, 湖州, 福州; not 温州, whose 三财神 needs one's own turn, nor 上海's 天胡 / 杠开).
-    win_depends_on_hand_only: ClassVar[bool] = False
+    # The variant's own options (a frozen dataclass of its own; None: `default_options()`).
+    # Typed `Any` here and read through each variant's typed `opts`: mypyc (bench/compile.py)
+    # does not let a subclass narrow the type of a field.
+    options: Any = None
+
+    def __post_init__(self) -> None:
+        if self.options is None:
+            object.__setattr__(self, "options", self.default_options())
+
+    def default_options(self) -> object:
+        """The options of a ruleset made without any."""
+        return None
+
+    @property
+    def win_depends_on_hand_only(self) -> bool:
+        """Whether `can_win` depends on nothing but the concealed counts, the wild count and
+        whether the seat has melds, and a tile exchanged for a wild never undoes a win. Then a
+        hand that was not ready (听) before a draw cannot win with it, and the state machine
+        skips the check (丽水, 湖州, 福州; not 温州, whose 三财神 needs one's own turn, nor
+        上海's 天胡 / 杠开). A property, not a ClassVar: see `events.Event`."""
+        return False
 
     def tile_set(self) -> list[Tile]:
         return full_set(with_flowers=self.with_flowers)

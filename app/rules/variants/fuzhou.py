@@ -49,8 +49,8 @@ table's base and cuts 抓庄 before the win payment; a dealer who escapes pays 8
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from app.rules.actions import Special
 from app.rules.events import Discarded, Event, GoldRobbed
@@ -132,7 +132,6 @@ class FuzhouOptions:
 @dataclass(frozen=True)
 class Fuzhou(Ruleset):
     name: str = "fuzhou"
-    win_depends_on_hand_only: ClassVar[bool] = True
     hand_size: int = 16
     with_flowers: bool = True
     flower_kinds: frozenset[Tile] = FLOWER_KINDS
@@ -140,10 +139,22 @@ class Fuzhou(Ruleset):
     ranks_wins: bool = True  # 金雀 beats any other 胡 on the same discard
     multi_win: bool = False
     allow_chow: bool = True
-    options: FuzhouOptions = field(default_factory=FuzhouOptions)
+
+    def default_options(self) -> FuzhouOptions:
+        return FuzhouOptions()
+
+    @property
+    def opts(self) -> FuzhouOptions:
+        """`options`, typed."""
+        return self.options
+
+    @property
+    def win_depends_on_hand_only(self) -> bool:
+        return True
 
     def __post_init__(self) -> None:
-        mode = "allowed" if self.options.gold_discard_allowed else "forbidden"
+        super().__post_init__()
+        mode = "allowed" if self.opts.gold_discard_allowed else "forbidden"
         object.__setattr__(self, "wild_discard", mode)
 
     # --- the 金 and the wall --------------------------------------------------------
@@ -160,7 +171,7 @@ class Fuzhou(Ruleset):
             return WildSetup(tile, tile, None, None, tuple(turned)), wall
 
     def reserve(self, state: HandState) -> int:
-        o = self.options
+        o = self.opts
         n = o.reserve_tiles
         for seat in range(4):
             for meld in state.melds[seat]:
@@ -209,7 +220,7 @@ class Fuzhou(Ruleset):
         else:
             if state.draws[seat] != 1 or state.drawn is None:
                 return []
-            if self.options.rob_gold_non_dealer_puts_out == "drawn":
+            if self.opts.rob_gold_non_dealer_puts_out == "drawn":
                 candidates = [state.drawn]
             else:
                 candidates = [t for t in range(42) if state.concealed[seat][t] and t != wild]
@@ -231,7 +242,7 @@ class Fuzhou(Ruleset):
 
     def _rob_completes(self, state: HandState, seat: int, counts: list[int], wilds: int) -> bool:
         """Whether the hand with the turned 金 taken in (counted in `wilds`) wins for 抢金."""
-        if self.options.rob_gold_three_golds:
+        if self.opts.rob_gold_three_golds:
             return self.can_win(state, seat, counts, wilds)
         return is_standard_win(counts, wilds)
 
@@ -269,7 +280,7 @@ class Fuzhou(Ruleset):
 
     def specials(self, state: HandState, win: WinRecord) -> dict[str, int]:
         """Every special the win has, with its multiple."""
-        o = self.options
+        o = self.opts
         counts, wilds = state.winning_counts(win)
         found: dict[str, int] = {}
         if is_golden_pair(counts, wilds):
@@ -298,7 +309,7 @@ class Fuzhou(Ruleset):
         """花分 of the winner: flowers (a set of four like ones counts 6), 金 held, kongs."""
         seat = win.seat
         points = len(state.flowers[seat])
-        points += (self.options.flower_set_points - 4) * flower_sets(state.flowers[seat])
+        points += (self.opts.flower_set_points - 4) * flower_sets(state.flowers[seat])
         points += state.winning_counts(win)[1]
         for meld in state.melds[seat]:
             if meld.kind == "concealed_kong":
@@ -310,7 +321,7 @@ class Fuzhou(Ruleset):
     # --- settlement --------------------------------------------------------------------
 
     def settle(self, state: HandState) -> Settlement:
-        o = self.options
+        o = self.opts
         ctx = state.ctx
         owed: dict[int, list[tuple[int, int, str]]] = {}  # payer -> (payee, points, reason)
         if state.outcome == "escape":
@@ -340,7 +351,7 @@ class Fuzhou(Ruleset):
     def _win_payments(
         self, state: HandState, win: WinRecord
     ) -> dict[int, list[tuple[int, int, str]]]:
-        o = self.options
+        o = self.opts
         dealer, c = state.ctx.dealer, state.ctx.streak
         winner = win.seat
         score = self.score(state, win)

@@ -38,8 +38,8 @@ the same seat has dealt (it changes no payment).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.rules.tiles import EAST, GREEN, NORTH, RED, WHITE, Tile
 from app.rules.variants.base import (
@@ -151,18 +151,29 @@ DOUBLINGS = ("kong_win", "heavenly", "earthly", "no_wild", "four_wilds")
 @dataclass(frozen=True)
 class Huzhou(Ruleset):
     name: str = "huzhou"
-    win_depends_on_hand_only: ClassVar[bool] = True
     hand_size: int = 13
     grants_house_rewards: bool = True  # 起手四财神: silver from the house
-    options: HuzhouOptions = field(default_factory=HuzhouOptions)
+
+    def default_options(self) -> HuzhouOptions:
+        return HuzhouOptions()
+
+    @property
+    def opts(self) -> HuzhouOptions:
+        """`options`, typed."""
+        return self.options
+
+    @property
+    def win_depends_on_hand_only(self) -> bool:
+        return True
 
     def __post_init__(self) -> None:
-        mode = "allowed" if self.options.wild_discard_allowed else "forbidden"
+        super().__post_init__()
+        mode = "allowed" if self.opts.wild_discard_allowed else "forbidden"
         object.__setattr__(self, "wild_discard", mode)
 
     def first_dealer(self, dice: Dice) -> int:
         """The table's first dealer: 东家 (seat 0), whatever the dice."""
-        return self.options.first_dealer
+        return self.opts.first_dealer
 
     # --- the 财神 --------------------------------------------------------------------
 
@@ -184,7 +195,7 @@ class Huzhou(Ruleset):
     def score(self, state: HandState, win: WinRecord) -> Score:
         """The named doublings (and 拉杠和); the multiplier is 2 ** doublings applied."""
         counts, wilds = state.winning_counts(win)
-        o = self.options
+        o = self.opts
         names: list[str] = []
         dealt_four = win.instant and win.dealt_hand
         if win.robbed_kong:
@@ -225,7 +236,7 @@ class Huzhou(Ruleset):
 
     def settle(self, state: HandState) -> Settlement:
         base = self.base(state.ctx)
-        o = self.options
+        o = self.opts
         if state.outcome == "escape":
             assert state.escaped is not None
             payer = state.escaped
@@ -266,7 +277,7 @@ class Huzhou(Ruleset):
     def next_context(self, state: HandState) -> TableContext:
         """The winner deals next; after a draw the dealer stays; an escape passes the deal."""
         ctx = state.ctx
-        o = self.options
+        o = self.opts
         if state.outcome == "win":
             dealer = state.wins[0].seat
         elif state.outcome == "draw" and o.draw_keeps_dealer:

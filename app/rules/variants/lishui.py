@@ -25,8 +25,8 @@ Leaving during a hand costs 10 x base, shared by the other three.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.rules.events import Event, Penalized
 from app.rules.tiles import WHITE, Tile
@@ -97,12 +97,23 @@ def is_all_pungs(counts: list[int], wilds: int) -> bool:
 @dataclass(frozen=True)
 class Lishui(Ruleset):
     name: str = "lishui"
-    win_depends_on_hand_only: ClassVar[bool] = True
     hand_size: int = 13
-    options: LishuiOptions = field(default_factory=LishuiOptions)
+
+    def default_options(self) -> LishuiOptions:
+        return LishuiOptions()
+
+    @property
+    def opts(self) -> LishuiOptions:
+        """`options`, typed."""
+        return self.options
+
+    @property
+    def win_depends_on_hand_only(self) -> bool:
+        return True
 
     def __post_init__(self) -> None:
-        mode = "allowed" if self.options.wild_discard_penalized else "forbidden"
+        super().__post_init__()
+        mode = "allowed" if self.opts.wild_discard_penalized else "forbidden"
         object.__setattr__(self, "wild_discard", mode)
 
     # --- the 财神 --------------------------------------------------------------------
@@ -171,7 +182,7 @@ class Lishui(Ruleset):
             events.append(Penalized(seat, "wild_discard", tile))  # 误打财神
         river = state.river
         # the previous discard must match before the whole run is worth looking at
-        if self.options.follow_penalty and len(river) >= 4 and river[-2].tile == tile:
+        if self.opts.follow_penalty and len(river) >= 4 and river[-2].tile == tile:
             run = river[-4:]
             if (
                 all(r.tile == tile for r in run)
@@ -184,7 +195,7 @@ class Lishui(Ruleset):
     # --- settlement --------------------------------------------------------------------
 
     def base(self, ctx: TableContext) -> int:
-        o = self.options
+        o = self.opts
         return min(o.base_first + o.base_step * ctx.streak, o.base_max)
 
     def settle(self, state: HandState) -> Settlement:
@@ -193,7 +204,7 @@ class Lishui(Ruleset):
             assert state.escaped is not None
             payer = state.escaped
             others = [s for s in range(4) if s != payer]
-            amount = self.options.escape_multiple * base
+            amount = self.opts.escape_multiple * base
             return Settlement(
                 tuple(Transfer(payer, s, p, "escape") for s, p in split(amount, payer, others))
             )
@@ -224,16 +235,16 @@ class Lishui(Ruleset):
             out.append(Transfer(payer, winner, points, "win" if payer == loser else "covers"))
         if deal_in is not None:
             payer = deal_in
-            if covering is not None and (win.robbed_kong or self.options.tongbao_covers_deal_in):
+            if covering is not None and (win.robbed_kong or self.opts.tongbao_covers_deal_in):
                 payer = covering
-            out.append(Transfer(payer, winner, self.options.deal_in_point, "deal_in"))
+            out.append(Transfer(payer, winner, self.opts.deal_in_point, "deal_in"))
         return out
 
     def _tongbao_payer(self, state: HandState, winner: int) -> int | None:
         """统包: seat A fed three 吃 to its next seat B; if A or B wins, the other pays all."""
-        if not self.options.tongbao:
+        if not self.opts.tongbao:
             return None
-        need = self.options.tongbao_chows
+        need = self.opts.tongbao_chows
         before, after = (winner - 1) % 4, (winner + 1) % 4
         if sum(m.kind == "chow" and m.from_seat == before for m in state.melds[winner]) >= need:
             return before

@@ -51,7 +51,7 @@ payment).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.rules.tiles import FLOWERS, NUM_KINDS, Tile
@@ -201,7 +201,14 @@ class Shanghai(Ruleset):
     multi_win: bool = True  # 一炮多响
     allow_chow: bool = True
     flower_kinds: frozenset[Tile] = frozenset(FLOWERS)
-    options: ShanghaiOptions = field(default_factory=ShanghaiOptions)
+
+    def default_options(self) -> ShanghaiOptions:
+        return ShanghaiOptions()
+
+    @property
+    def opts(self) -> ShanghaiOptions:
+        """`options`, typed."""
+        return self.options
 
     # --- the wall -------------------------------------------------------------------------
 
@@ -212,7 +219,7 @@ class Shanghai(Ruleset):
         `flower_tail_guard` more (see the option). Asked after the deal and before every
         replacement draw, which is whenever the number of flowers in the wall changes."""
         flowers = sum(1 for t in state.wall.remaining_tiles() if t in self.flower_kinds)
-        return flowers + self.options.flower_tail_guard if flowers else 0
+        return flowers + self.opts.flower_tail_guard if flowers else 0
 
     # --- the first go-round --------------------------------------------------------------
 
@@ -221,7 +228,7 @@ class Shanghai(Ruleset):
         since the deal and (by default) no seat has declared a meld."""
         if state.draws[state.dealer]:
             return False
-        return not (self.options.earthly_ends_on_meld and any(state.melds))
+        return not (self.opts.earthly_ends_on_meld and any(state.melds))
 
     @staticmethod
     def _heavenly(state: HandState, seat: int) -> bool:
@@ -246,7 +253,7 @@ class Shanghai(Ruleset):
     def _big_crane(self, melds: list[Meld]) -> bool:
         if len(melds) < 4:
             return False
-        return self.options.big_crane_counts_concealed_kongs or all(
+        return self.opts.big_crane_counts_concealed_kongs or all(
             m.kind != "concealed_kong" for m in melds
         )
 
@@ -284,7 +291,7 @@ class Shanghai(Ruleset):
 
     def flower_points(self, state: HandState, seat: int, counts: list[int]) -> int:
         """花 of the seat's hand (`counts`: its concealed tiles with the winning tile)."""
-        o = self.options
+        o = self.opts
         total = o.base_flowers + o.flower * len(state.flowers[seat])
         for meld in state.melds[seat]:
             kind = meld.plays_as
@@ -304,11 +311,11 @@ class Shanghai(Ruleset):
         return total
 
     def la_of(self, name: str) -> int:
-        return int(getattr(self.options, f"{name}_la"))
+        return int(getattr(self.opts, f"{name}_la"))
 
     def value(self, state: HandState, win: WinRecord) -> HandValue:
         """The hand's 喇, or its 花 and 番 (RULES.md 6), before 抢杠 and 荒番."""
-        o = self.options
+        o = self.opts
         seat = win.seat
         counts, wilds = state.winning_counts(win)
         melds = state.melds[seat]
@@ -372,12 +379,12 @@ class Shanghai(Ruleset):
 
     def draw_bonus_count(self, state: HandState) -> int:
         """The 荒番 count of this hand: the count carried in plus this hand's dice."""
-        dice = dice_draw_bonus(state.dice) if self.options.dice_draw_bonus else 0
+        dice = dice_draw_bonus(state.dice) if self.opts.dice_draw_bonus else 0
         return state.ctx.draw_bonus + dice
 
     def payment(self, state: HandState, win: WinRecord) -> int:
         """What each paying seat pays for `win`: value, cap, x3 抢杠, x2 荒番."""
-        o = self.options
+        o = self.opts
         points = self.value(state, win).value
         if win.robbed_kong:
             points *= o.robbing_kong_multiple
@@ -397,7 +404,7 @@ class Shanghai(Ruleset):
     # --- settlement --------------------------------------------------------------------
 
     def settle(self, state: HandState) -> Settlement:
-        o = self.options
+        o = self.opts
         if state.outcome == "escape":
             assert state.escaped is not None
             payer = state.escaped
@@ -428,7 +435,7 @@ class Shanghai(Ruleset):
         escape the dealer stays. The 荒番 count: -1 after a win (not below 0), +1 after a
         drawn hand, unchanged after an escape; this hand's dice included."""
         ctx = state.ctx
-        o = self.options
+        o = self.opts
         count = self.draw_bonus_count(state)
         if state.outcome == "win":
             dealer = state.wins[0].seat

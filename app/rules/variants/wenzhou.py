@@ -36,7 +36,7 @@ or an escape passes the deal to the next seat (k = 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from app.rules.tiles import HONOURS, WHITE, Tile
@@ -140,18 +140,26 @@ class Wenzhou(Ruleset):
     tail_reserve: int = 16
     wild_discard: Literal["allowed", "forbidden"] = "forbidden"  # "A 财神 cannot be discarded"
     restricts_discards: bool = True
-    options: WenzhouOptions = field(default_factory=WenzhouOptions)
+
+    def default_options(self) -> WenzhouOptions:
+        return WenzhouOptions()
+
+    @property
+    def opts(self) -> WenzhouOptions:
+        """`options`, typed."""
+        return self.options
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "tail_reserve", self.options.tail_reserve)
-        object.__setattr__(self, "restricts_discards", self.options.honours_first)
+        super().__post_init__()
+        object.__setattr__(self, "tail_reserve", self.opts.tail_reserve)
+        object.__setattr__(self, "restricts_discards", self.opts.honours_first)
 
     # --- before the deal: 买底 / 顶底 ----------------------------------------------------
 
     def decisions(self, state: HandState) -> dict[int, tuple[str, ...]]:
         """The dealer first (buy / decline); after a buy, every non-dealer at once (counter /
         decline). The hand is dealt when nobody has anything left to decide."""
-        if not self.options.buy_in:
+        if not self.opts.buy_in:
             return {}
         dealer, made = state.dealer, state.decisions
         if dealer not in made:
@@ -164,17 +172,17 @@ class Wenzhou(Ruleset):
 
     def setup_wild(self, wall: Wall, dice: Dice, dealer: int) -> tuple[WildSetup, Wall]:
         """The tile at (the smaller die) x 2 counted from the tail is turned up."""
-        indicator, wall = wall.take_from_tail(min(dice) * self.options.indicator_die_factor)
+        indicator, wall = wall.take_from_tail(min(dice) * self.opts.indicator_die_factor)
         substitute = None if indicator == WHITE else WHITE
         return WildSetup(indicator, indicator, substitute, dice), wall
 
     def reserve(self, state: HandState) -> int:
         """16 tail tiles for 杠 replacements only. As a pool (the default) each kong made so far
         has used one; this is asked just before a replacement draw, its kong already made."""
-        if not self.options.kongs_use_reserve:
-            return self.options.tail_reserve
+        if not self.opts.kongs_use_reserve:
+            return self.opts.tail_reserve
         kongs = sum(m.is_kong for melds in state.melds for m in melds)
-        return max(0, self.options.tail_reserve - kongs)
+        return max(0, self.opts.tail_reserve - kongs)
 
     # --- discards: 出牌先出风字 ----------------------------------------------------------
 
@@ -188,7 +196,7 @@ class Wenzhou(Ruleset):
         ]  # in the order of `held`: both ascend
         if not singles:
             return held
-        if self.options.follow_latest_honour and state.river:
+        if self.opts.follow_latest_honour and state.river:
             last = state.river[-1]
             if last.seat != seat and not last.claimed and last.tile in singles:
                 return [last.tile]
@@ -199,7 +207,7 @@ class Wenzhou(Ruleset):
     def can_win(self, state: HandState, seat: int, counts: list[int], wilds: int) -> bool:
         if is_standard_win(counts, wilds):
             return True
-        o = self.options
+        o = self.opts
         if o.three_wilds and wilds >= 3 and (
             not o.three_wilds_own_turn_only or (state.phase == "turn" and seat == state.turn)
         ):
@@ -212,7 +220,7 @@ class Wenzhou(Ruleset):
     def score(self, state: HandState, win: WinRecord) -> Score:
         """Every special that applies, highest first; the highest multiplier counts."""
         counts, wilds = state.winning_counts(win)
-        o = self.options
+        o = self.opts
         melds = state.melds[win.seat]
         face = state.wild.wild
         found: dict[str, int] = {}
@@ -246,13 +254,13 @@ class Wenzhou(Ruleset):
 
     def deal_count(self, ctx: TableContext) -> int:
         """k: the dealer's consecutive deals, this hand included, at most 4."""
-        return min(ctx.streak + 1, self.options.max_deal_count)
+        return min(ctx.streak + 1, self.opts.max_deal_count)
 
     def base(self, ctx: TableContext, a: int, b: int) -> int:
         """底分 between seats a and b: 2k with the dealer, 2 between non-dealers."""
         if ctx.dealer in (a, b):
-            return self.options.base_unit * self.deal_count(ctx)
-        return self.options.non_dealer_base
+            return self.opts.base_unit * self.deal_count(ctx)
+        return self.opts.non_dealer_base
 
     def bought(self, state: HandState) -> bool:
         return state.decisions.get(state.dealer) == BUY
@@ -264,7 +272,7 @@ class Wenzhou(Ruleset):
         """What `loser` owes `winner` before the multiplier: the base, plus the 买底 amount 2k
         when the dealer wins after buying, plus the 顶底 amount 4k when a countering non-dealer
         wins from the dealer."""
-        ctx, o = state.ctx, self.options
+        ctx, o = state.ctx, self.opts
         k = self.deal_count(ctx)
         points = self.base(ctx, winner, loser)
         if winner == ctx.dealer and self.bought(state):
@@ -277,7 +285,7 @@ class Wenzhou(Ruleset):
         """(the 买底 / 顶底 amount the escaper is party to + the base 2k) x 10. A non-dealer is
         party to its own 顶底 (4k) or else to the dealer's 买底 (2k); the dealer to the largest
         of these among the non-dealers."""
-        o = self.options
+        o = self.opts
         k = self.deal_count(state.ctx)
         stake = 0
         if self.bought(state):
@@ -308,7 +316,7 @@ class Wenzhou(Ruleset):
         return Settlement(tuple(transfers))
 
     def _win_transfers(self, state: HandState, win: WinRecord) -> list[Transfer]:
-        o = self.options
+        o = self.opts
         multiplier = self.score(state, win).multiplier
         double = win.from_seat if (not win.robbed_kong or o.robbed_pays_as_discarder) else None
         out = []
@@ -324,7 +332,7 @@ class Wenzhou(Ruleset):
 
     def _wild_bonus(self, held: list[int], escaper: int | None) -> list[Transfer]:
         """财神分, net between each two seats; the escaper pays the others' and earns none."""
-        unit = self.options.wild_bonus
+        unit = self.opts.wild_bonus
         out = []
         for a in range(4):
             for b in range(a + 1, 4):
@@ -342,7 +350,7 @@ class Wenzhou(Ruleset):
 
     def next_context(self, state: HandState) -> TableContext:
         """A dealer win or a draw keeps the dealer (k + 1); otherwise the next seat deals."""
-        ctx, o = state.ctx, self.options
+        ctx, o = state.ctx, self.opts
         keep = (
             (state.outcome == "win" and any(w.seat == ctx.dealer for w in state.wins))
             or (state.outcome == "draw" and o.draw_keeps_dealer)
