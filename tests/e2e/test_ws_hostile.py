@@ -18,6 +18,7 @@ import json
 import sqlite3
 import time
 from collections import Counter, deque
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -411,7 +412,7 @@ def _count_hidden(seat: int, message: Message, hidden: Counter[str]) -> None:
 
 def _reseats(database: Path, table_id: str) -> list[int]:
     """The numbers of the table's stored hands after which its seats were redrawn."""
-    with sqlite3.connect(database) as conn:
+    with closing(sqlite3.connect(database)) as conn:
         rows = conn.execute("SELECT id, result FROM hand_records WHERE table_id = ?",
                             (table_id,)).fetchall()
     return sorted(int(hand_id.rsplit("-", 1)[1]) for hand_id, result in rows
@@ -529,7 +530,7 @@ async def test_no_seat_sees_another_seats_tiles(server: str, database: Path) -> 
         # the seat each player was told is the seat the server recorded it at (a hand is
         # stored a moment after it ends)
         while True:
-            with sqlite3.connect(database) as conn:
+            with closing(sqlite3.connect(database)) as conn:
                 recorded = dict(conn.execute("SELECT id, seats FROM hand_records").fetchall())
             if watch.seats.keys() <= recorded.keys():
                 break
