@@ -259,7 +259,7 @@ async def _table_waiting_for(http: httpx.AsyncClient, server: str, name: str,
     return player, table_id
 
 
-async def test_hostile_frames_change_nothing(server: str) -> None:
+async def hostile_frames_change_nothing(server: str) -> None:
     long = {"discard": 300, "claim": 300, "decide": 300, "ready": 1}
     async with asyncio.timeout(240), httpx.AsyncClient(base_url=f"http://{server}") as http:
         player, table_id = await _table_waiting_for(http, server, "hostile", long)
@@ -478,7 +478,7 @@ async def _play_and_watch(player: Player, table_id: str, variant: str, answer: b
                         "action": message["legal_actions"][0]})
 
 
-async def test_no_seat_sees_another_seats_tiles(server: str, database: Path) -> None:
+async def no_seat_sees_another_seats_tiles(server: str, database: Path) -> None:
     """Three tables of each variant, half of the players answering and half on 托管, until
     every table has played HANDS hands, every kind of secret was hidden from another seat
     at least once, and a 丽水 table has played a hand after its seats were redrawn."""
@@ -547,3 +547,17 @@ async def test_no_seat_sees_another_seats_tiles(server: str, database: Path) -> 
         for player, _, _, _ in players:
             await player.ws.close()  # type: ignore[union-attr]
         await asyncio.gather(*pumps, return_exceptions=True)
+
+
+# --- both at once --------------------------------------------------------------------------
+
+
+async def test_hostile_frames_and_privacy_on_one_server(server: str, database: Path) -> None:
+    """Both properties at once, on one server, each on tables and accounts of its own (the
+    server's tables do not share state). They spend their time waiting, not computing: the
+    hostile client on its pacing under the server's 20 messages a second, the privacy
+    tables on their 1 s timers; together they take about the time of the longer one. A
+    failure names its property in its traceback."""
+    async with asyncio.TaskGroup() as both:
+        both.create_task(hostile_frames_change_nothing(server))
+        both.create_task(no_seat_sees_another_seats_tiles(server, database))
