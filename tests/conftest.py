@@ -2,17 +2,27 @@
 
 SQLite (a temporary file) always; PostgreSQL too when TEST_DATABASE_URL is set. A set
 TEST_DATABASE_URL that cannot be reached fails the run: it never silently skips.
+
+Every test gets a database as a fresh migration leaves it, but the migrations run once per
+session and backend: SQLite's migrated file is copied for each test, and PostgreSQL's
+tables are emptied (their ids restarted) as long as the schema is still the one the
+migrations left (a test that drops or downgrades it gets a fresh migration after it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
+from contextlib import closing
 from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
+from sqlalchemy.pool import NullPool
 
 from app.main import create_app
 from app.settings import Settings
@@ -24,9 +34,6 @@ BACKENDS = ["sqlite"] + (["postgresql"] if POSTGRES_URL else [])
 
 
 async def _reset_postgres(url: str) -> None:
-    from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
-
     engine = create_async_engine(async_url(url))
     try:
         async with engine.begin() as conn:
@@ -60,12 +67,78 @@ def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+# PostgreSQL's schema as the migrations left it: (table, column) pairs and the Alembic
+# version; None until migrated in this session
+_postgres_at_head: tuple[frozenset[tuple[str, str]], tuple[str, ...]] | None = None
+
+_SCHEMA = text(
+    "SELECT table_name, column_name FROM information_schema.columns "
+    "WHERE table_schema = 'public'"
+)
+
+
+async def _postgres_schema(
+    conn: AsyncConnection,
+) -> tuple[frozenset[tuple[str, str]], tuple[str, ...]]:
+    columns = frozenset((str(t), str(c)) for t, c in (await conn.execute(_SCHEMA)).all())
+    version: tuple[str, ...] = ()
+    if ("alembic_version", "version_num") in columns:
+        rows = await conn.execute(text("SELECT version_num FROM alembic_version"))
+        version = tuple(sorted(str(v) for v in rows.scalars()))
+    return columns, version
+
+
+async def _empty_postgres_at_head(url: str) -> bool:
+    """Empty every table (ids restart at 1) if the schema is still the migrated one."""
+    engine = create_async_engine(async_url(url), poolclass=NullPool)
+    try:
+        async with engine.begin() as conn:
+            if _postgres_at_head is None or await _postgres_schema(conn) != _postgres_at_head:
+                return False
+            tables = sorted({t for t, _ in _postgres_at_head[0]} - {"alembic_version"})
+            names = ", ".join(f'"{t}"' for t in tables)
+            await conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+            return True
+    finally:
+        await engine.dispose()
+
+
+async def _remember_postgres_schema(url: str) -> None:
+    global _postgres_at_head
+    engine = create_async_engine(async_url(url), poolclass=NullPool)
+    try:
+        async with engine.connect() as conn:
+            _postgres_at_head = await _postgres_schema(conn)
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def _sqlite_at_head(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to head, to copy."""
+    path = tmp_path_factory.mktemp("schema") / "head.db"
+    migrate.upgrade(f"sqlite:///{path}")
+    return path
+
+
 @pytest.fixture
-def database_url(backend: str, tmp_path: Path) -> Iterator[str]:
-    """A database of `backend` migrated to head."""
-    url = empty_database_url(backend, tmp_path)
-    migrate.upgrade(url)
-    yield url
+def database_url(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """A database of `backend` migrated to head, with nothing in it."""
+    if backend == "sqlite":
+        path = tmp_path / "test.db"
+        head: Path = request.getfixturevalue("_sqlite_at_head")
+        with closing(sqlite3.connect(head)) as source, closing(sqlite3.connect(path)) as copy:
+            source.backup(copy)  # the whole database, whatever its journal holds
+        yield f"sqlite:///{path}"
+        return
+    assert POSTGRES_URL is not None
+    if not asyncio.run(_empty_postgres_at_head(POSTGRES_URL)):
+        url = empty_database_url(backend, tmp_path)
+        migrate.upgrade(url)
+        asyncio.run(_remember_postgres_schema(url))
+    yield POSTGRES_URL
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ signup grants), run in concurrent batches on several sessions. Afterwards:
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
@@ -28,6 +29,17 @@ from app.store.ranks import SeatResult
 
 ACCOUNTS = 40
 OPERATIONS = 10_000
+# With PostgreSQL configured, SQLite runs a shorter stream (the full one takes 70 s there).
+# The books' invariants are the ledger's logic, the same code on both backends, and the
+# first SQLITE_OPERATIONS operations of the same seeded stream reach every line of app/store
+# that the full stream reaches on SQLite (checked with a line tracer: 222 lines of ledger.py,
+# ranks.py and db.py at 10,000 operations, the same 222 at 1,000 and already at 500: the
+# floor in settlements and in penalties, both refusals, retries and concurrent duplicates of
+# hands and penalties, late grants); the asserts on the floor and the refusals below hold at
+# this length too. What only the full length brings (real concurrency on row locks and
+# unique keys, plans made again for a big ledger) is PostgreSQL's, and PostgreSQL runs all
+# 10,000. Without PostgreSQL, SQLite runs all 10,000.
+SQLITE_OPERATIONS = 1_000
 BATCH = 8  # operations run together, each on a session of its own
 SEED = 20261129
 ANALYZE_EVERY = 1000  # PostgreSQL only, see below
@@ -300,12 +312,15 @@ async def test_ten_thousand_random_operations_keep_the_books(db: Database) -> No
         await asyncio.gather(*(give(a) for a in part))
         model.done += len(part)
 
+    dialect = db.engine.dialect.name
+    with_postgres = bool(os.environ.get("TEST_DATABASE_URL"))
+    total = SQLITE_OPERATIONS if dialect == "sqlite" and with_postgres else OPERATIONS
     analyzed = 0
-    while model.done < OPERATIONS:
-        ops = _plan_batch(rng, db, ids, model, min(BATCH, OPERATIONS - model.done))
+    while model.done < total:
+        ops = _plan_batch(rng, db, ids, model, min(BATCH, total - model.done))
         await asyncio.gather(*(op() for op in ops))
         model.done += len(ops)
-        if db.engine.dialect.name == "postgresql" and model.done >= analyzed + ANALYZE_EVERY:
+        if dialect == "postgresql" and model.done >= analyzed + ANALYZE_EVERY:
             # what autovacuum does in production (the test server runs without it): fresh
             # statistics, so that plans cached while the ledger was tiny (a sequential scan
             # for the key check) are made again for its size
@@ -314,6 +329,6 @@ async def test_ten_thousand_random_operations_keep_the_books(db: Database) -> No
                 await connection.commit()
             analyzed = model.done
 
-    assert model.done == OPERATIONS
+    assert model.done == total
     assert model.refused["validation_error"] > 0 and model.refused["insufficient_balance"] > 0
     await _check(db, model)
