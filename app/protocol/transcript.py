@@ -57,8 +57,6 @@ def _table_state(
                              hand_id=hand_id, seats=seats)
 
 
-
-
 def transcript(seed: int = SEED) -> list[str]:
     """The messages of seat 0's client for one 丽水 hand on `seed`, as JSON lines."""
     ruleset = get_ruleset("lishui")
