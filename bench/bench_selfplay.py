@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -115,21 +113,7 @@ def probe_main() -> None:
 
 def spawn(app_root: Path, variant: str, hands: int, rounds: int) -> dict[str, Any]:
     """`probe` in a fresh interpreter that imports `app` from `app_root`."""
-    code = (
-        f"import sys; sys.path[:0] = [{str(app_root)!r}, {str(compiled_build.ROOT)!r}]; "
-        "from bench.bench_selfplay import probe_main; probe_main()"
-    )
-    env = dict(os.environ, PYTHONPATH=str(app_root))
-    done = subprocess.run(
-        [sys.executable, "-c", code, variant, str(hands), str(rounds)],
-        cwd=app_root, env=env, capture_output=True, text=True, check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"the {variant} probe in {app_root} failed:\n{done.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    if not result["app"].startswith(str(app_root)):
-        raise RuntimeError(f"the probe imported {result['app']}, not the package in {app_root}")
-    return result
+    return compiled_build.probe(app_root, "bench.bench_selfplay", variant, hands, rounds)
 
 
 def compare(

@@ -10,6 +10,7 @@ plain recursive search below, on the first hands of the same sample; then waits/
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import random
@@ -17,9 +18,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from app.rules.tiles import counts_of, full_set
 from app.rules.winning import is_standard_win, winning_tiles
+from bench import compile as compiled_build
 
 SAMPLE = 20_000  # hands per row for the table-driven functions
 BASELINE_SAMPLE = 2_000  # the first hands of the same sample for the recursive search
@@ -236,6 +239,53 @@ def wait_rows(rng: random.Random) -> list[str]:
     return rows
 
 
+def probe_main() -> None:
+    """In a subprocess (`bench.compile.probe`): which core this is, and `is_standard_win`
+    checks/s with the wins found, per row of seeded samples (the same in every process)."""
+    import app
+    from app.rules import winning
+
+    warm_up()
+    rng = random.Random(SEED)
+    rows = []
+    for size in (14, 17):
+        for label, make in (("random", random_hands), ("near-win", near_win_hands)):
+            for wilds in WILDS:
+                hands = make(rng, size, wilds, SAMPLE)
+                wins = sum(is_standard_win(c, w) for c, w in hands)
+                rows.append([size, label, wilds, wins,
+                             per_second(is_standard_win, hands, FAST_REPEATS)])
+    compiled = not winning.__file__.endswith(".py")
+    print(json.dumps({"app": app.__file__, "compiled": compiled, "rows": rows}))
+
+
+def compiled_rows(build: Path = compiled_build.BUILD) -> list[str]:
+    """`is_standard_win`, pure and compiled (`python -m bench.compile`) side by side, each in
+    a process of its own; no figure unless both find the same wins in every sample."""
+    state = compiled_build.status(compiled_build.ROOT, build)
+    if not state.fresh:
+        return [f"Compiled core: not measured ({state.describe(build)})."]
+    pure = compiled_build.probe(compiled_build.ROOT, "bench.bench_winning")
+    fast = compiled_build.probe(build, "bench.bench_winning")
+    if pure["compiled"] or not fast["compiled"]:
+        raise RuntimeError(f"expected a pure and a compiled core: {pure['app']}, {fast['app']}")
+    rows = [
+        (
+            "Pure and compiled side by side, each in a process of its own, the same samples "
+            "(both find the same wins in each):"
+        ),
+        "",
+        "| tiles | hands | wilds | pure checks/s | compiled checks/s | compiled / pure |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    for (size, label, wilds, wins, rate), other in zip(pure["rows"], fast["rows"], strict=True):
+        if other[3] != wins:
+            raise RuntimeError(f"{size} {label} {wilds}: the compiled core found other wins")
+        rows.append(f"| {size} | {label} | {wilds} | {_fmt(rate)} | {_fmt(other[4])} "
+                    f"| {other[4] / rate:.2f}x |")
+    return rows
+
+
 def run() -> str:
     """Run the benchmark and return its markdown report."""
     rng = random.Random(SEED)
@@ -259,6 +309,10 @@ def run() -> str:
         "### `is_standard_win` vs recursive search",
         "",
         *check_rows(rng),
+        "",
+        "### `is_standard_win`: pure vs compiled core",
+        "",
+        *compiled_rows(),
         "",
         "### Waits: `winning_tiles` vs 34 recursive checks",
         "",

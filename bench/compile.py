@@ -21,11 +21,13 @@ import argparse
 import hashlib
 import importlib.metadata
 import json
+import os
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "compiled"
@@ -130,6 +132,27 @@ def build(root: Path = ROOT, out: Path = BUILD, quiet: bool = False) -> Status:
         raise SystemExit("the sources changed while compiling: run `python -m bench.compile` again")
     (out / STAMP).write_text(json.dumps({"fingerprint": current, "modules": compiled_modules(root)}))
     return status(root, out)
+
+
+def probe(app_root: Path, module: str, *args: object) -> dict[str, Any]:
+    """Run `module.probe_main()` with `args` in a fresh interpreter that imports `app` from
+    `app_root` (this tree, or a build); the JSON object it prints last. It must name the
+    `app` package it imported (`"app": app.__file__`), which is checked."""
+    code = (
+        f"import sys; sys.path[:0] = [{str(app_root)!r}, {str(ROOT)!r}]; "
+        f"from {module} import probe_main; probe_main()"
+    )
+    env = dict(os.environ, PYTHONPATH=str(app_root))
+    done = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        cwd=app_root, env=env, capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the {module} probe in {app_root} failed:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    if not result["app"].startswith(str(app_root)):
+        raise RuntimeError(f"the probe imported {result['app']}, not the package in {app_root}")
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:

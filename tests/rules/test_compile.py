@@ -109,3 +109,22 @@ def test_the_benchmark_reports_no_figure_when_the_compiled_core_plays_otherwise(
     probes[tmp_path]["digests"] = ["a", "b"]
     table = bench_selfplay.compare(hands=1, rounds=1, variants=("lishui",), build=tmp_path)
     assert "| lishui | 500 | 1,000 | 2.00x | yes |" in table
+
+
+def test_the_win_check_comparison_reports_no_figure_when_the_cores_disagree(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from bench import bench_winning
+
+    assert "not measured" in bench_winning.compiled_rows(tmp_path / "none")[0]
+    fresh = build.Status("fresh", "x", "x")
+    monkeypatch.setattr(build, "status", lambda root, out: fresh)
+    rows = {build.ROOT: [[14, "random", 0, 3, 900_000.0]],
+            tmp_path: [[14, "random", 0, 4, 1_800_000.0]]}
+    monkeypatch.setattr(build, "probe", lambda root, module: {
+        "app": "", "compiled": root == tmp_path, "rows": rows[root]})
+    with pytest.raises(RuntimeError, match="other wins"):
+        bench_winning.compiled_rows(tmp_path)
+    rows[tmp_path][0][3] = 3
+    table = bench_winning.compiled_rows(tmp_path)
+    assert "| 14 | random | 0 | 900,000 | 1,800,000 | 2.00x |" in table
