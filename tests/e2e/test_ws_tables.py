@@ -199,7 +199,9 @@ async def test_autoplay_ends_when_the_player_acts_again(server: Server) -> None:
     托管 ends (every seat sees that too) and the player's own answers are played again."""
     async with asyncio.timeout(90), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
         player, watcher = (await _players(http, "back"))[:2]
-        table_id = await _table(http, player, {"discard": 1, "claim": 1, "decide": 1,
+        # 3 s to discard: time enough for the answer that must be played on a loaded machine
+        # (with 1 s it once arrived after the timeout had thrown another tile)
+        table_id = await _table(http, player, {"discard": 3, "claim": 1, "decide": 1,
                                                "ready": 1})
         for p in (player, watcher):
             await _connect(server, p)
