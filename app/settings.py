@@ -10,6 +10,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.ops import memory
+
 DEV_SECRET = "dev-only-secret-change-me-dev-only-secret"
 
 
@@ -36,7 +38,7 @@ class Settings(BaseSettings):
     watch_interval_ms: int = Field(default=500, ge=50)
     # the garbage collector's thresholds for `python -m app` (app/ops/memory.py); the first
     # is how many allocations start a young collection (CPython's default is 700)
-    gc_thresholds: tuple[int, int, int] = (50_000, 10, 10)
+    gc_thresholds: tuple[int, int, int] = memory.DEFAULT_THRESHOLDS
     migrate_on_start: bool = True  # `python -m app` upgrades the database to head first
 
     jwt_secret: str = Field(default=DEV_SECRET, min_length=32)

@@ -1,1 +1,2 @@
-"""Operations: health and readiness probes, Prometheus metrics, structured logs."""
+"""Operations: health and readiness probes, Prometheus metrics, structured logs, the garbage
+collector's tuning."""
