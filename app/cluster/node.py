@@ -15,9 +15,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from redis.asyncio import Redis
@@ -565,31 +567,24 @@ class RedisNetwork(Network, HandObserver):
             id=secrets.token_hex(8), reply_node=self.node_id, op=op,  # type: ignore[arg-type]
             table_id=table_id, account=account_id, seat=seat, bot=bot,
         )
-        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
-        self._calls[call.id] = future
+        with self._awaiting(call.id) as future:
 
-        def routed(result: object) -> None:
-            if not (isinstance(result, int) and result > 0) and not future.done():
-                future.set_exception(
-                    RemoteRefused("not_found", f"table {table_id!r} is not served right now")
-                )
+            def routed(result: object) -> None:
+                if not (isinstance(result, int) and result > 0) and not future.done():
+                    future.set_exception(
+                        RemoteRefused("not_found", f"table {table_id!r} is not served right now")
+                    )
 
-        self.writer.put(
-            self._route_table,
-            [self.keys.lease(table_id), self.keys.directory],
-            [self.keys.channel_prefix, call.model_dump_json(), table_id],
-            routed,
-        )
-        try:
-            reply = await asyncio.wait_for(future, CALL_TIMEOUT)
-        except TimeoutError:
-            raise RemoteRefused(
+            self.writer.put(
+                self._route_table,
+                [self.keys.lease(table_id), self.keys.directory],
+                [self.keys.channel_prefix, call.model_dump_json(), table_id],
+                routed,
+            )
+            reply = await self._reply(future, CALL_TIMEOUT, RemoteRefused(
                 "not_found", f"table {table_id!r} did not answer; try again"
-            ) from None
-        finally:
-            self._calls.pop(call.id, None)
-        if reply.code is not None or reply.table is None:
-            raise RemoteRefused(reply.code or "internal_error", reply.message)
+            ))
+        assert reply.table is not None
         return reply.table, reply.seat
 
     async def _answer(self, call: Call) -> None:
@@ -626,9 +621,7 @@ class RedisNetwork(Network, HandObserver):
             id=secrets.token_hex(8), reply_node=self.node_id, op=op, table_id=table_id,
             seat=seat, reveal=reveal,
         )
-        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
-        self._calls[call.id] = future
-        try:
+        with self._awaiting(call.id) as future:
             routed = await self._route_table(
                 keys=[self.keys.lease(table_id), self.keys.directory],
                 args=[self.keys.channel_prefix, call.model_dump_json(), table_id],
@@ -639,9 +632,7 @@ class RedisNetwork(Network, HandObserver):
                 raise RemoteRefused(
                     UNAVAILABLE, f"table {table_id!r} is moving to another server; try again"
                 )
-            reply = await self._reply(future, f"the server of table {table_id!r}")
-        finally:
-            self._calls.pop(call.id, None)
+            reply = await self._admin_reply(future, f"the server of table {table_id!r}")
         assert reply.table is not None
         return reply.table
 
@@ -652,37 +643,51 @@ class RedisNetwork(Network, HandObserver):
         nodes = sorted(
             str(c)[len(prefix):] for c in await self.redis.pubsub_channels(pattern)
         )
-        asked: list[tuple[str, asyncio.Future[Reply]]] = []
-        try:
+        with contextlib.ExitStack() as calls:
+            asked: list[tuple[str, asyncio.Future[Reply]]] = []
             for node in nodes:
                 if node == self.node_id:
                     continue
                 call = AdminCall(id=secrets.token_hex(8), reply_node=self.node_id, op="list")
-                future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
-                self._calls[call.id] = future
-                asked.append((call.id, future))
+                future = calls.enter_context(self._awaiting(call.id))
+                asked.append((node, future))
                 if await self.redis.publish(self.keys.channel(node), call.model_dump_json()) == 0:
                     future.set_result(Reply(id=call.id, table={"tables": []}))  # it just left
             tables: list[dict[str, Any]] = []
-            for (_, future), node in zip(asked, [n for n in nodes if n != self.node_id]):
-                reply = await self._reply(future, f"node {node!r}")
+            for node, future in asked:
+                reply = await self._admin_reply(future, f"node {node!r}")
                 assert reply.table is not None
                 tables += reply.table["tables"]
             return tables
-        finally:
-            for call_id, _ in asked:
-                self._calls.pop(call_id, None)
 
-    async def _reply(self, future: asyncio.Future[Reply], who: str) -> Reply:
+    @contextlib.contextmanager
+    def _awaiting(self, call_id: str) -> Iterator[asyncio.Future[Reply]]:
+        """The future the bus listener resolves with the reply to `call_id`, while it is
+        awaited."""
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._calls[call_id] = future
         try:
-            reply = await asyncio.wait_for(future, ADMIN_CALL_TIMEOUT)
+            yield future
+        finally:
+            self._calls.pop(call_id, None)
+
+    @staticmethod
+    async def _reply(
+        future: asyncio.Future[Reply], timeout: float, late: RemoteRefused
+    ) -> Reply:
+        """The reply, or `late` raised after `timeout` seconds; a refusal raised as such."""
+        try:
+            reply = await asyncio.wait_for(future, timeout)
         except TimeoutError:
-            raise RemoteRefused(
-                UNAVAILABLE, f"{who} did not answer within {ADMIN_CALL_TIMEOUT:g} s; try again"
-            ) from None
+            raise late from None
         if reply.code is not None or reply.table is None:
             raise RemoteRefused(reply.code or "internal_error", reply.message)
         return reply
+
+    async def _admin_reply(self, future: asyncio.Future[Reply], who: str) -> Reply:
+        return await self._reply(future, ADMIN_CALL_TIMEOUT, RemoteRefused(
+            UNAVAILABLE, f"{who} did not answer within {ADMIN_CALL_TIMEOUT:g} s; try again"
+        ))
 
     def _answer_admin(self, call: AdminCall) -> None:
         """Run an admin command for another node, in a task of its own (it waits for the
