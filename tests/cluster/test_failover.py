@@ -50,6 +50,15 @@ async def _node(name: str, db: Database, redis_url: str, prefix: str) -> RedisNe
     return network
 
 
+async def _lishui_table(node: RedisNetwork, accounts: tuple[int, ...]) -> LiveTable:
+    """A 丽水 table opened on `node`, `accounts` seated in seat order."""
+    live = node.registry.create("lishui", 1, timers=SLOW)
+    await node.opened(live)
+    for account in accounts:
+        node.registry.sit(live.table_id, account)
+    return live
+
+
 async def _until(condition: object, seconds: float = 5.0) -> None:
     async with asyncio.timeout(seconds):
         while not condition():  # type: ignore[operator]
@@ -73,11 +82,8 @@ async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
     b = await _node("b", database, redis_url, prefix)
     keys = Keys(prefix)
     try:
-        live_a = a.registry.create("lishui", 1, timers=SLOW)
-        await a.opened(live_a)
+        live_a = await _lishui_table(a, (11, 12, 13, 14))
         table_id = live_a.table_id
-        for account in (11, 12, 13, 14):
-            a.registry.sit(table_id, account)
         await _until(lambda: live_a.table.hand is not None)
         for _ in range(9):
             await _act(live_a, a.registry)
@@ -167,11 +173,8 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
     b = await _node("b", database, redis_url, prefix)
     keys = Keys(prefix)
     try:
-        live_a = a.registry.create("lishui", 1, timers=SLOW)
-        await a.opened(live_a)
+        live_a = await _lishui_table(a, (31, 32, 33))
         table_id = live_a.table_id
-        for account in (31, 32, 33):
-            a.registry.sit(table_id, account)
         a.registry.sit(table_id, 34, bot=True)
         b.registry.connect(31, _Socket())  # 31 plays through B, which lives on
         a.registry.connect(32, _Socket())  # 32 played through A, which dies with its socket
@@ -215,11 +218,8 @@ async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_ex
     b = await _node("b", database, redis_url, prefix)  # holds two sockets, then dies
     keys = Keys(prefix)
     try:
-        live = a.registry.create("lishui", 1, timers=SLOW)
-        await a.opened(live)
+        live = await _lishui_table(a, (41, 42, 43, 44))
         table_id = live.table_id
-        for account in (41, 42, 43, 44):
-            a.registry.sit(table_id, account)
         b.registry.connect(41, _Socket())
         b.registry.connect(42, _Socket())
         a.registry.connect(43, _Socket())  # 44 never connected
