@@ -29,11 +29,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from app.api.ws import Connection
 from app.loadtest.clients import choose_answer
-from app.protocol import PromptMessage, ServerMessage, to_tile
+from app.protocol import PromptMessage, ServerMessage
+from app.protocol.actions import WireAction, to_rules_action
 from app.protocol.encode import Encoded
-from app.rules import actions as rules
 from app.store import accounts, ledger, migrate
 from app.store.db import Database
 from app.tables import registry as registry_module
@@ -44,27 +46,7 @@ from app.tables.timers import Timers
 LONG = Timers(discard=300, claim=300, decide=300, ready=0.0)
 
 
-def _rules_action(data: dict[str, Any], seat: int) -> rules.Action:
-    kind = data["type"]
-    if kind == "discard":
-        return rules.Discard(seat, to_tile(data["tile"]))
-    if kind == "chow":
-        return rules.Chow(seat, to_tile(data["low"]))
-    if kind == "pung":
-        return rules.Pung(seat)
-    if kind == "exposed_kong":
-        return rules.ExposedKong(seat)
-    if kind == "concealed_kong":
-        return rules.ConcealedKong(seat, to_tile(data["tile"]))
-    if kind == "added_kong":
-        return rules.AddedKong(seat, to_tile(data["tile"]))
-    if kind == "hu":
-        return rules.Hu(seat)
-    if kind == "pass":
-        return rules.Pass(seat)
-    if kind == "decide":
-        return rules.Decide(seat, data["choice"])
-    return rules.Special(seat, data["name"], to_tile(data["tile"]))
+_WIRE_ACTION: TypeAdapter[WireAction] = TypeAdapter(WireAction)
 
 
 class _Socket:
@@ -112,7 +94,10 @@ class ModelSink:
             self.counter["actions"] += 1
             self.registry.submit(
                 self.table_id,
-                PlayerAction(self.seat, _rules_action(action, self.seat), message["seq"]),
+                PlayerAction(
+                    self.seat, to_rules_action(_WIRE_ACTION.validate_python(action), self.seat),
+                    message["seq"],
+                ),
             )
 
 
