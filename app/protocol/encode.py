@@ -21,7 +21,7 @@ from typing import Any, get_args
 from pydantic import BaseModel
 
 from app.protocol.events import _TILE_FIELDS as TILE_FIELDS
-from app.protocol.events import EventPayload, TransferPayload, event_payload
+from app.protocol.events import EventPayload, TransferPayload, event_payload, tiles_to_codes
 from app.protocol.messages import ServerMessage
 from app.protocol.tiles import to_code
 from app.rules import actions as rules
@@ -52,15 +52,6 @@ _TRANSFER_FIELDS = _field_names(TransferPayload)
 _TILES: dict[str, frozenset[str]] = {kind: frozenset(names) for kind, names in TILE_FIELDS.items()}
 
 
-def _codes(value: Any) -> Any:
-    """A tile, tiles or nested tiles as codes; None stays None."""
-    if value is None:
-        return None
-    if isinstance(value, (list, tuple)):
-        return [_codes(v) for v in value]
-    return to_code(value)
-
-
 def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
@@ -79,7 +70,7 @@ def event_dict(event: Event) -> dict[str, Any]:
     for name in fields[1:]:
         value = getattr(event, name)
         if name in tiles:
-            data[name] = _codes(value)
+            data[name] = tiles_to_codes(value)
         elif name == "transfers":
             data[name] = [
                 {f: getattr(t, f) for f in _TRANSFER_FIELDS} for t in value
