@@ -29,20 +29,23 @@ def _choose(state: HandState, seat: int) -> object:
     return BOT.choose(state, seat, legal_actions(state, seat))
 
 
-def test_on_a_turn_the_tile_just_drawn_is_thrown() -> None:
-    state = _state(DEALER_HANDS, draws="3s")
+def _seat_one_drew(tile: str) -> HandState:
+    """The dealer throws 6z, nobody claims it, and seat 1 draws `tile`."""
+    state = _state(DEALER_HANDS, draws=tile)
     state, _ = step(state, Discard(0, parse_one("6z")))
     while pending_seats(state) != [1] or state.phase != "turn":
         state, _ = step(state, Pass(pending_seats(state)[0]))
+    return state
+
+
+def test_on_a_turn_the_tile_just_drawn_is_thrown() -> None:
+    state = _seat_one_drew("3s")
     assert state.drawn == parse_one("3s")
     assert _choose(state, 1) == Discard(1, parse_one("3s"))  # 摸切
 
 
 def test_a_drawn_wild_is_kept_and_the_last_plain_tile_goes() -> None:
-    state = _state(DEALER_HANDS, draws="9s")
-    state, _ = step(state, Discard(0, parse_one("6z")))
-    while pending_seats(state) != [1] or state.phase != "turn":
-        state, _ = step(state, Pass(pending_seats(state)[0]))
+    state = _seat_one_drew("9s")
     assert state.drawn == parse_one("9s")
     assert _choose(state, 1) == Discard(1, parse_one("7z"))  # not the 财神 (误打财神)
 
