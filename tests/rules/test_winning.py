@@ -269,6 +269,8 @@ def test_five_of_a_kind_through_a_wild() -> None:
 def test_input_checks() -> None:
     with pytest.raises(ValueError):
         is_standard_win([0] * 33, 2)
+    with pytest.raises(ValueError):  # one count too many is refused too, not cut off
+        is_standard_win(hand("11m") + [0], 0)
     with pytest.raises(ValueError):
         is_standard_win([5] + [0] * 33, 0)
     with pytest.raises(ValueError):
