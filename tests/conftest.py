@@ -47,7 +47,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if POSTGRES_URL:
         try:
             asyncio.run(_reset_postgres(POSTGRES_URL))
-        except Exception as exc:  # noqa: BLE001 - any failure to reach it is fatal
+        except Exception as exc:  # any failure to reach it is fatal
             raise pytest.UsageError(
                 f"TEST_DATABASE_URL is set but PostgreSQL cannot be reached: {exc}"
             ) from exc

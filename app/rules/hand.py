@@ -40,12 +40,12 @@ from app.rules.errors import IllegalAction
 from app.rules.events import (
     Dealt,
     Decided,
-    Flowered,
     Discarded,
     Drew,
     Escaped,
     Event,
     ExhaustiveDraw,
+    Flowered,
     HandEnded,
     HandStarted,
     Melded,
@@ -458,9 +458,9 @@ def _discardable(state: HandState, seat: int) -> list[Tile]:
     hand = state.concealed[seat]
     held = list(compress(_ALL_TILES, hand))
     wild = state.wild.wild
-    if state.ruleset.wild_discard == "forbidden" and wild is not None:
-        if hand[wild] and len(held) > 1:
-            held.remove(wild)  # a wild only when nothing else is held
+    forbidden = state.ruleset.wild_discard == "forbidden"
+    if forbidden and wild is not None and hand[wild] and len(held) > 1:
+        held.remove(wild)  # a wild only when nothing else is held
     if state.ruleset.restricts_discards:
         held = state.ruleset.allowed_discards(state, seat, held)
     return held

@@ -120,10 +120,14 @@ class Report:
     def lines(self) -> list[str]:
         n = max(self.hands, 1)
         return [
-            f"variant {self.variant}: {self.hands} hands in {self.seconds:.2f} s "
-            f"= {self.hands_per_second:,.0f} hands/s ({self.steps / n:.0f} actions/hand)",
-            f"wins {self.wins / n:.1%} (self-drawn {self.self_draws / n:.1%}), "
-            f"draws {self.draws / n:.1%}",
+            (
+                f"variant {self.variant}: {self.hands} hands in {self.seconds:.2f} s "
+                f"= {self.hands_per_second:,.0f} hands/s ({self.steps / n:.0f} actions/hand)"
+            ),
+            (
+                f"wins {self.wins / n:.1%} (self-drawn {self.self_draws / n:.1%}), "
+                f"draws {self.draws / n:.1%}"
+            ),
             "net points per seat: " + " ".join(f"{p:+d}" for p in self.net)
             + (f" (house rewards {self.house})" if self.house else ""),
         ]

@@ -68,7 +68,7 @@ class Wall(NamedTuple):
     def live(self) -> int:
         """Tiles a normal (front) draw may still take."""
         live = self.tail - self.head - self.reserve
-        return live if live > 0 else 0
+        return max(0, live)
 
     def remaining_tiles(self) -> tuple[Tile, ...]:
         return self.tiles[self.head : self.tail]

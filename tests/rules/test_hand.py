@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -206,7 +207,7 @@ def test_a_seats_view_does_not_depend_on_what_it_cannot_see(seed: int, at: int, 
 @settings(max_examples=30, deadline=None)
 @given(SEEDS)
 def test_events_for_a_seat_hide_other_seats_tiles(seed: int) -> None:
-    state, _, events = random_play(seed)
+    _, _, events = random_play(seed)
     for seat in range(4):
         for event in events:
             seen = event.for_seat(seat).to_dict()
@@ -219,16 +220,16 @@ def test_events_for_a_seat_hide_other_seats_tiles(seed: int) -> None:
 
 # --- claim windows on a prepared wall ----------------------------------------------------
 
-from dataclasses import replace  # noqa: E402
+from dataclasses import replace
 
-from app.rules.scenario import arrange  # noqa: E402
-from app.rules.tiles import parse_one  # noqa: E402
+from app.rules.scenario import arrange
+from app.rules.tiles import parse_one
 
-TWO_WAIT_ON_5M = dict(
-    dealer=0,
-    hands=["566778899m11s667z", "13579m2468s3344z", "123456789p111z5m", "234567s234m222z5m"],
-    indicator="9s",
-)
+TWO_WAIT_ON_5M: dict[str, Any] = {
+    "dealer": 0,
+    "hands": ["566778899m11s667z", "13579m2468s3344z", "123456789p111z5m", "234567s234m222z5m"],
+    "indicator": "9s",
+}
 
 
 def _after_dealer_discards_5m(rules: Lishui) -> HandState:

@@ -15,6 +15,7 @@ import dataclasses
 import random
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 
 import pytest
 
@@ -112,7 +113,7 @@ def full_wall(
     assert all(c >= 0 for c in rest.values())
     ordered = sorted(rest.elements())
     spread = [t for offset in range(5) for t in ordered[offset::5]]
-    assert all(a != b for a, b in zip(spread, spread[1:])) and spread[-1] != T(last)
+    assert all(a != b for a, b in pairwise(spread)) and spread[-1] != T(last)
     return deal(
         hands, draws=spread, replacements=last, indicator=indicator, wild_dice=(1, 1),
         ruleset=ruleset,

@@ -777,7 +777,7 @@ def test_escape_is_not_doubled_keeps_the_dealer_and_the_draw_bonus():
 
 
 def test_worked_example():
-    description, state, events = example()
+    description, state, _ = example()
     assert "混一色" in description
     assert scores(state) == [(2, ("mixed_suit", "draw_bonus"), 16)]
     assert paid(state) == {(1, 2): 16}

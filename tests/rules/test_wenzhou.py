@@ -668,7 +668,7 @@ def test_example_e():
 
 
 def test_the_example_module_shows_example_e():
-    description, state, events = example()
+    description, state, _ = example()
     assert description.startswith("Example E")
     assert state.settlement is not None
     assert state.settlement.net() == (-24, 32, -4, -4)

@@ -278,11 +278,12 @@ class Huzhou(Ruleset):
         """The winner deals next; after a draw the dealer stays; an escape passes the deal."""
         ctx = state.ctx
         o = self.opts
+        keeps_deal = (state.outcome == "draw" and o.draw_keeps_dealer) or (
+            state.outcome == "escape" and not o.escape_passes_deal
+        )
         if state.outcome == "win":
             dealer = state.wins[0].seat
-        elif state.outcome == "draw" and o.draw_keeps_dealer:
-            dealer = ctx.dealer
-        elif state.outcome == "escape" and not o.escape_passes_deal:
+        elif keeps_deal:
             dealer = ctx.dealer
         else:
             dealer = (ctx.dealer + 1) % 4
