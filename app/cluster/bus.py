@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from app.ops.tasks import cancel_and_wait
+
 log = logging.getLogger(__name__)
 
 Handler = Callable[[str], Awaitable[None]]
@@ -54,8 +56,7 @@ class Bus:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait([self._task])
             self._task = None
 
     async def _listen(self) -> None:

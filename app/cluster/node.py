@@ -58,6 +58,7 @@ from app.cluster.messages import (
 )
 from app.cluster.presence import Presence
 from app.cluster.writer import Writer
+from app.ops.tasks import cancel_and_wait
 from app.protocol import (
     SERVER_MESSAGE,
     ClientMessage,
@@ -194,10 +195,7 @@ class RedisNetwork(Network, HandObserver):
         log.info("node %s joined the cluster", self.node_id)
 
     async def stop(self) -> None:
-        tasks = self._tasks + list(self._answering)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(self._tasks + list(self._answering))
         await self.writer.stop()
         for lease in list(self.leased.values()):
             try:

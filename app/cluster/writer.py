@@ -19,6 +19,8 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
+from app.ops.tasks import cancel_and_wait
+
 log = logging.getLogger(__name__)
 
 Done = Callable[[object], None]
@@ -49,8 +51,7 @@ class Writer:
         if self._task is None:
             return
         await self.flush()
-        self._task.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
+        await cancel_and_wait([self._task])
         self._task = None
 
     def put(

@@ -1,2 +1,2 @@
 """Operations: health and readiness probes, Prometheus metrics, structured logs, the garbage
-collector's tuning."""
+collector's tuning, stopping background tasks."""

@@ -1,0 +1,35 @@
+"""Stopping background tasks for good."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Collection
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 1.0
+
+
+async def cancel_and_wait(
+    tasks: Collection[asyncio.Task[Any]], retry: float = RETRY_SECONDS
+) -> None:
+    """Cancel `tasks` and wait until every one has ended; what they raised is dropped.
+
+    A cancellation can be lost in library code that catches `CancelledError` (while it
+    cleans up a connection, say): a node's leaderboard loop was found asleep in its next
+    round after `stop()` had cancelled it, and `stop()` waited for it forever (with
+    PostgreSQL and Redis, about once in a few dozen starts and stops). So a task still
+    running `retry` seconds after its cancellation is cancelled again, with a warning,
+    until it ends.
+    """
+    pending = {task for task in tasks if not task.done()}
+    for task in pending:
+        task.cancel()
+    while pending:
+        _, pending = await asyncio.wait(pending, timeout=retry)
+        for task in pending:
+            log.warning("task %s went on after it was cancelled: cancelled again", task.get_name())
+            task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)  # retrieves every outcome
