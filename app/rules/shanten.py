@@ -28,7 +28,7 @@ from itertools import product
 from typing import Final
 
 from app.rules.tiles import NUM_KINDS
-from app.rules.winning import suit_costs
+from app.rules.winning import split_suits, suit_costs
 
 __all__ = ["seven_pairs_shanten", "shanten", "standard_shanten"]
 
@@ -109,10 +109,7 @@ def standard_shanten(counts: Sequence[int], wilds: int) -> int:
     b, size = _check(counts, wilds)
     extra = 1 if size % 3 == 1 else 0
     joker_room = wilds + extra
-    # literal slices: compiled by mypyc, `b[s]` with a slice object `s` is taken for b[int]
-    entries = [
-        _suit_steps(b[0:9]), _suit_steps(b[9:18]), _suit_steps(b[18:27]), _suit_steps(b[27:34])
-    ]
+    entries = [_suit_steps(key) for key in split_suits(b)]
     need = -((-(sum(e[0] for e in entries) + 2 - joker_room)) // 3)  # ceil
     if need <= 0:
         return extra - 1

@@ -51,6 +51,7 @@ __all__ = [
     "is_seven_pairs",
     "is_standard_win",
     "seven_pairs_readings",
+    "split_suits",
     "standard_readings",
     "suit_costs",
     "winning_tiles",
@@ -192,14 +193,14 @@ def _checked(counts: Sequence[int], wilds: int) -> bytes:
     return b
 
 
-_split_suits: Final = struct.Struct("9s9s9s7s").unpack
+split_suits: Final = struct.Struct("9s9s9s7s").unpack
 """A 34-byte count vector -> its four suit keys (万, 筒, 条, honours) in one call: faster than
-four slices (struct.error on any other length)."""
+four slices (struct.error on any other length). Also for `shanten`."""
 
 
 def _packed_sum(b: bytes) -> int:
     """The sum of the four packed table entries of a hand (filling the table as needed)."""
-    m, p, s, z = _split_suits(b)
+    m, p, s, z = split_suits(b)
     return _entry(m) + _entry(p) + _entry(s) + _entry(z)
 
 
@@ -217,7 +218,7 @@ def is_standard_win(counts: Sequence[int], wilds: int) -> bool:
     lookups and one list index; no search.
     """
     try:
-        m, p, s, z = _split_suits(bytes(counts))
+        m, p, s, z = split_suits(bytes(counts))
         return _ROWS[wilds][_PACKED[m] + _PACKED[p] + _PACKED[s] + _PACKED[z]]
     except (KeyError, IndexError, TypeError, struct.error):
         return _standard_win_slow(counts, wilds)
@@ -268,7 +269,7 @@ def winning_tiles(counts: Sequence[int], wilds: int) -> list[int]:
     already holds four times is never a wait (no fifth real copy can be drawn). Adding t changes
     only t's suit, so the other suits' table entries are added up once.
     """
-    keys = _split_suits(_checked(counts, wilds))
+    keys = split_suits(_checked(counts, wilds))
     packed = [_entry(k) for k in keys]
     total = sum(packed)
     row = _ROWS.get(wilds)
