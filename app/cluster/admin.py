@@ -30,13 +30,6 @@ def snapshot(live: LiveTable) -> dict[str, Any]:
     }
 
 
-def _require(registry: TableRegistry, table_id: str) -> LiveTable:
-    live = registry.get(table_id)
-    if live is None:
-        raise TableError("not_found", f"no table {table_id!r}")
-    return live
-
-
 async def run(
     registry: TableRegistry,
     op: AdminOp,
@@ -48,7 +41,7 @@ async def run(
     """Run one admin command on this node's table (TableError: the refusal)."""
     if op == "list":
         return {"tables": [snapshot(live) for live in registry.all()]}
-    live = _require(registry, table_id)
+    live = registry.require(table_id)
     if op == "inspect":
         state = live.table.hand
         view: dict[str, Any] | None = None

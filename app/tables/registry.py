@@ -228,7 +228,7 @@ class TableRegistry:
         """Seat `account_id` (at `seat`, or the first empty one); the seat taken. The caller
         checks the account's standing (banned, balance) first. A `bot` seat is on 托管 for
         good: the greedy bot answers its prompts inside the actor, with no socket."""
-        live = self._require(table_id)
+        live = self.require(table_id)
         if live.seat_of(account_id) is not None:
             raise TableError("already_seated", "you already sit at this table")
         accounts = live.accounts()
@@ -253,7 +253,7 @@ class TableRegistry:
     def leave(self, table_id: str, account_id: int) -> None:
         """Free the account's seat; during a hand this is an escape and the seat is freed
         when that hand has ended."""
-        live = self._require(table_id)
+        live = self.require(table_id)
         seat = live.seat_of(account_id)
         if seat is None:
             raise TableError("wrong_table", "you do not sit at this table")
@@ -267,26 +267,26 @@ class TableRegistry:
         live.table.submit(Leave(seat))
 
     def submit(self, table_id: str, msg: Inbound) -> None:
-        self._require(table_id).table.submit(msg)
+        self.require(table_id).table.submit(msg)
 
     # --- administration ---------------------------------------------------------------------
 
     async def flush(self, table_id: str) -> None:
         """Return once the table's actor has handled every message submitted so far."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._require(table_id).table.submit(Flush(done))
+        self.require(table_id).table.submit(Flush(done))
         await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
 
     async def pause(self, table_id: str) -> None:
         """Freeze the table: deadlines keep their remaining time, actions are refused."""
-        live = self._require(table_id)
+        live = self.require(table_id)
         live.table.submit(AdminPause())
         await self.flush(table_id)
         self.network.pause_changed(live)
 
     async def resume(self, table_id: str) -> None:
         """Unfreeze the table: deadlines run again from their remaining time."""
-        live = self._require(table_id)
+        live = self.require(table_id)
         live.table.submit(AdminResume())
         await self.flush(table_id)
         self.network.pause_changed(live)
@@ -294,7 +294,7 @@ class TableRegistry:
     async def kick(self, table_id: str, seat: int) -> int | None:
         """Remove whoever sits at `seat`: during a hand an escape (逃跑, RULES.md 1) that
         ends the hand and is settled as one, then the seat is freed. The account removed."""
-        live = self._require(table_id)
+        live = self.require(table_id)
         account = live.table.seats[seat].account
         if account is None:
             raise TableError("not_found", f"nobody sits at seat {seat}")
@@ -322,7 +322,7 @@ class TableRegistry:
     async def dissolve(self, table_id: str) -> str | None:
         """Dissolve the table (解散): its hand in play is voided (no silver moves, a voided
         record is stored), every seat is freed and the table stops. The voided hand's id."""
-        live = self._require(table_id)
+        live = self.require(table_id)
         done: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         live.table.submit(AdminDissolve(done))
         voided = await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
@@ -336,7 +336,8 @@ class TableRegistry:
         self.network.closed(table_id)
         return voided
 
-    def _require(self, table_id: str) -> LiveTable:
+    def require(self, table_id: str) -> LiveTable:
+        """The live table `table_id` (TableError `not_found` when this node has none)."""
         live = self._tables.get(table_id)
         if live is None:
             raise TableError("not_found", f"no table {table_id!r}")
