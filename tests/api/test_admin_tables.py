@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from app.protocol import ErrorMessage, EventMessage, PromptMessage, ServerMessage
+from app.protocol import ErrorMessage, EventMessage, PromptMessage
 from app.rules.actions import Discard
 from app.rules.hand import legal_actions, pending_seats
 from app.rules.tiles import parse
@@ -24,22 +24,9 @@ from app.store.models import AuditLog, HandRecord, LedgerEntry
 from app.tables.messages import PlayerAction, Resume
 from app.tables.registry import LiveTable, TableRegistry
 from tests.api.helpers import admin, assert_error, player
+from tests.sinks import LONG, Sink
 
-LONG = {"discard": 300, "claim": 300, "decide": 300, "ready": 300}  # no timeout in a test
 NAMES = ("ann", "bob", "cat", "dan")
-
-
-@dataclass
-class Sink:
-    """A client connection that keeps what it is sent."""
-
-    messages: list[ServerMessage] = field(default_factory=list)
-
-    def deliver(self, message: ServerMessage) -> None:
-        self.messages.append(message)
-
-    def close(self, code: int) -> None:
-        pass
 
 
 @dataclass

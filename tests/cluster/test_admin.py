@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -18,26 +18,12 @@ from redis.asyncio import Redis
 from app.cluster import node as cluster_node
 from app.cluster.keys import Keys
 from app.main import create_app
-from app.protocol import ErrorMessage, ServerMessage
+from app.protocol import ErrorMessage
 from app.settings import Settings
 from app.store.db import Database
 from app.tables.registry import LiveTable, TableRegistry
 from tests.api.helpers import admin, assert_error, player
-
-LONG = {"discard": 300, "claim": 300, "decide": 300, "ready": 300}  # no timeout in a test
-
-
-@dataclass
-class Sink:
-    """A client connection that keeps what it is sent."""
-
-    got: list[ServerMessage] = field(default_factory=list)
-
-    def deliver(self, message: ServerMessage) -> None:
-        self.got.append(message)
-
-    def close(self, code: int) -> None:
-        pass
+from tests.sinks import LONG, Sink
 
 
 @dataclass
@@ -161,7 +147,7 @@ async def test_every_command_reaches_the_owner_from_any_node(
     assert kicked.status_code == 200, kicked.text
     assert kicked.json()["kicked_account_id"] == ids[1]
     async with asyncio.timeout(5):  # told on B
-        while not any(isinstance(m, ErrorMessage) and m.code == "kicked" for m in bob.got):
+        while not any(isinstance(m, ErrorMessage) and m.code == "kicked" for m in bob.messages):
             await asyncio.sleep(0.02)
     assert kicked.json()["table"]["seats"][1]["account_id"] is None
     assert live.accounts() == [ids[0], None, ids[2], ids[3]]

@@ -20,6 +20,7 @@ from app.store.db import Database
 from app.tables.messages import PlayerAction
 from app.tables.registry import LiveTable, TableRegistry
 from app.tables.timers import Timers
+from tests.sinks import Sink
 
 SLOW = Timers(discard=60, claim=60, decide=60, ready=0.1)
 
@@ -48,6 +49,14 @@ async def _node(name: str, db: Database, redis_url: str, prefix: str) -> RedisNe
     registry.network = network
     await network.start()
     return network
+
+
+async def _stop(*nodes: RedisNetwork) -> None:
+    """Stop the nodes' tables, then the nodes."""
+    for node in nodes:
+        await node.registry.stop()
+    for node in nodes:
+        await node.stop()
 
 
 async def _lishui_table(node: RedisNetwork, accounts: tuple[int, ...]) -> LiveTable:
@@ -121,10 +130,7 @@ async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
         owner = await b.redis.get(keys.lease(table_id))
         assert owner == "b|2"
     finally:
-        await a.registry.stop()
-        await b.registry.stop()
-        await a.stop()
-        await b.stop()
+        await _stop(a, b)
 
 
 async def test_a_clean_shutdown_hands_the_table_over(
@@ -142,8 +148,7 @@ async def test_a_clean_shutdown_hands_the_table_over(
         listed = await b.tables()
         assert listed is not None and [t["id"] for t in listed] == [table_id]
         assert listed[0]["seats"] == [21, None, None, 22] and listed[0]["node"] == "a"
-        await a.registry.stop()
-        await a.stop()  # releases the lease: the table is not lost with the node
+        await _stop(a)  # releases the lease: the table is not lost with the node
         assert await b.watch_once() == [table_id]
         live_b = b.registry.get(table_id)
         assert live_b is not None and live_b.variant == "wenzhou" and live_b.stake == 2
@@ -152,18 +157,7 @@ async def test_a_clean_shutdown_hands_the_table_over(
         listed = await b.tables()
         assert listed is not None and listed[0]["node"] == "b"
     finally:
-        await b.registry.stop()
-        await b.stop()
-
-
-class _Socket:
-    """A client connection that keeps nothing."""
-
-    def deliver(self, message: object) -> None:
-        pass
-
-    def close(self, code: int) -> None:
-        pass
+        await _stop(b)
 
 
 async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_connected(
@@ -176,8 +170,8 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
         live_a = await _lishui_table(a, (31, 32, 33))
         table_id = live_a.table_id
         a.registry.sit(table_id, 34, bot=True)
-        b.registry.connect(31, _Socket())  # 31 plays through B, which lives on
-        a.registry.connect(32, _Socket())  # 32 played through A, which dies with its socket
+        b.registry.connect(31, Sink())  # 31 plays through B, which lives on
+        a.registry.connect(32, Sink())  # 32 played through A, which dies with its socket
         # 33 has no socket anywhere; 34 is a bot
         await _until(lambda: live_a.table.hand is not None)
         await _act(live_a, a.registry)
@@ -205,10 +199,7 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
         config = await b.redis.get(keys.config(table_id))
         assert config is not None and '"paused":false' in config
     finally:
-        await a.registry.stop()
-        await b.registry.stop()
-        await a.stop()
-        await b.stop()
+        await _stop(a, b)
 
 
 async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_expires(
@@ -220,9 +211,9 @@ async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_ex
     try:
         live = await _lishui_table(a, (41, 42, 43, 44))
         table_id = live.table_id
-        b.registry.connect(41, _Socket())
-        b.registry.connect(42, _Socket())
-        a.registry.connect(43, _Socket())  # 44 never connected
+        b.registry.connect(41, Sink())
+        b.registry.connect(42, Sink())
+        a.registry.connect(43, Sink())  # 44 never connected
         await b.writer.flush()
         await a.writer.flush()
         await _until(lambda: live.table.hand is not None)
@@ -238,14 +229,11 @@ async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_ex
         assert await a.check_presence() == []  # told once
 
         # 41 comes back on A; 42 logs in on another node: both are connected again
-        a.registry.connect(41, _Socket())
+        a.registry.connect(41, Sink())
         await a.writer.flush()
         await a.redis.set(keys.online(42), "c")
         assert await a.check_presence() == []
         await a.registry.flush(table_id)
         assert [s.connected for s in live.table.seats] == [True, True, True, True]
     finally:
-        await a.registry.stop()
-        await b.registry.stop()
-        await a.stop()
-        await b.stop()
+        await _stop(a, b)

@@ -8,25 +8,14 @@ import json
 
 from sqlalchemy import select
 
-from app.protocol import SeatedMessage, ServerMessage, TableStateMessage
+from app.protocol import SeatedMessage, TableStateMessage
 from app.store.db import Database
 from app.store.models import Account, HandRecord
 from app.store.ranks import title_of
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
+from tests.sinks import Sink
 from tests.tables.test_penalties import _accounts
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.messages: list[ServerMessage] = []
-        self.closed: int | None = None
-
-    def deliver(self, message: ServerMessage) -> None:
-        self.messages.append(message)
-
-    def close(self, code: int) -> None:
-        self.closed = code
 
 
 async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Database) -> None:
