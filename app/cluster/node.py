@@ -68,7 +68,6 @@ from app.protocol import (
 )
 from app.rules.actions import Action
 from app.rules.hand import Preset
-from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
 from app.settings import Settings
 from app.tables.actor import AdoptedHand, HandObserver, Table
@@ -303,13 +302,10 @@ class RedisNetwork(Network, HandObserver):
         config = self._configs.get(record.table_id)
         if live is None or config is None or record.table_id not in self.leased:
             return
-        if record.voided or record.state is None:
-            ctx = record.ctx
-        else:
-            ctx = get_ruleset(record.variant).next_context(record.state)
+        ctx = live.table.next_context
         self._configs[record.table_id] = config.model_copy(update={
             "seats": _seats(live),
-            "ctx": ContextData.of(ctx),
+            "ctx": None if ctx is None else ContextData.of(ctx),
             "hands": config.hands + 1,
             "seq": live.table.seq,
         })

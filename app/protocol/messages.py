@@ -175,6 +175,11 @@ class TableStateMessage(WireModel):
     dealer: SeatNumber
     hand_id: HandId | None
     seats: list[SeatInfo] = Field(min_length=4, max_length=4)
+    settling: bool = Field(
+        default=False,
+        description="the last hand's result is being stored: its hand_ended comes once the "
+        "database has it, and no hand is dealt before",
+    )
 
 
 ServerMessage = Annotated[

@@ -29,7 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.rules.variants import VARIANTS
 from app.rules.variants.base import Settlement, Transfer, split
-from app.store.models import REASONS, Account, LedgerEntry
+from app.store.models import REASONS, Account, HandRecord, LedgerEntry
 from app.store.ranks import SeatResult, in_transaction, record_hand_stats
 
 
@@ -391,8 +391,10 @@ async def settle_hand(
     *,
     variant: str,
     stats: Sequence[SeatResult] | None = None,
+    record: HandRecord | None = None,
 ) -> list[LedgerEntry]:
-    """Settle one hand (结算): every seat's silver and stats in one transaction.
+    """Settle one hand (结算): every seat's silver and stats, and its `record` when given
+    (unless stored already), in one transaction.
 
     `seats` are the 4 account ids by seat. Silver moved = points x stake. Each seat gets one
     row (key `hand:{hand_id}:{account_id}`, also when it moves nothing), reason
@@ -445,6 +447,8 @@ async def settle_hand(
             changes.append(_Change(account_id, got - out, reason, seat_keys[s], hand_id, note))
         entries = await _book(session, balances, changes)
         await record_hand_stats(session, variant, zip(seats, results, strict=True))
+        if record is not None and await session.get(HandRecord, record.id) is None:
+            session.add(record)
         return entries
 
     return await _once(session, seat_keys + house_keys, write)

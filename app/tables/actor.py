@@ -17,8 +17,13 @@ actor adds what the core leaves out:
 - bad input changes nothing and answers `ErrorOut` with a stable code; the actor never
   dies on input, and an exception inside a handler restores the hand by replaying its
   action log from the seed (or voids it when that fails too);
-- after each hand, `on_hand_end` gets the record exactly once, and the next hand is dealt
-  once the ready timer has run out and four players are seated;
+- results are stored before they are shown (DESIGN.md): the hand's ``hand_ended`` event
+  (its settlement) is numbered when the hand ends but held back; `on_hand_end` gets the
+  record exactly once and returns True once the record and its silver are stored (it
+  retries until then; meanwhile `settling` is true and the table deals nothing). Only
+  then is ``hand_ended`` sent and the ready timer started; the next hand is dealt once it
+  has run out and four players are seated. False (another process owns the table now and
+  stores the hand itself): nothing is shown and nothing more is dealt here;
 - seats: `on_seats_changed` is called after any message that changed who sits where, a
   seat's connection or its 托管, or the hand in play (dealt, ended), so that the caller can
   tell every seat (``table_state``);
@@ -47,7 +52,7 @@ from app.ops import metrics
 from app.rules.actions import Action, Escape
 from app.rules.bots import GreedyBot, TimeoutBot
 from app.rules.errors import IllegalAction
-from app.rules.events import Event
+from app.rules.events import Event, HandEnded
 from app.rules.hand import (
     HandState,
     Preset,
@@ -91,7 +96,7 @@ log = logging.getLogger(__name__)
 
 
 Send = Callable[[int, Outbound], None]
-OnHandEnd = Callable[[HandRecordData], Awaitable[None]]
+OnHandEnd = Callable[[HandRecordData], Awaitable[bool]]
 SeedSource = Callable[[], int]
 OnSeatsChanged = Callable[[], None]
 
@@ -179,6 +184,8 @@ class Table:
         self._hand_preset: Preset | None = None
         self._actions: list[Action] = []
         self._events: list[Event] = []  # events[i] carries seq first_seq + i
+        self._held: list[EventOut] = []  # the result, numbered, shown once stored
+        self._storing = False
         self._first_seq = 1
         self._prompts: dict[int, Prompt] = {}
         self._reported = True
@@ -205,6 +212,16 @@ class Table:
     @property
     def paused(self) -> bool:
         return self._paused
+
+    @property
+    def next_context(self) -> TableContext | None:
+        """The next hand's context (None: its dice choose the dealer, as at a new table)."""
+        return self._ctx
+
+    @property
+    def settling(self) -> bool:
+        """The last hand's result is being stored: not shown yet, no hand is dealt."""
+        return self._storing
 
     @property
     def dealer(self) -> int:
@@ -343,14 +360,18 @@ class Table:
             return
         now = self.clock.now()
         prompt = self._prompts.get(seat)
-        if self._first_seq - 1 <= last_seq <= self._seq:
+        shown = self._seq - len(self._held)  # a result not yet stored is not resent
+        if self._first_seq - 1 <= last_seq <= shown:
             first = last_seq + 1
-            for offset, event in enumerate(self._events[first - self._first_seq:]):
+            missed = self._events[first - self._first_seq:shown + 1 - self._first_seq]
+            for offset, event in enumerate(missed):
                 self._send(seat, EventOut(first + offset, self._hand_id, event.for_seat(seat)))
         else:
             remaining = prompt.remaining(now) if prompt is not None else None
             view = seat_view(state, seat)
-            self._send(seat, SnapshotOut(self._seq, self._hand_id, view, remaining))
+            if self._held:
+                view["net"] = None
+            self._send(seat, SnapshotOut(shown, self._hand_id, view, remaining))
         if prompt is not None:
             self._send(seat, self._prompt_out(prompt, now))
 
@@ -450,6 +471,9 @@ class Table:
         self._events.extend(events)
         self._seq += len(events)
         for offset, event in enumerate(events):
+            if isinstance(event, HandEnded):  # the settlement: shown once stored (`_report`)
+                self._held.append(EventOut(first + offset, self._hand_id, event))
+                continue
             for seat in range(4):
                 self._send(seat, EventOut(first + offset, self._hand_id, event.for_seat(seat)))
         metrics.events_published()
@@ -510,8 +534,23 @@ class Table:
             self.seats[seat] = SeatState(None)
         if reseat is not None:
             self._reseat(reseat)
+        await self._report(record)
+
+    async def _report(self, record: HandRecordData) -> None:
+        """Hand the record over to be stored; once stored, show the held result to whoever
+        sits now (``hand_ended`` is alike for every seat) and start the ready timer."""
+        self._storing = True
+        try:
+            stored = await self._on_hand_end(record)
+        finally:
+            self._storing = False
+        if not stored:  # another process owns the table and reports the hand
+            return
+        held, self._held = self._held, []
+        for item in held:
+            for seat in range(4):
+                self._send(seat, item)
         self._next_hand_at = self.clock.now() + self.timers.ready
-        await self._on_hand_end(record)
 
     def _session_over(self, ctx: TableContext, next_ctx: TableContext) -> Reseat | None:
         """Count the deal passing; at the end of a 版 with `reseat_after_session`, the new
@@ -593,10 +632,10 @@ class Table:
         self._reported = True
         self._prompts = {}
         self._state = None
-        self._next_hand_at = self.clock.now() + self.timers.ready
+        self._held = []
         for seat in range(4):
             self._error(seat, "hand_voided", message)
-        await self._on_hand_end(self._record(None, voided=True))
+        await self._report(self._record(None, voided=True))
 
     def adopt(
         self,
@@ -630,6 +669,11 @@ class Table:
             self._events = events
             self._first_seq = hand.first_seq
             self._seq = hand.first_seq - 1 + len(events)
+            # a hand that had ended: its result is shown once this process has stored it
+            self._held = [
+                EventOut(hand.first_seq + i, hand.hand_id, e)
+                for i, e in enumerate(events) if isinstance(e, HandEnded)
+            ]
             self._prompts = {}
             self._reported = False
             self._next_hand_at = None

@@ -11,10 +11,11 @@
   of the account sitting at that seat (none connected: dropped; `resume` catches up).
 - administration (`pause`, `resume`, `kick`, `dissolve`) goes through the inbox and waits
   for the actor (`Flush`), so that the caller sees the table after the command;
-- `on_hand_end` is the one place money moves: it settles the hand's silver
-  (`ledger.settle_hand`, skipped for a voided hand), stores its `HandRecord`, then records
-  the disconnects of seats still away and charges the third in 24 hours
-  (`app.tables.penalties`, on the injectable `wall_clock`);
+- `on_hand_end` is the one place money moves: it stores the hand (`results.store_hand`:
+  its `HandRecord` and silver in one transaction, then the disconnects of seats still
+  away, charging the third in 24 hours on the injectable `wall_clock`), retrying with
+  backoff until the database has it. The actor shows the result (``hand_ended``) and deals
+  on only after that (results are written before they are shown, DESIGN.md);
 - ``table_state`` (names, titles, balances, connected, ready, 托管) goes to every connected
   seat whenever a seat changes: sit, leave, connect, disconnect, 托管 on or off, kick, a
   reseat, and after each settlement (new balances); a seat that connects, resumes or sits
@@ -27,7 +28,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 from collections.abc import Callable, Iterable, Sequence
@@ -36,10 +36,12 @@ from datetime import UTC, datetime
 from typing import Literal, Protocol
 
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.cluster.base import Network
 from app.ops import metrics
+from app.ops.tasks import cancel_and_wait
 from app.protocol import (
     ERROR_CODES,
     ErrorMessage,
@@ -52,7 +54,6 @@ from app.protocol import (
     TableStateMessage,
     event_payload,
     from_rules_action,
-    to_code,
     view_model,
 )
 from app.protocol.actions import PassAction, WireAction
@@ -63,8 +64,8 @@ from app.rules.events import Event
 from app.rules.hand import Preset
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
-from app.store import ledger, ranks
-from app.store.models import Account, HandRecord
+from app.store import ranks
+from app.store.models import Account
 from app.tables.actor import Table, tick_forever
 from app.tables.clock import MonotonicClock
 from app.tables.messages import (
@@ -83,7 +84,8 @@ from app.tables.messages import (
     SnapshotOut,
     Stop,
 )
-from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy, settle_disconnects
+from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
+from app.tables.results import store_hand
 from app.tables.seats import SeatState
 from app.tables.timers import Timers
 
@@ -93,6 +95,9 @@ MIN_BALANCE_PER_STAKE = 100
 """To sit at a table a player needs at least 100 x its stake in silver (银两)."""
 
 TICK_SECONDS = 0.25
+STORE_RETRY_FIRST = 0.2  # seconds before storing a hand is tried again, doubling each time
+STORE_RETRY_MAX = 5.0  # up to this many seconds between tries
+STOP_GRACE = 2.0  # seconds a stopping actor has to finish storing a hand
 CLOSE_KICKED = 4003  # the WebSocket close code of a kicked account that sits nowhere else
 ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to handle it
 
@@ -140,6 +145,8 @@ class LiveTable:
     bots: set[int] = field(default_factory=set)  # accounts the greedy bot plays for good
     # the last event sent and its text, shared by the seats that see the same copy
     last_event: tuple[int, Event, Encoded] | None = None
+    # each seated account's name and silver as last read for table_state
+    profiles: dict[int, tuple[str, int]] = field(default_factory=dict)
 
     def accounts(self) -> list[int | None]:
         return [seat.account for seat in self.table.seats]
@@ -326,9 +333,7 @@ class TableRegistry:
         done: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         live.table.submit(AdminDissolve(done))
         voided = await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
-        live.table.submit(Stop())
-        live.tasks[1].cancel()
-        await asyncio.gather(*live.tasks, return_exceptions=True)
+        await _stop_tables([live])
         self._tables.pop(table_id, None)
         self._owed.pop(table_id, None)
         self._owed_seated.pop(table_id, None)
@@ -346,22 +351,17 @@ class TableRegistry:
     async def drop(self, table_id: str) -> None:
         """Stop serving a table without ending its hand (another node owns it now)."""
         live = self._tables.pop(table_id, None)
-        if live is None:
-            return
-        live.table.submit(Stop())
-        live.tasks[1].cancel()
-        await asyncio.gather(*live.tasks, return_exceptions=True)
+        if live is not None:
+            await _stop_tables([live])
 
     async def stop(self) -> None:
-        """Stop every table's actor and ticker."""
-        for live in self._tables.values():
-            live.table.submit(Stop())
-            live.tasks[1].cancel()
+        """Stop every table's actor and ticker. An actor still storing a hand's result is
+        given `STOP_GRACE` seconds, then cancelled: that result was never shown, and with a
+        cluster its journal keeps the hand for the node that takes the table over."""
         for sender in self._senders.values():
             sender.cancel()
-        tasks = [task for live in self._tables.values() for task in live.tasks]
-        tasks += self._senders.values()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await _stop_tables(list(self._tables.values()))
+        await asyncio.gather(*self._senders.values(), return_exceptions=True)
         self._tables.clear()
 
     # --- connections ----------------------------------------------------------------------
@@ -443,7 +443,13 @@ class TableRegistry:
                     wanted = {a for a in live.accounts() if a is not None}
                     if wanted <= profiles.keys():
                         break
-                    profiles = await self._profiles(wanted)
+                    try:
+                        profiles = live.profiles = await self._profiles(wanted)
+                    except (SQLAlchemyError, OSError):  # the database away: the last read
+                        log.warning("table %s: profiles unreadable; sending the last known",
+                                    table_id)
+                        profiles = live.profiles
+                        break
                 message = self.table_state(live, profiles)
                 for seat in sorted(seats):
                     if seat in seated:
@@ -496,6 +502,7 @@ class TableRegistry:
             dealer=table.dealer,
             hand_id=table.hand_id if table.hand is not None else None,
             seats=seats,
+            settling=table.settling,
         )
 
     def _deliver(self, live: LiveTable, seat: int, message: ServerMessage) -> None:
@@ -508,51 +515,60 @@ class TableRegistry:
 
     # --- the end of a hand ----------------------------------------------------------------
 
-    async def _on_hand_end(self, record: HandRecordData) -> None:
-        """Store the hand's record, then settle its silver (结算): a hand whose settlement
-        failed keeps its record (and action log) for an audit or a later replay. A failure
-        is logged and the table plays on."""
+    async def _on_hand_end(self, record: HandRecordData) -> bool:
+        """Store the hand (`results.store_hand`: record, silver, stats, disconnects), retrying
+        with backoff until the database has it; True once stored, and only then does the
+        table show its result and deal on (`settling` meanwhile, in ``table_state``). False:
+        a newer owner of the table exists, and stores the hand from the journal itself."""
         live = self._tables.get(record.table_id)
         stake = live.stake if live is not None else 0
-        state, settlement = record.state, record.settlement
-        seats = [a for a in record.seats if a is not None]
-        if not await self.network.may_write(record.table_id):
-            log.warning("table %s: a newer owner exists; hand %s not stored here",
-                        record.table_id, record.hand_id)
-            return
-        try:
-            async with self._sessions() as session:
-                async with session.begin():
-                    if await session.get(HandRecord, record.hand_id) is None:
-                        session.add(hand_record(record))
-                if record.voided or state is None or settlement is None or len(seats) != 4:
-                    return
-                await ledger.settle_hand(
-                    session,
-                    record.hand_id,
-                    seats,
-                    settlement,
-                    stake,
-                    variant=record.variant,
-                    stats=ranks.results_from(state, disconnected=record.away),
+        ended_at = self._wall_clock()  # the disconnects' time, the same in every attempt
+        delay = STORE_RETRY_FIRST
+        failures = 0
+        while True:
+            try:
+                if not await self.network.may_write(record.table_id):
+                    log.warning("table %s: a newer owner exists; hand %s not stored here",
+                                record.table_id, record.hand_id)
+                    return False
+                await store_hand(
+                    self._sessions, record, stake, ended_at, self._disconnect_policy
                 )
-                if record.away:
-                    await settle_disconnects(
-                        session,
-                        get_ruleset(record.variant),
-                        record,
-                        stake,
-                        self._wall_clock(),
-                        self._disconnect_policy,
-                    )
-            metrics.settled(state.outcome)
-        except Exception:
-            metrics.settled("failed")
-            log.exception("table %s: storing hand %s failed", record.table_id, record.hand_id)
-        finally:
-            # new balances and titles; after a reseat every seat learns its new seat
-            self.announce(record.table_id, seated=record.reseat is not None)
+                break
+            except Exception:
+                failures += 1
+                metrics.settled("failed")
+                if failures == 1:
+                    log.exception("table %s: storing hand %s failed; retrying until stored",
+                                  record.table_id, record.hand_id)
+                    self.announce(record.table_id)  # settling, and for how long it takes
+                else:
+                    log.warning("table %s: storing hand %s failed %d times; retrying",
+                                record.table_id, record.hand_id, failures)
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, STORE_RETRY_MAX)
+        if record.state is not None and not record.voided:
+            metrics.settled(record.state.outcome)
+        # new balances and titles; after a reseat every seat learns its new seat
+        self.announce(record.table_id, seated=record.reseat is not None)
+        try:
             await self.network.hand_stored(live, record)
+        except Exception:  # the journal keeps the hand: a new owner stores it again, a no-op
+            log.exception("table %s: clearing hand %s from the journal failed",
+                          record.table_id, record.hand_id)
+        return True
+
+
+async def _stop_tables(tables: Sequence[LiveTable]) -> None:
+    for live in tables:
+        live.table.submit(Stop())
+        live.tasks[1].cancel()
+    tasks = [task for live in tables for task in live.tasks]
+    if not tasks:
+        return
+    _, pending = await asyncio.wait(tasks, timeout=STOP_GRACE)
+    await cancel_and_wait(pending)
+    await asyncio.gather(*tasks, return_exceptions=True)  # retrieves every outcome
 
 
 # --- conversions ----------------------------------------------------------------------------
@@ -629,50 +645,3 @@ def _timeout_choice(live: LiveTable, seat: int, legal: Sequence[Action]) -> Acti
     if state is None or not legal:
         return None
     return _TIMEOUT.choose(state, seat, list(legal))
-
-
-def hand_record(record: HandRecordData) -> HandRecord:
-    """The stored form of a hand: the action log as wire actions with their seats."""
-    actions = [
-        {"seat": a.seat, "action": _action_json(a)}
-        for a in record.actions
-    ]
-    result: dict[str, object] = {}
-    if record.settlement is not None and record.state is not None:
-        result = {
-            "outcome": record.state.outcome,
-            "net": record.settlement.net(),
-        }
-    if record.reseat is not None:
-        result["reseat"] = {"seed": record.reseat.seed, "order": list(record.reseat.order)}
-    preset = None
-    if record.preset is not None:
-        preset = json.dumps({
-            "wall": [to_code(t) for t in record.preset.wall],
-            "dice": list(record.preset.dice),
-            "wild_dice": list(record.preset.wild_dice),
-        })
-    ctx = record.ctx
-    return HandRecord(
-        id=record.hand_id,
-        table_id=record.table_id,
-        variant=record.variant,
-        seed=record.seed,
-        seats=json.dumps(list(record.seats)),
-        ctx=json.dumps({
-            "dealer": ctx.dealer,
-            "streak": ctx.streak,
-            "seat_points": list(ctx.seat_points),
-            "draw_bonus": ctx.draw_bonus,
-        }),
-        preset=preset,
-        actions=json.dumps(actions),
-        result=json.dumps(result),
-        voided=record.voided,
-    )
-
-
-def _action_json(action: Action) -> dict[str, object]:
-    if isinstance(action, Escape):
-        return {"type": "escape"}
-    return from_rules_action(action).model_dump(mode="json")

@@ -6,12 +6,20 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import AsyncIterator
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
 
+from app.store import migrate
+from tests.cluster.processes import ROOT, Node, start_node, wait_up
+from tests.conftest import POSTGRES_URL, empty_database_url
+
 REDIS_URL = os.environ.get("TEST_REDIS_URL")
+LEASE_MS = 1500  # the node processes' lease: a killed owner's tables move within ~2 s
 
 pytestmark = pytest.mark.skipif(REDIS_URL is None, reason="TEST_REDIS_URL is not set")
 
@@ -51,3 +59,48 @@ async def redis(redis_url: str, prefix: str) -> AsyncIterator[Redis]:
     yield client
     await delete_prefix(client, prefix)
     await client.aclose()
+
+
+@pytest.fixture
+def cluster_database(tmp_path: Path) -> str:
+    """A migrated database the node processes share: PostgreSQL when configured."""
+    url = (
+        empty_database_url("postgresql", tmp_path) if POSTGRES_URL
+        else f"sqlite:///{tmp_path / 'cluster.db'}"
+    )
+    migrate.upgrade(url)
+    return url
+
+
+@pytest.fixture
+def nodes(
+    cluster_database: str, redis_url: str, prefix: str, tmp_path: Path
+) -> Iterator[tuple[Node, Node]]:
+    """Nodes a and b: two server processes on one database and Redis."""
+    env = dict(os.environ) | {
+        "DATABASE_URL": cluster_database,
+        "REDIS_URL": redis_url,
+        "REDIS_PREFIX": prefix,
+        "JWT_SECRET": "cluster-test-secret-" + "x" * 32,
+        "ARGON2_TIME_COST": "1",
+        "ARGON2_MEMORY_KIB": "1024",
+        "ARGON2_PARALLELISM": "1",
+        "LEASE_MS": str(LEASE_MS),
+        "WATCH_INTERVAL_MS": "200",
+        "PYTHONPATH": str(ROOT),
+    }
+    started = [start_node("a", env, tmp_path), start_node("b", env, tmp_path)]
+    try:
+        for node in started:
+            wait_up(node)
+        yield started[0], started[1]
+    finally:
+        for node in started:
+            if node.process.poll() is None:
+                node.process.send_signal(signal.SIGTERM)
+        for node in started:
+            try:
+                node.process.wait(15)
+            except subprocess.TimeoutExpired:
+                node.process.kill()
+                node.process.wait(5)

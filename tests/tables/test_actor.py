@@ -82,8 +82,9 @@ class Harness:
     def send(self, seat: int, item: Outbound) -> None:
         self.out.append((seat, item))
 
-    async def on_hand_end(self, record: HandRecordData) -> None:
+    async def on_hand_end(self, record: HandRecordData) -> bool:
         self.records.append(record)
+        return True  # stored
 
     async def handle(self, msg: Inbound) -> list[tuple[int, Outbound]]:
         """Handle one message; what it sent."""

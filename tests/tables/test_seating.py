@@ -51,8 +51,9 @@ class Bots:
     def changed(self) -> None:
         self.changes += 1
 
-    async def on_hand_end(self, record: HandRecordData) -> None:
+    async def on_hand_end(self, record: HandRecordData) -> bool:
         self.records.append(record)
+        return True  # stored
 
     async def hand(self) -> HandRecordData:
         before = len(self.records)

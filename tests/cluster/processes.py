@@ -1,0 +1,154 @@
+"""Real server processes (uvicorn) on loopback for the cluster's tests, and players that
+play over their WebSockets: each answers every prompt with its first legal action and, when
+its socket drops, reconnects to a fallback node and resumes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from websockets.asyncio.client import ClientConnection, connect
+
+Message = dict[str, Any]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Node:
+    name: str
+    address: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+def start_node(name: str, env: dict[str, str], tmp_path: Path) -> Node:
+    port = free_port()
+    log = tmp_path / f"node-{name}.log"
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+            "--port", str(port), "--log-level", "warning", "--ws", "websockets-sansio",
+        ],
+        cwd=ROOT,
+        env=env | {"NODE_ID": name},
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+    return Node(name, f"127.0.0.1:{port}", process, log)
+
+
+def wait_up(node: Node) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if node.process.poll() is not None:
+            raise RuntimeError(f"node {node.name} exited:\n{node.log.read_text()}")
+        try:
+            if httpx.get(f"http://{node.address}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"node {node.name} did not start:\n{node.log.read_text()}")
+
+
+@dataclass
+class Player:
+    name: str
+    token: str
+    headers: dict[str, str]
+    node: str
+    table_id: str = ""
+    last_seq: int = 0
+    ws: ClientConnection | None = None
+    ended: dict[str, Message] = field(default_factory=dict)  # hand id -> hand_ended
+    seen: dict[str, int] = field(default_factory=dict)  # hand id -> events seen
+    over: set[str] = field(default_factory=set)  # hands seen won, drawn or escaped
+    got_at: list[float] = field(default_factory=list)  # when each message arrived
+    errors: list[str] = field(default_factory=list)
+    reconnects: int = 0
+
+
+async def register(http: httpx.AsyncClient, name: str, node: str) -> Player:
+    body = {"username": name, "password": "correct horse battery"}
+    assert (await http.post("/auth/register", json=body)).status_code == 201
+    token = (await http.post("/auth/login", json=body)).json()["access_token"]
+    return Player(name, token, {"Authorization": f"Bearer {token}"}, node)
+
+
+async def play(player: Player, fallback: str, stop: asyncio.Event) -> None:
+    """Answer every prompt with its first legal action; when the socket drops, reconnect
+    to `fallback` and resume until the table answers."""
+    while not stop.is_set():
+        try:
+            async with connect(f"ws://{player.node}/ws?token={player.token}") as ws:
+                player.ws = ws
+                answered = asyncio.Event()
+                resumer = asyncio.create_task(_resume_until(player, ws, answered))
+                try:
+                    async for raw in ws:
+                        message = json.loads(raw)
+                        player.got_at.append(time.monotonic())
+                        await _handle(player, ws, message, answered)
+                finally:
+                    resumer.cancel()
+        except (websockets.WebSocketException, OSError):  # closed, or refused while down
+            pass
+        if stop.is_set():
+            return
+        player.node = fallback
+        player.reconnects += 1
+        await asyncio.sleep(0.1)
+
+
+async def _resume_until(player: Player, ws: ClientConnection, answered: asyncio.Event) -> None:
+    """After (re)connecting: `resume` every half second until the table answers."""
+    if not player.table_id:
+        return
+    while not answered.is_set():
+        resume = {"type": "resume", "table_id": player.table_id, "last_seq": player.last_seq}
+        await ws.send(json.dumps(resume))
+        try:
+            await asyncio.wait_for(answered.wait(), 0.5)
+        except TimeoutError:
+            pass
+
+
+async def _handle(
+    player: Player, ws: ClientConnection, message: Message, answered: asyncio.Event
+) -> None:
+    kind = message["type"]
+    if kind == "error":
+        player.errors.append(message["code"])
+        return
+    if kind in ("event", "prompt", "snapshot"):
+        answered.set()
+    if kind == "event":
+        player.last_seq = max(player.last_seq, message["seq"])
+        player.seen[message["hand_id"]] = player.seen.get(message["hand_id"], 0) + 1
+        if message["event"]["kind"] == "hand_ended":
+            player.ended[message["hand_id"]] = message["event"]
+        elif message["event"]["kind"] in ("won", "exhaustive_draw", "escaped"):
+            player.over.add(message["hand_id"])
+    elif kind == "snapshot":
+        player.last_seq = message["seq"]
+    elif kind == "prompt":
+        answer = {
+            "type": "action", "table_id": player.table_id,
+            "seq": max(player.last_seq, message["seq"]), "action": message["legal_actions"][0],
+        }
+        await ws.send(json.dumps(answer))
