@@ -14,6 +14,8 @@ actor adds what the core leaves out:
   consecutive timeouts switch the seat to 托管 (autoplay: the greedy bot answers every
   prompt at once) until the player acts. A disconnected seat is not an escape: its
   timeouts are played by 托管 (which also takes a 胡);
+- 湖州's dealer after a drawn hand depends on whether a player left the table: before
+  each deal the actor compares the seats with those of the ended hand (`departed`);
 - bad input changes nothing and answers `ErrorOut` with a stable code; the actor never
   dies on input, and an exception inside a handler restores the hand by replaying its
   action log from the seed (or voids it when that fails too);
@@ -39,7 +41,7 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from app.ops import logging as ops_logging
@@ -184,6 +186,7 @@ class Table:
         self._reported = True
         self._on_seats_changed = on_seats_changed
         self._deal_passes = 0  # times the deal passed to another seat in this 版
+        self._hand_accounts: tuple[int | None, ...] = ()  # who sat where when it was dealt
         self.observer: HandObserver | None = None
 
     # --- what callers may read ------------------------------------------------------------
@@ -412,6 +415,7 @@ class Table:
     async def _start_hand(self) -> None:
         seed = self._seed_source()
         preset, self._preset = self._preset, None
+        self._pass_deal_if_departed()
         if self._ctx is None:
             # the first hand's dice (its first roll, or the preset's) choose the first dealer
             dice = preset.dice if preset is not None else roll_dice(random.Random(seed))
@@ -422,6 +426,7 @@ class Table:
         self._state = state
         self._seed = seed
         self._hand_ctx = self._ctx
+        self._hand_accounts = self._accounts()
         self._hand_preset = preset
         self._actions = []
         self._events = []
@@ -496,6 +501,22 @@ class Table:
         disconnected seat the 托管 choice."""
         bot = _TIMEOUT if self.seats[seat].connected else _BOT
         return bot.choose(state, seat, legal_actions(state, seat))
+
+    def _pass_deal_if_departed(self) -> None:
+        """Before dealing: if the account at some seat is not the one the ended hand was
+        played with (its player was away at the hand's end and the seat was freed, got up
+        between hands, or somebody else sat down), a player left the table, and the next
+        dealer is asked again of the core with `departed` (湖州: after a drawn hand the
+        deal then passes, RULES.md 4; no other variant's dealer changes)."""
+        ended, ctx = self._state, self._ctx
+        if ended is None or ended.phase != "ended" or ctx is None:
+            return  # no hand ended here since the table (or its 版) started, or it was voided
+        if self._accounts() == self._hand_accounts:
+            return
+        after = self.ruleset.next_context(ended, departed=True)
+        if after.dealer != ctx.dealer:
+            self._deal_passes += 1
+            self._ctx = replace(ctx, dealer=after.dealer, streak=after.streak)
 
     async def _end_hand(self, state: HandState) -> None:
         """Report the hand once; seats still disconnected leave the table (RULES.md 1)."""
@@ -625,6 +646,7 @@ class Table:
             self._hands = hand.hands
             self._seed = hand.seed
             self._ctx = self._hand_ctx = hand.ctx
+            self._hand_accounts = self._accounts()
             self._hand_preset = hand.preset
             self._actions = list(hand.actions)
             self._events = events
@@ -642,6 +664,9 @@ class Table:
         if state is None or self._reported or state.phase == "ended":
             return None
         return state
+
+    def _accounts(self) -> tuple[int | None, ...]:
+        return tuple(s.account for s in self.seats)
 
     def _seated(self) -> bool:
         return all(s.account is not None for s in self.seats)

@@ -38,6 +38,7 @@ from app.tables.messages import (
     Stop,
     Tick,
 )
+from app.tables.seats import SeatState
 from app.tables.timers import Timers
 
 TIMERS = Timers(discard=15, claim=8, decide=8, ready=15)
@@ -404,6 +405,79 @@ async def test_leaving_during_a_hand_is_an_escape_and_between_hands_frees_the_se
     h.clock.advance(TIMERS.ready)
     await h.handle(Tick())
     assert h.table.hand is None  # three players do not start a hand
+
+
+# --- 湖州: the deal after a drawn hand -------------------------------------------------------
+
+HUZHOU = get_ruleset("huzhou")
+# 湖州, dealer 1, 前导牌 6z (财神 5z): quiet hands; when every seat throws what it draws and
+# passes every claim, the wall runs out and the hand is drawn (流局)
+HUZHOU_QUIET: dict[str, Any] = {
+    "dealer": 1,
+    "hands": ["12358m1369p2478s", "23469m2478p1358s7z", "14679m1358p2368s",
+              "123m456m789p111z2z"],
+    "draws": "6z",
+}
+
+
+async def throw_until_drawn(h: Harness) -> HandRecordData:
+    """Every seat throws the tile it drew (the dealer its 7z first) and passes every claim."""
+    while (hand := h.table.hand) is not None:
+        seat = h.pending()[0]
+        if hand.phase == "turn":
+            tile = hand.drawn if hand.drawn is not None else T("7z")
+            assert not [i for i in await h.act(seat, Discard(seat, tile)) if isinstance(i, ErrorOut)]
+        else:
+            assert not [i for i in await h.act(seat, Pass(seat)) if isinstance(i, ErrorOut)]
+    record = h.records[-1]
+    assert record.state is not None and record.state.outcome == "draw"
+    return record
+
+
+def dealt_by(h: Harness) -> int:
+    """The dealer the last `hand_started` told seat 0."""
+    return [i for i in h.sent(0, EventOut) if i.event.kind == "hand_started"][-1].event.dealer
+
+
+async def leave_between_hands(h: Harness) -> None:
+    await h.handle(Leave(2))  # seat 2 gets up between hands
+    h.table.seats[2] = SeatState(25)  # someone else sits down (what the lobby does)
+
+
+async def someone_else_sits_in_a_freed_seat(h: Harness) -> None:
+    assert h.table.seats[3].account is None  # seat 3 was away at the hand's end: freed
+    h.table.seats[3] = SeatState(25)
+
+
+async def nobody_leaves(h: Harness) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("away", "between", "dealer", "streak"),
+    [
+        (None, leave_between_hands, 2, 0),
+        (3, someone_else_sits_in_a_freed_seat, 2, 0),
+        (None, nobody_leaves, 1, 1),
+    ],
+)
+async def test_huzhou_after_a_drawn_hand_the_dealer_stays_unless_somebody_left(
+    away: int | None, between: Any, dealer: int, streak: int
+) -> None:
+    # RULES.md 4: "after a draw the dealer stays if nobody left the table, else the next
+    # seat deals"
+    h = Harness(HUZHOU, scenario=HUZHOU_QUIET)
+    await h.deal()
+    assert dealt_by(h) == 1
+    if away is not None:
+        await h.handle(Disconnected(away))
+    first = await throw_until_drawn(h)
+    assert first.away == (() if away is None else (away,))
+    await between(h)
+    await h.next_hand()
+    assert dealt_by(h) == dealer
+    second = h.table.hand
+    assert second is not None and (second.ctx.dealer, second.ctx.streak) == (dealer, streak)
 
 
 # --- isolation ----------------------------------------------------------------------------

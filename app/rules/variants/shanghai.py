@@ -433,7 +433,7 @@ class Shanghai(Ruleset):
                 transfers.append(Transfer(win.from_seat, win.seat, points, reason))
         return Settlement(tuple(transfers))
 
-    def next_context(self, state: HandState) -> TableContext:
+    def next_context(self, state: HandState, departed: bool = False) -> TableContext:
         """The winner deals (the first after the discarder, with several); after a draw or an
         escape the dealer stays. The 荒番 count: -1 after a win (not below 0), +1 after a
         drawn hand, unchanged after an escape; this hand's dice included."""
