@@ -10,10 +10,11 @@ actor adds what the core leaves out:
   exactly its `legal_actions` and its deadline. A seat still waiting in the same claim
   window (or decision round) keeps its prompt and deadline when another seat answers;
 - timers (RULES.md 1): on a `Tick` an expired prompt is answered for the seat: 过 in a
-  claim window, the greedy bot's choice on a turn, "decline" for 温州 买底/顶底. Two
-  consecutive timeouts switch the seat to 托管 (autoplay: the greedy bot answers every
-  prompt at once) until the player acts. A disconnected seat is not an escape: its
-  timeouts are played by 托管 (which also takes a 胡);
+  claim window, a 胡 or 摸切 on a turn (`TimeoutBot`), "decline" for 温州 买底/顶底. Two
+  consecutive timeouts switch the seat to 托管 (autoplay: `AutoplayBot` answers every
+  prompt at once: a 胡 when there is one, never a 吃/碰/杠 on a discard, the greedy bot's
+  choice on its own turn) until the player acts. A disconnected seat is not an escape: its
+  timeouts are played by 托管. A house bot's seat is played by the full greedy bot;
 - 湖州's dealer after a drawn hand depends on whether a player left the table: before
   each deal the actor compares the seats with those of the ended hand (`departed`);
 - bad input changes nothing and answers `ErrorOut` with a stable code; the actor never
@@ -47,7 +48,7 @@ from typing import Protocol
 from app.ops import logging as ops_logging
 from app.ops import metrics
 from app.rules.actions import Action, Escape
-from app.rules.bots import GreedyBot, TimeoutBot
+from app.rules.bots import AutoplayBot, Bot, GreedyBot, TimeoutBot
 from app.rules.errors import IllegalAction
 from app.rules.events import Event
 from app.rules.hand import (
@@ -110,7 +111,8 @@ class HandObserver(Protocol):
     def action_applied(self, table: Table, action: Action) -> None: ...
 
 
-_BOT = GreedyBot()  # 托管
+_AUTOPLAY = AutoplayBot()  # 托管 of a player's seat: 胡, else no claim, else the greedy turn
+_HOUSE_BOT = GreedyBot()  # a house bot's seat (`SeatState.house_bot`): claims too
 _TIMEOUT = TimeoutBot()  # a present seat whose time ran out
 DEFAULT_TIMERS = Timers()
 
@@ -474,7 +476,7 @@ class Table:
             auto = next((s for s in pending_seats(state) if self.seats[s].autoplay), None)
             if auto is None:
                 return
-            self._apply(_BOT.choose(state, auto, legal_actions(state, auto)))
+            self._apply(self._server_bot(auto).choose(state, auto, legal_actions(state, auto)))
 
     def _prompt(self, state: HandState) -> None:
         now = self.clock.now()
@@ -499,8 +501,14 @@ class Table:
         """What a seat does when its time is up: for a present player the clock's choice
         (`TimeoutBot`: 过 on a claim, 摸切 on a turn), the one its prompt announced; for a
         disconnected seat the 托管 choice."""
-        bot = _TIMEOUT if self.seats[seat].connected else _BOT
+        bot = _TIMEOUT if self.seats[seat].connected else self._server_bot(seat)
         return bot.choose(state, seat, legal_actions(state, seat))
+
+    def _server_bot(self, seat: int) -> Bot:
+        """Who plays a seat the server plays for: a house bot account the full greedy bot
+        (claims included); a player's seat on 托管 (or away) `AutoplayBot`, which takes a
+        胡 and otherwise never claims (RULES.md 1)."""
+        return _HOUSE_BOT if self.seats[seat].house_bot else _AUTOPLAY
 
     def _pass_deal_if_departed(self) -> None:
         """Before dealing: if the account at some seat is not the one the ended hand was
