@@ -486,6 +486,7 @@ class RedisNetwork(Network, HandObserver):
                 s.account,
                 connected=s.account is None or s.bot or s.account in present,
                 autoplay=s.autoplay,
+                house_bot=s.bot,
             )
             for s in config.seats
         ]

@@ -4,8 +4,13 @@ clock's choice for a player whose time ran out.
 The greedy bot always takes a 胡 (and a special action, each of which is a win); declines
 every decision before the deal (温州 买底 / 顶底); otherwise it discards the tile that leaves the lowest
 向听 (shanten), never a wild when another discard is legal, and claims 碰 / 杠 / 吃 only
-when the claim lowers its shanten (a kong: when it does not raise it). It is also the
-server's 托管 (autoplay).
+when the claim lowers its shanten (a kong: when it does not raise it). The server plays it
+for house bot accounts.
+
+`AutoplayBot` is the server's 托管 (auto-play, RULES.md 1) of a player's seat: a 胡 whenever
+one is legal, 过 on every claim (never a 吃, 碰 or 明杠 on a discard), "decline" before the
+deal, and on its own turn the greedy bot's choice: its discard, or a 暗杠 / 加杠 when the
+greedy bot picks one (the rule book's "the greedy bot's choice among the legal actions").
 """
 
 from __future__ import annotations
@@ -118,6 +123,29 @@ class GreedyBot:
         return pass_action
 
 
+class AutoplayBot:
+    """托管 (autoplay) of a player's seat (RULES.md 1): always takes a 胡 (or a special action,
+    each of which is a win); otherwise passes on every claim and declines every decision
+    before the deal (温州 买底 / 顶底); on its own turn plays the greedy bot's choice (never a
+    wild when another discard is legal; a 暗杠 / 加杠 when the greedy bot picks one)."""
+
+    def __init__(self, greedy: GreedyBot | None = None) -> None:
+        self._greedy = greedy if greedy is not None else GreedyBot()
+
+    def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
+        for action in legal:
+            if isinstance(action, (Hu, Special)):
+                return action
+        if state.phase == "turn":
+            return self._greedy.choose(state, seat, legal)
+        # a claim window always offers 过; a decision round "decline" (else its first option)
+        return next(
+            (a for a in legal
+             if isinstance(a, Pass) or isinstance(a, Decide) and a.choice == "decline"),
+            legal[0],
+        )
+
+
 def _min_after_discard(counts: list[int], wilds: int) -> int:
     best = 99
     for t, c in enumerate(counts):
@@ -160,7 +188,7 @@ class TimeoutBot:
     a special action, each a win) when there is one, else the tile just drawn (摸切), or,
     with no drawn tile to throw (after 吃 / 碰) or when it is a wild, the last legal discard
     in hand order that is not a wild. Cheap, so every turn prompt can tell the player what the clock will do;
-    a seat on 托管 (two timeouts in a row, or away) is played by `GreedyBot` instead."""
+    a seat on 托管 (two timeouts in a row, or away) is played by `AutoplayBot` instead."""
 
     def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
         if state.phase != "turn":

@@ -888,6 +888,13 @@ def _draw(state: HandState, seat: int, events: list[Event], from_tail: bool = Fa
         state.draws[seat] -= 1  # a flower is not a draw of the turn: its replacement is
         state.flowers[seat] = [*state.flowers[seat], tile]
         events.append(Flowered(seat, tile))
+        if state.wall.remaining <= 0 and ruleset.instant_win(state, seat):
+            # nothing left to replace the flower: an instant win it makes (上海 八花) comes
+            # before the wall's end draws the hand; otherwise it is asked after the
+            # replacement, as for any draw
+            _win(state, [WinRecord(seat, None, tile, True, kong_win=from_tail, instant=True)],
+                 events)
+            return
         _draw(state, seat, events, from_tail=True)  # 补花: replaced from the tail at once
         return
     if ruleset.instant_win(state, seat):

@@ -10,10 +10,13 @@ actor adds what the core leaves out:
   exactly its `legal_actions` and its deadline. A seat still waiting in the same claim
   window (or decision round) keeps its prompt and deadline when another seat answers;
 - timers (RULES.md 1): on a `Tick` an expired prompt is answered for the seat: 过 in a
-  claim window, the greedy bot's choice on a turn, "decline" for 温州 买底/顶底. Two
-  consecutive timeouts switch the seat to 托管 (autoplay: the greedy bot answers every
-  prompt at once) until the player acts. A disconnected seat is not an escape: its
-  timeouts are played by 托管 (which also takes a 胡);
+  claim window, a 胡 or 摸切 on a turn (`TimeoutBot`), "decline" for 温州 买底/顶底. Two
+  consecutive timeouts switch the seat to 托管 (autoplay: `AutoplayBot` answers every
+  prompt at once: a 胡 when there is one, never a 吃/碰/杠 on a discard, the greedy bot's
+  choice on its own turn) until the player acts. A disconnected seat is not an escape: its
+  timeouts are played by 托管. A house bot's seat is played by the full greedy bot;
+- 湖州's dealer after a drawn hand depends on whether a player left the table: before
+  each deal the actor compares the seats with those of the ended hand (`departed`);
 - bad input changes nothing and answers `ErrorOut` with a stable code; the actor never
   dies on input, and an exception inside a handler restores the hand by replaying its
   action log from the seed (or voids it when that fails too);
@@ -44,13 +47,13 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from app.ops import logging as ops_logging
 from app.ops import metrics
 from app.rules.actions import Action, Escape
-from app.rules.bots import GreedyBot, TimeoutBot
+from app.rules.bots import AutoplayBot, Bot, GreedyBot, TimeoutBot
 from app.rules.errors import IllegalAction
 from app.rules.events import Event, HandEnded
 from app.rules.hand import (
@@ -113,7 +116,8 @@ class HandObserver(Protocol):
     def action_applied(self, table: Table, action: Action) -> None: ...
 
 
-_BOT = GreedyBot()  # 托管
+_AUTOPLAY = AutoplayBot()  # 托管 of a player's seat: 胡, else no claim, else the greedy turn
+_HOUSE_BOT = GreedyBot()  # a house bot's seat (`SeatState.house_bot`): claims too
 _TIMEOUT = TimeoutBot()  # a present seat whose time ran out
 DEFAULT_TIMERS = Timers()
 
@@ -191,6 +195,7 @@ class Table:
         self._reported = True
         self._on_seats_changed = on_seats_changed
         self._deal_passes = 0  # times the deal passed to another seat in this 版
+        self._hand_accounts: tuple[int | None, ...] = ()  # who sat where when it was dealt
         self.observer: HandObserver | None = None
 
     # --- what callers may read ------------------------------------------------------------
@@ -433,6 +438,7 @@ class Table:
     async def _start_hand(self) -> None:
         seed = self._seed_source()
         preset, self._preset = self._preset, None
+        self._pass_deal_if_departed()
         if self._ctx is None:
             # the first hand's dice (its first roll, or the preset's) choose the first dealer
             dice = preset.dice if preset is not None else roll_dice(random.Random(seed))
@@ -443,6 +449,7 @@ class Table:
         self._state = state
         self._seed = seed
         self._hand_ctx = self._ctx
+        self._hand_accounts = self._accounts()
         self._hand_preset = preset
         self._actions = []
         self._events = []
@@ -493,7 +500,7 @@ class Table:
             auto = next((s for s in pending_seats(state) if self.seats[s].autoplay), None)
             if auto is None:
                 return
-            self._apply(_BOT.choose(state, auto, legal_actions(state, auto)))
+            self._apply(self._server_bot(auto).choose(state, auto, legal_actions(state, auto)))
 
     def _prompt(self, state: HandState) -> None:
         now = self.clock.now()
@@ -518,8 +525,30 @@ class Table:
         """What a seat does when its time is up: for a present player the clock's choice
         (`TimeoutBot`: 过 on a claim, 摸切 on a turn), the one its prompt announced; for a
         disconnected seat the 托管 choice."""
-        bot = _TIMEOUT if self.seats[seat].connected else _BOT
+        bot = _TIMEOUT if self.seats[seat].connected else self._server_bot(seat)
         return bot.choose(state, seat, legal_actions(state, seat))
+
+    def _server_bot(self, seat: int) -> Bot:
+        """Who plays a seat the server plays for: a house bot account the full greedy bot
+        (claims included); a player's seat on 托管 (or away) `AutoplayBot`, which takes a
+        胡 and otherwise never claims (RULES.md 1)."""
+        return _HOUSE_BOT if self.seats[seat].house_bot else _AUTOPLAY
+
+    def _pass_deal_if_departed(self) -> None:
+        """Before dealing: if the account at some seat is not the one the ended hand was
+        played with (its player was away at the hand's end and the seat was freed, got up
+        between hands, or somebody else sat down), a player left the table, and the next
+        dealer is asked again of the core with `departed` (湖州: after a drawn hand the
+        deal then passes, RULES.md 4; no other variant's dealer changes)."""
+        ended, ctx = self._state, self._ctx
+        if ended is None or ended.phase != "ended" or ctx is None:
+            return  # no hand ended here since the table (or its 版) started, or it was voided
+        if self._accounts() == self._hand_accounts:
+            return
+        after = self.ruleset.next_context(ended, departed=True)
+        if after.dealer != ctx.dealer:
+            self._deal_passes += 1
+            self._ctx = replace(ctx, dealer=after.dealer, streak=after.streak)
 
     async def _end_hand(self, state: HandState) -> None:
         """Report the hand once; seats still disconnected leave the table (RULES.md 1)."""
@@ -664,6 +693,7 @@ class Table:
             self._hands = hand.hands
             self._seed = hand.seed
             self._ctx = self._hand_ctx = hand.ctx
+            self._hand_accounts = self._accounts()
             self._hand_preset = hand.preset
             self._actions = list(hand.actions)
             self._events = events
@@ -686,6 +716,9 @@ class Table:
         if state is None or self._reported or state.phase == "ended":
             return None
         return state
+
+    def _accounts(self) -> tuple[int | None, ...]:
+        return tuple(s.account for s in self.seats)
 
     def _seated(self) -> bool:
         return all(s.account is not None for s in self.seats)

@@ -234,7 +234,8 @@ class TableRegistry:
     ) -> int:
         """Seat `account_id` (at `seat`, or the first empty one); the seat taken. The caller
         checks the account's standing (banned, balance) first. A `bot` seat is on 托管 for
-        good: the greedy bot answers its prompts inside the actor, with no socket."""
+        good: the full greedy bot (claims included) answers its prompts inside the actor, with
+        no socket."""
         live = self.require(table_id)
         if live.seat_of(account_id) is not None:
             raise TableError("already_seated", "you already sit at this table")
@@ -245,7 +246,7 @@ class TableRegistry:
                 raise TableError("table_full", "every seat is taken")
         elif accounts[seat] is not None:
             raise TableError("seat_taken", f"seat {seat} is taken")
-        live.table.seats[seat] = SeatState(account_id, autoplay=bot)
+        live.table.seats[seat] = SeatState(account_id, autoplay=bot, house_bot=bot)
         if bot:
             live.bots.add(account_id)
         self.announce(table_id)

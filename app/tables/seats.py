@@ -13,7 +13,10 @@ AUTOPLAY_AFTER_TIMEOUTS = 2
 class SeatState:
     account: int | None
     connected: bool = True
-    autoplay: bool = False  # 托管: the greedy bot answers every prompt at once
+    autoplay: bool = False  # 托管: the server answers every prompt at once
+    # a house bot account (the lobby's "fill with bots"): the full greedy bot plays it,
+    # claims included; a player's seat on 托管 never claims (RULES.md 1)
+    house_bot: bool = False
     timeouts: int = 0  # consecutive timeouts; an action of the player resets it
 
     def timed_out(self) -> None:

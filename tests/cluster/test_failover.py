@@ -191,6 +191,8 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
         assert live_b.table.paused  # the administrator's pause outlived its node
         assert [s.connected for s in live_b.table.seats] == [True, False, False, True]
         assert live_b.bots == {34}
+        # the bot is still played as a house bot (claims included), the players are not
+        assert [s.house_bot for s in live_b.table.seats] == [False, False, False, True]
 
         # the restored table is resumed by an administrator, not by the takeover
         await b.registry.resume(table_id)

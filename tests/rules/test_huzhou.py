@@ -46,7 +46,7 @@ from app.rules.tiles import parse, parse_one
 from app.rules.variants.base import TableContext, WildSetup
 from app.rules.variants.huzhou import LEVELS, Huzhou, HuzhouOptions, level_of, wild_for
 from app.rules.wall import roll_dice, shuffled
-from tests.rules.script import T, discard, idle, paid, play, refused
+from tests.rules.script import PASS, T, discard, idle, paid, play, refused
 
 R = Huzhou()
 W = parse_one("5z")  # the 财神 of the default scenario (indicator 6z)
@@ -624,6 +624,27 @@ def test_a_drawn_hand_pays_nothing_and_the_dealer_deals_again():
     assert net(state) == (0, 0, 0, 0) and state.settlement is not None
     assert state.settlement.transfers == ()
     assert R.next_context(state) == TableContext(dealer=0, streak=1, seat_points=(30, 8, 50, 12))
+
+
+def test_after_a_drawn_hand_a_departure_passes_the_deal():
+    # "after a draw the dealer stays if nobody left the table, else the next seat deals"
+    s3 = "123m456m789p111z2z"
+    state = deal([QA, QB, QC, s3 + "7z"], dealer=3, replacements="1z", points=(30, 8, 50, 12))
+    state = run_to_last_draw(play(state, discard(3, "7z")))
+    state = play(state, Discard(state.turn, state.drawn))
+    if state.phase == "claim":
+        state = play(state, PASS)
+    assert state.outcome == "draw"
+    assert R.next_context(state) == TableContext(dealer=3, streak=1, seat_points=(30, 8, 50, 12))
+    assert R.next_context(state, departed=True) == TableContext(
+        dealer=0, streak=0, seat_points=(30, 8, 50, 12))
+
+
+def test_a_departure_changes_nothing_after_a_win_or_an_escape():
+    state = play(deal([QA + "4s", QB, WAIT_W, QC]), discard(0, "4s"), Hu(2))
+    assert R.next_context(state, departed=True) == R.next_context(state)  # the winner deals
+    state = play(deal([QA, QB, QC, WAIT_W + "7z"], dealer=3), Escape(1))
+    assert R.next_context(state, departed=True).dealer == 0  # the escaper left: it passes
 
 
 # --------------------------------------------------------------------------- dealer

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 import pytest
 
 from app.rules import selfplay
-from app.rules.actions import Discard, Hu
-from app.rules.bots import GreedyBot, RandomBot
+from app.rules.actions import Chow, Decide, Discard, Hu, Pass
+from app.rules.bots import AutoplayBot, GreedyBot, RandomBot
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.scenario import arrange
 from app.rules.shanten import shanten
+from app.rules.tiles import parse_one
 from app.rules.variants import VARIANTS
 from app.rules.variants.base import Settlement, TableContext, Transfer
 from app.rules.variants.lishui import Lishui
@@ -66,6 +67,44 @@ def test_the_greedy_bot_discards_the_tile_that_keeps_the_lowest_shanten() -> Non
         assert choice.tile != state.wild.wild or all(
             a.tile == state.wild.wild for a in legal if isinstance(a, Discard)
         )
+
+
+# Dealer 0 discards 5p: the greedy bot at seat 1 chows it (4-5-6p), seat 2 may pung it.
+CHOW_ON_5P = arrange(
+    RULES,
+    dealer=0,
+    hands=["5p1234678m11234z6z", "46p23678s12346z7z", "55p11m99m22s77z3p8p1s",
+           "2p8p1s4s5s9m2z3z4z6z7s1m2m"],
+    indicator="9s",
+)
+
+
+def test_autoplay_passes_a_claim_the_greedy_bot_takes() -> None:
+    # RULES.md 1: 托管 "always takes a 胡, otherwise passes on claims"
+    state, _ = new_hand(RULES, 1, TableContext(dealer=0), CHOW_ON_5P)
+    state, _ = step(state, Discard(0, parse_one("5p")))
+    chow = legal_actions(state, 1)
+    assert GreedyBot().choose(state, 1, chow) == Chow(1, parse_one("4p"))
+    assert AutoplayBot().choose(state, 1, chow) == Pass(1)
+    assert AutoplayBot().choose(state, 2, legal_actions(state, 2)) == Pass(2)  # no 碰 either
+
+
+def test_autoplay_takes_a_win_and_plays_the_greedy_turn() -> None:
+    preset = arrange(
+        RULES,
+        dealer=0,
+        hands=["123456789m11122z", "1112223344556p", "147m147p147s1234z", "258m258p258s5567z"],
+        indicator="9s",
+    )
+    state, _ = new_hand(RULES, 1, TableContext(dealer=0), preset)
+    assert AutoplayBot().choose(state, 0, legal_actions(state, 0)) == Hu(0)
+    for seed in range(20):  # on its own turn: exactly the greedy bot's choice
+        state, _ = new_hand(RULES, seed, TableContext(dealer=0))
+        legal = legal_actions(state, 0)
+        assert AutoplayBot().choose(state, 0, legal) == GreedyBot().choose(state, 0, legal)
+    wenzhou, _ = new_hand(VARIANTS["wenzhou"], 1, TableContext(dealer=0))
+    assert wenzhou.phase == "decide"  # 买底
+    assert AutoplayBot().choose(wenzhou, 0, legal_actions(wenzhou, 0)) == Decide(0, "decline")
 
 
 def test_greedy_bots_win_more_than_random_ones() -> None:

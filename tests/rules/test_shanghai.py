@@ -50,7 +50,7 @@ from app.rules.variants.shanghai import (
     ShanghaiOptions,
     dice_draw_bonus,
 )
-from tests.rules.script import PASS, T, discard, idle, net, paid, play, refused
+from tests.rules.script import PASS, T, discard, idle, net, paid, play, play_events, refused
 
 R = Shanghai()
 
@@ -429,6 +429,27 @@ def test_the_eighth_flower_drawn_in_play_wins_at_once():
     assert state.phase == "ended" and state.wins[0].instant
     assert scores(state) == [(1, ("eight_flowers",), 120)]
     assert net(state) == (-120, 360, -120, -120)
+
+
+def test_the_eighth_flower_as_the_walls_last_tile_wins_before_the_hand_is_drawn():
+    # seat 3 lays out seven flowers in the deal; it draws the last live tile, 9s, declares
+    # 9999s, and the replacement is 菊, the wall's last tile: nothing is left to replace it,
+    # but 八花 wins at once (RULES.md 6) before the wall's end draws the hand
+    s3 = "1234567f" + "999s147m"
+    state = deal([QA + "6z", QB, QC, s3], replacements="25m369p14s", last="9s8f")
+    assert state.flowers[3] == parse("1234567f")
+    state = run_to_last_draw(play(state, discard(0, "6z")))
+    assert (state.turn, state.drawn, state.wall.remaining_tiles()) == (3, T("9s"), (T("8f"),))
+    state, events = play_events(state, ConcealedKong(3, T("9s")))
+    assert state.outcome == "win" and state.wall.remaining == 0
+    assert [type(e).__name__ for e in events][:3] == ["Melded", "Drew", "Flowered"]
+    win = state.wins[0]
+    assert (win.seat, win.self_draw, win.instant, win.tile) == (3, True, True, T("8f"))
+    # 八花 is a 6 喇 hand: 6 x 20 = 120 花, paid by each other seat on a self-draw
+    assert scores(state) == [(3, ("eight_flowers",), 120)]
+    assert paid(state) == {(0, 3): 120, (1, 3): 120, (2, 3): 120}
+    assert net(state) == (-120, -120, -120, 360)
+    assert R.next_context(state) == TableContext(dealer=3, streak=0, draw_bonus=0)
 
 
 # --------------------------------------------------------------------------- 一炮多响

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from app.rules.actions import Action, Chow, Discard, Hu, Pass, Pung
+from app.rules.actions import Action, Chow, Discard, ExposedKong, Hu, Pass, Pung
 from app.rules.bots import GreedyBot, TimeoutBot
 from app.rules.events import Dealt, Drew, Won
-from app.rules.hand import legal_actions, pending_seats, replay
+from app.rules.hand import legal_actions, pending_seats, replay, step
 from app.rules.scenario import arrange
 from app.rules.tiles import parse_one
 from app.rules.variants import VARIANTS, get_ruleset
@@ -38,6 +38,7 @@ from app.tables.messages import (
     Stop,
     Tick,
 )
+from app.tables.seats import SeatState
 from app.tables.timers import Timers
 
 TIMERS = Timers(discard=15, claim=8, decide=8, ready=15)
@@ -405,6 +406,145 @@ async def test_leaving_during_a_hand_is_an_escape_and_between_hands_frees_the_se
     h.clock.advance(TIMERS.ready)
     await h.handle(Tick())
     assert h.table.hand is None  # three players do not start a hand
+
+
+# --- 湖州: the deal after a drawn hand -------------------------------------------------------
+
+HUZHOU = get_ruleset("huzhou")
+# 湖州, dealer 1, 前导牌 6z (财神 5z): quiet hands; when every seat throws what it draws and
+# passes every claim, the wall runs out and the hand is drawn (流局)
+HUZHOU_QUIET: dict[str, Any] = {
+    "dealer": 1,
+    "hands": ["12358m1369p2478s", "23469m2478p1358s7z", "14679m1358p2368s",
+              "123m456m789p111z2z"],
+    "draws": "6z",
+}
+
+
+async def throw_until_drawn(h: Harness) -> HandRecordData:
+    """Every seat throws the tile it drew (the dealer its 7z first) and passes every claim."""
+    while (hand := h.table.hand) is not None:
+        seat = h.pending()[0]
+        if hand.phase == "turn":
+            tile = hand.drawn if hand.drawn is not None else T("7z")
+            assert not [i for i in await h.act(seat, Discard(seat, tile)) if isinstance(i, ErrorOut)]
+        else:
+            assert not [i for i in await h.act(seat, Pass(seat)) if isinstance(i, ErrorOut)]
+    record = h.records[-1]
+    assert record.state is not None and record.state.outcome == "draw"
+    return record
+
+
+def dealt_by(h: Harness) -> int:
+    """The dealer the last `hand_started` told seat 0."""
+    return [i for i in h.sent(0, EventOut) if i.event.kind == "hand_started"][-1].event.dealer
+
+
+async def leave_between_hands(h: Harness) -> None:
+    await h.handle(Leave(2))  # seat 2 gets up between hands
+    h.table.seats[2] = SeatState(25)  # someone else sits down (what the lobby does)
+
+
+async def someone_else_sits_in_a_freed_seat(h: Harness) -> None:
+    assert h.table.seats[3].account is None  # seat 3 was away at the hand's end: freed
+    h.table.seats[3] = SeatState(25)
+
+
+async def nobody_leaves(h: Harness) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("away", "between", "dealer", "streak"),
+    [
+        (None, leave_between_hands, 2, 0),
+        (3, someone_else_sits_in_a_freed_seat, 2, 0),
+        (None, nobody_leaves, 1, 1),
+    ],
+)
+async def test_huzhou_after_a_drawn_hand_the_dealer_stays_unless_somebody_left(
+    away: int | None, between: Any, dealer: int, streak: int
+) -> None:
+    # RULES.md 4: "after a draw the dealer stays if nobody left the table, else the next
+    # seat deals"
+    h = Harness(HUZHOU, scenario=HUZHOU_QUIET)
+    await h.deal()
+    assert dealt_by(h) == 1
+    if away is not None:
+        await h.handle(Disconnected(away))
+    first = await throw_until_drawn(h)
+    assert first.away == (() if away is None else (away,))
+    await between(h)
+    await h.next_hand()
+    assert dealt_by(h) == dealer
+    second = h.table.hand
+    assert second is not None and (second.ctx.dealer, second.ctx.streak) == (dealer, streak)
+
+
+# --- 托管 and house bots -------------------------------------------------------------------
+
+MELD_CLAIMS = (Chow, Pung, ExposedKong)
+
+
+async def play_by_itself(h: Harness, hands: int) -> None:
+    """Deal `hands` hands at a table where the server plays every seat: each plays itself
+    out within the tick that deals it."""
+    while len(h.records) < hands:
+        h.clock.advance(TIMERS.ready)
+        await h.handle(Tick())
+        assert h.table.hand is None
+
+
+def choices(record: HandRecordData) -> list[tuple[list[Action], Action]]:
+    """Each action of a recorded hand with the legal actions it was chosen from."""
+    state, _ = replay(get_ruleset(record.variant), record.seed, record.ctx, [], record.preset)
+    out = []
+    for action in record.actions:
+        out.append((legal_actions(state, action.seat), action))
+        state, _ = step(state, action)
+    return out
+
+
+@pytest.mark.parametrize("variant", ["lishui", "huzhou"])
+async def test_autoplay_never_chows_pungs_or_kongs_a_discard_and_always_wins(variant: str) -> None:
+    # RULES.md 1: 托管 "always takes a 胡, otherwise passes on claims"
+    h = Harness(get_ruleset(variant), seed=1000)
+    for seat in range(4):
+        await h.handle(Autoplay(seat, True))
+    await play_by_itself(h, 200)
+    offered = won = 0
+    for record in h.records:
+        for legal, action in choices(record):
+            assert not isinstance(action, MELD_CLAIMS), (record.hand_id, action)
+            offered += any(isinstance(a, MELD_CLAIMS) for a in legal)
+            if Hu(action.seat) in legal:
+                assert action == Hu(action.seat), (record.hand_id, action)
+                won += 1
+    assert offered > 200 and won > 50  # claims were there to take, and wins were taken
+    assert not [i for _, i in h.out if isinstance(i, ErrorOut)]
+
+
+async def test_an_away_seat_lets_its_claim_time_out_to_pass_not_to_a_chow() -> None:
+    h = Harness(scenario=PUNG_OR_CHOW_ON_5P)
+    await h.deal()
+    await h.handle(Disconnected(1))
+    await h.act(0, Discard(0, T("5p")))
+    hand = h.table.hand
+    assert hand is not None
+    assert BOT.choose(hand, 1, legal_actions(hand, 1)) == Chow(1, T("4p"))  # greedy would
+    await h.act(2, Pass(2))
+    h.clock.advance(TIMERS.claim)
+    await h.handle(Tick())
+    hand = h.table.hand
+    assert hand is not None and hand.melds[1] == [] and hand.turn == 1  # passed, drew
+
+
+async def test_house_bots_play_the_full_greedy_bot_claims_included() -> None:
+    h = Harness(seed=1000)
+    h.table.seats = [SeatState(a, autoplay=True, house_bot=True) for a in (11, 12, 13, 14)]
+    await play_by_itself(h, 20)
+    claimed = [a for r in h.records for _, a in choices(r) if isinstance(a, MELD_CLAIMS)]
+    assert claimed
 
 
 # --- isolation ----------------------------------------------------------------------------

@@ -185,6 +185,9 @@ class Ruleset:
     def settle(self, state: HandState) -> Settlement:
         raise NotImplementedError
 
-    def next_context(self, state: HandState) -> TableContext:
-        """The context of the next hand at the table, from this finished hand."""
+    def next_context(self, state: HandState, departed: bool = False) -> TableContext:
+        """The context of the next hand at the table, from this finished hand. `departed`:
+        a player left the table between this hand's end and the next deal (the account at
+        some seat changed); only 湖州's dealer rule asks it (RULES.md 4), every other
+        variant ignores it."""
         raise NotImplementedError

@@ -371,7 +371,7 @@ class Fuzhou(Ruleset):
             owed.setdefault(dealer, []).append((winner, c, "catch_dealer"))  # 抓庄
         return owed
 
-    def next_context(self, state: HandState) -> TableContext:
+    def next_context(self, state: HandState, departed: bool = False) -> TableContext:
         """The dealer deals again after winning (连庄, the streak grows); otherwise, also after a
         draw or an escape, the next seat deals with a streak of 0."""
         ctx = state.ctx

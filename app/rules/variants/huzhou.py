@@ -29,11 +29,14 @@ robbed seat alone pays 12 x base, times the doublings. Four wilds in the dealt h
 doubling only, and the winner also receives 500000 silver from the house. Escape: the
 escaper pays 8 x base, shared by the other three. A drawn hand pays nothing.
 
-Dealer: the winner deals the next hand; after a drawn hand the dealer deals again. That
-rule's "if nobody left the table" is the table's concern: when a player leaves between
-hands the table passes the deal to the next seat itself. An escape (leaving during the
-hand) passes the deal to the next seat. `TableContext.streak` counts the consecutive hands
-the same seat has dealt (it changes no payment).
+Dealer: the winner deals the next hand; after a drawn hand the dealer deals again if
+nobody left the table, else the next seat deals. A player left the table when the account
+at some seat changed between the drawn hand's end and the next deal: a seat freed at the
+hand's end because its player was away, a player who got up between hands, somebody else
+sitting down in a freed seat (the table tells `next_context` with `departed`). An escape
+(leaving during the hand) is a player leaving the table: the deal passes to the next seat.
+After a win the winner deals whoever left. `TableContext.streak` counts the consecutive
+hands the same seat has dealt (it changes no payment).
 """
 
 from __future__ import annotations
@@ -274,11 +277,13 @@ class Huzhou(Ruleset):
         house_silver = (silver[0], silver[1], silver[2], silver[3])
         return Settlement(tuple(transfers), house_silver=house_silver)
 
-    def next_context(self, state: HandState) -> TableContext:
-        """The winner deals next; after a draw the dealer stays; an escape passes the deal."""
+    def next_context(self, state: HandState, departed: bool = False) -> TableContext:
+        """The winner deals next; after a draw the dealer stays unless a player left the
+        table (`departed`: the table says so), then the next seat deals; an escape passes
+        the deal (the escaper left the table), whatever `departed` says."""
         ctx = state.ctx
         o = self.opts
-        keeps_deal = (state.outcome == "draw" and o.draw_keeps_dealer) or (
+        keeps_deal = (state.outcome == "draw" and o.draw_keeps_dealer and not departed) or (
             state.outcome == "escape" and not o.escape_passes_deal
         )
         if state.outcome == "win":

@@ -252,7 +252,7 @@ class Lishui(Ruleset):
             return after
         return None
 
-    def next_context(self, state: HandState) -> TableContext:
+    def next_context(self, state: HandState, departed: bool = False) -> TableContext:
         """The dealer stays only by winning (牢庄); otherwise, also after a draw, the next seat."""
         ctx = state.ctx
         if state.outcome == "win" and any(w.seat == ctx.dealer for w in state.wins):

@@ -4,9 +4,10 @@
 wild. Hands 13, the dealer 14. A flower is laid out at once and replaced from the tail
 (补花), at the deal and on every draw. 吃, 碰 and 杠 as usual; replacements for a kong come
 from the tail. The hand is drawn (荒) when no normal draw is left and nobody wins the last
-discard: normal draws stop once only flowers are left in the wall, and, while a flower is
-still in the wall, four more tiles stay at the tail for replacement draws (a guard until
-the core draws the hand when a flower finds nothing left to replace it).
+discard: normal draws stop once only flowers are left in the wall (no other tile is kept
+back at the tail: every tile that is not a flower is played). A flower drawn as a
+replacement when nothing is left to replace it draws the hand, unless it is the seat's
+eighth: 八花 wins first.
 
 Only special hands win (no plain win). With the standard shape (one pair and four sets):
 清一色 (one suit), 混一色 (one suit and honours), 碰碰胡 (no runs), 混碰 (混一色 + 碰碰胡),
@@ -123,9 +124,11 @@ class ShanghaiOptions:
     # when the concealed tiles are a complete winning hand at that moment; the highest 喇
     # counts, as for any 喇 hand.
     eight_flowers_counts_the_hand: bool = True
-    # Not in RULES.md: while a flower is still in the wall, this many tiles besides the
+    # Not in RULES.md (section 6 keeps no tiles back: "Flowers are laid out and replaced
+    # from the tail"): while a flower is still in the wall, this many tiles besides the
     # flowers stay at the tail for replacement draws only. 0: every tile that is not a
-    # flower is played (a flower whose replacement finds the wall empty draws the hand).
+    # flower is played (a flower whose replacement finds the wall empty draws the hand,
+    # unless it makes 八花, which wins first).
     flower_tail_guard: int = 0
     # Not in RULES.md: after an escape the 荒番 count (with this hand's dice) carries
     # unchanged; False: it rises by 1 as after a drawn hand.
@@ -430,7 +433,7 @@ class Shanghai(Ruleset):
                 transfers.append(Transfer(win.from_seat, win.seat, points, reason))
         return Settlement(tuple(transfers))
 
-    def next_context(self, state: HandState) -> TableContext:
+    def next_context(self, state: HandState, departed: bool = False) -> TableContext:
         """The winner deals (the first after the discarder, with several); after a draw or an
         escape the dealer stays. The 荒番 count: -1 after a win (not below 0), +1 after a
         drawn hand, unchanged after an escape; this hand's dice included."""

@@ -348,7 +348,7 @@ class Wenzhou(Ruleset):
                     out.append(Transfer(payer, payee, points, "wild_bonus"))
         return out
 
-    def next_context(self, state: HandState) -> TableContext:
+    def next_context(self, state: HandState, departed: bool = False) -> TableContext:
         """A dealer win or a draw keeps the dealer (k + 1); otherwise the next seat deals."""
         ctx, o = state.ctx, self.opts
         keep = (
