@@ -352,6 +352,80 @@ async def test_stale_out_of_turn_and_illegal_actions_get_their_codes_and_change_
     assert h.pending() == [1, 2]
 
 
+# --- the result is stored before it is shown -----------------------------------------------
+
+
+class SlowStore(Harness):
+    """A harness whose store answers when the test says: True (stored) or False (a newer
+    owner of the table stores it)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    async def on_hand_end(self, record: HandRecordData) -> bool:
+        self.records.append(record)
+        return await self.answer
+
+
+def _ended(sent: list[tuple[int, Outbound]]) -> list[tuple[int, int]]:
+    return [(s, i.seq) for s, i in sent
+            if isinstance(i, EventOut) and i.event.kind == "hand_ended"]
+
+
+async def test_hand_ended_is_sent_only_once_the_hand_is_stored_and_the_ready_timer_follows(
+) -> None:
+    h = SlowStore(scenario=TWO_WAIT_ON_5M)
+    await h.deal()
+    await h.act(0, Discard(0, T("5m")))
+    await h.act(3, Pass(3), h.prompt(3).seq)
+    winning = asyncio.create_task(h.act(2, Hu(2)))
+    await asyncio.sleep(0)
+    # the win is seen at once, the settlement not: the table is settling
+    assert [i.event.kind for _, i in h.out[-4:]] == ["won"] * 4
+    assert not _ended(h.out) and h.table.settling and h.table.hand is None
+    reserved = h.table.seq
+    h.clock.advance(TIMERS.ready + 1)  # a slow store does not eat the ready time
+    h.answer.set_result(True)
+    await winning
+    assert not h.table.settling
+    assert _ended(h.out) == [(seat, reserved) for seat in range(4)]
+    await h.handle(Tick())
+    assert h.table.hand is None  # the ready timer started when hand_ended was sent
+    await h.next_hand()
+
+
+async def test_a_hand_another_owner_stores_is_neither_shown_nor_followed_by_a_deal() -> None:
+    h = SlowStore(scenario=TWO_WAIT_ON_5M)
+    await h.deal()
+    await h.act(0, Discard(0, T("5m")))
+    await h.act(3, Pass(3), h.prompt(3).seq)
+    h.answer.set_result(False)
+    await h.act(2, Hu(2))
+    assert len(h.records) == 1 and not _ended(h.out) and not h.table.settling
+    h.clock.advance(10 * TIMERS.ready)
+    await h.handle(Tick())
+    assert h.table.hand is None and not _ended(h.out)
+
+
+async def test_a_resume_while_the_result_is_held_resends_up_to_it_and_hides_the_net() -> None:
+    h = SlowStore(scenario=TWO_WAIT_ON_5M)
+    await h.deal()
+    seen = h.table.seq
+    await h.act(0, Discard(0, T("5m")))
+    await h.act(3, Pass(3), h.prompt(3).seq)
+    winning = asyncio.create_task(h.act(2, Hu(2)))
+    await asyncio.sleep(0)
+    resent = [i for _, i in await h.handle(Resume(1, seen))]
+    assert [i.event.kind for i in resent] == ["discarded", "won"]
+    snapshot = [i for _, i in await h.handle(Resume(1, h.table.seq))]
+    assert len(snapshot) == 1 and isinstance(snapshot[0], SnapshotOut)
+    assert snapshot[0].seq == h.table.seq - 1 and snapshot[0].view["net"] is None
+    h.answer.set_result(True)
+    await winning
+    assert len(_ended(h.out)) == 4
+
+
 # --- reconnecting -------------------------------------------------------------------------
 
 
