@@ -7,27 +7,32 @@ Rules:
 - a balance changes only through the ledger, with a non-empty reason (`ledger.adjust`,
   reason admin_adjustment), and never below 0 (`insufficient_balance`);
 - a ban (封号) stops logins and every token of the account at once (its refresh tokens are
-  revoked; access tokens are refused because each request reads the account); an
-  administrator cannot ban themselves; unbanning lets the account log in again.
+  revoked; access tokens are refused because each request reads the account) and reaches
+  its live session on every node once committed: its socket closes with code 4004
+  (`banned`) and its seat escapes during a hand (the escape penalty, as a kick) or is
+  freed between hands (`TableRegistry.ban`); an administrator cannot ban themselves;
+  unbanning lets the account log in again.
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api import errors, tokens
 from app.api.deps import SessionDep, commit_open
 from app.api.errors import ApiError
+from app.api.lobby import registry_of
 from app.api.pages import Before, Limit, ledger_page_out
 from app.api.profiles import account_out
 from app.api.schemas import AccountOut, LedgerEntryOut, LedgerPage
 from app.api.security import ADMIN_ERRORS, AdminAccount
 from app.store import accounts, audit, ledger
 from app.store.models import Account
+from app.tables.registry import TableRegistry
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 
@@ -174,7 +179,12 @@ async def adjust(
 
 
 async def _set_banned(
-    session: AsyncSession, admin: Account, account_id: int, banned: bool, reason: str | None
+    session: AsyncSession,
+    admin: Account,
+    account_id: int,
+    banned: bool,
+    reason: str | None,
+    registry: TableRegistry | None = None,
 ) -> AccountOut:
     if banned and account_id == admin.id:
         raise ApiError("forbidden", "an administrator cannot ban themselves")
@@ -190,6 +200,8 @@ async def _set_banned(
             account_id,
             {"reason": reason, "was_banned": was, "revoked_tokens": revoked},
         )
+    if banned and registry is not None:  # committed: the live session ends now
+        await registry.ban(account_id)
     return account_out(target)
 
 
@@ -198,10 +210,17 @@ async def _set_banned(
     responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS),
 )
 async def ban(
-    account_id: int, admin: AdminAccount, session: SessionDep, body: BanIn | None = None
+    account_id: int,
+    admin: AdminAccount,
+    session: SessionDep,
+    request: Request,
+    body: BanIn | None = None,
 ) -> AccountOut:
-    """Ban an account: no login, no token works, no seat at a table."""
-    return await _set_banned(session, admin, account_id, True, body.reason if body else None)
+    """Ban an account: no login, no token works, no seat at a table. Its open socket closes
+    at once (code 4004) and its seat is given up (an escape during a hand)."""
+    return await _set_banned(
+        session, admin, account_id, True, body.reason if body else None, registry_of(request)
+    )
 
 
 @router.post(

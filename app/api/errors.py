@@ -4,7 +4,8 @@
 
 Codes: validation_error, unauthorized, bad_credentials, banned, forbidden, not_found,
 duplicate_username, insufficient_balance, seat_taken, table_full, already_seated,
-wrong_table, rate_limited, busy, table_unavailable, internal_error.
+seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
+rate_limited, busy, table_unavailable, internal_error.
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ STATUS = {
     "seat_taken": 409,
     "table_full": 409,
     "already_seated": 409,
+    "seated_elsewhere": 409,  # one table at a time: details name the table
     "wrong_table": 409,
     "insufficient_balance": 409,
     "rate_limited": 429,
     "busy": 503,
-    "table_unavailable": 503,  # an admin command whose table's node did not answer (cluster)
+    # an admin command whose table's node did not answer, or a seat that could not be
+    # claimed (cluster): try again
+    "table_unavailable": 503,
     "internal_error": 500,
 }
 

@@ -7,6 +7,12 @@ Rules:
 - a banned account is refused (`banned`, by the bearer check itself);
 - a seat holds one player and a player holds one seat per table (`seat_taken`,
   `table_full`, `already_seated`);
+- an account sits at one table at a time, on any node of a cluster: sitting while seated
+  at another table answers 409 `seated_elsewhere` with `{"table_id": ...}` of that table
+  (after the balance check); two concurrent sits of one account never both succeed
+  (`TableRegistry.take_seat`). The seat is the account's until it is freed: leaving
+  between hands, the end of a hand it escaped, a kick, a ban, or being away when a hand
+  is dealt;
 - leaving between hands frees the seat; leaving during a hand is an escape (逃跑) and the
   seat is freed when that hand ends;
 - a seated player may fill the empty seats with bots: accounts named `bot-<n>` (a name no
@@ -135,13 +141,17 @@ async def create_table(body: CreateTableIn, account: CurrentAccount, request: Re
 
 @router.post(
     "/tables/{table_id}/sit",
-    responses=errors.responses("insufficient_balance", "not_found", *AUTH_ERRORS),
+    responses=errors.responses(
+        "insufficient_balance", "seated_elsewhere", "not_found", "table_unavailable",
+        *AUTH_ERRORS,
+    ),
 )
 async def sit(
     table_id: str, account: CurrentAccount, request: Request, body: SitIn | None = None
 ) -> SeatOut:
     """Sit down (at `seat`, or the first empty one). Refused: `insufficient_balance` below
-    100 x the stake, `seat_taken`, `table_full`, `already_seated`."""
+    100 x the stake, `seat_taken`, `table_full`, `already_seated`, `seated_elsewhere`
+    (details: the `table_id` the account sits at)."""
     registry = registry_of(request)
     if registry.get(table_id) is None and registry.network.remote:
         return await _elsewhere(registry, "sit", table_id, account, body)
@@ -152,9 +162,11 @@ async def sit(
             "insufficient_balance", f"this table needs {needed} silver to sit", {"needed": needed}
         )
     try:
-        seat = registry.sit(table_id, account.id, body.seat if body is not None else None)
+        seat = await registry.take_seat(
+            table_id, account.id, body.seat if body is not None else None
+        )
     except TableError as refused:
-        raise ApiError(refused.code, refused.message) from None
+        raise ApiError(refused.code, refused.message, refused.details) from None
     return SeatOut(table=table_out(live), seat=seat)
 
 
@@ -241,7 +253,7 @@ async def _elsewhere(
             op, table_id, account.id, body.seat if body is not None else None
         )
     except RemoteRefused as refused:
-        raise ApiError(refused.code, refused.message) from None
+        raise ApiError(refused.code, refused.message, refused.details) from None
     return SeatOut(table=TableOut.model_validate(table), seat=seat if seat is not None else -1)
 
 

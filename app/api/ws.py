@@ -4,6 +4,10 @@ Rules:
 - the token is checked like a bearer token (`account_for_token`); a bad, expired or banned
   one closes the socket with code 4401;
 - one connection per account: a second one closes the older with code 4000;
+- a ban closes the account's socket at once with code 4004 (`CLOSE_BANNED`), on whichever
+  node holds it; its seat escapes (during a hand) or is freed;
+- once the server has decided to close a socket (4000, 4003, 4004) nothing more it sends
+  is routed: frames still in flight are read and dropped until the close goes out;
 - on connecting (and on ``resume``) a seated account gets ``seated`` and ``table_state``
   for each table it sits at; an account kicked by an administrator gets an ``error``
   (``kicked``) and, sitting at no other table, the socket closes with code 4003;
@@ -87,6 +91,7 @@ class Connection:
     def __init__(self, websocket: WebSocket) -> None:
         self._websocket = websocket
         self._out: asyncio.Queue[ServerMessage | Encoded | int] = asyncio.Queue()
+        self.closing = False  # a close was queued: what the client sends is dropped
 
     def deliver(self, message: ServerMessage) -> None:
         self._out.put_nowait(message)
@@ -95,6 +100,7 @@ class Connection:
         self._out.put_nowait(encoded)
 
     def close(self, code: int) -> None:
+        self.closing = True
         self._out.put_nowait(code)
 
     async def pump(self) -> None:
@@ -146,6 +152,8 @@ async def _read(
         frame = await websocket.receive()
         if frame["type"] == "websocket.disconnect":
             return
+        if connection.closing:
+            continue  # replaced, kicked or banned: nothing more of it reaches a table
         raw = frame.get("text")
         if raw is None:
             raw = frame.get("bytes") or b""

@@ -29,12 +29,14 @@ whose table is moving to another node (HTTP 503: try again)."""
 
 
 class RemoteRefused(Exception):
-    """A lobby change the owning node refused: `code` is the API error code."""
+    """A lobby change the owning node refused: `code` is the API error code, `details`
+    the error's details."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.details = details
 
 
 class Network:
@@ -99,6 +101,20 @@ class Network:
         if op == "list":
             return {"tables": []}
         raise RemoteRefused("not_found", f"no table {table_id!r}")
+
+    async def claim_seat(self, account_id: int, table_id: str) -> str:
+        """Claim the account's one seat for `table_id`, atomically across the cluster: the
+        table the claim names afterwards (another one: the account sits there). One
+        process: the registry's own synchronous check is enough, nothing is stored."""
+        return table_id
+
+    def release_seat(self, account_id: int, table_id: str) -> None:
+        """The account no longer sits at `table_id`: give its claim back (only a claim that
+        names that table)."""
+
+    async def banned(self, account_id: int) -> None:
+        """An account was banned: every other node closes its socket and gives up its seats
+        (`TableRegistry.ban_here`)."""
 
     def pause_changed(self, live: LiveTable) -> None:
         """An administrator paused or resumed the table (store it: a pause survives failover)."""

@@ -39,6 +39,10 @@ class Keys:
         """The node holding the account's socket, with a TTL (presence)."""
         return f"{self.prefix}online:{account_id}"
 
+    def seated(self, account_id: int) -> str:
+        """The account's one seat in the cluster: `<table>|<ms>` (`app.cluster.claims`)."""
+        return f"{self.prefix}seated:{account_id}"
+
     @property
     def channel_prefix(self) -> str:
         return f"{self.prefix}node:"

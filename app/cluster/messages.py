@@ -47,6 +47,15 @@ class Close(_Model):
     by_node: str
 
 
+class Banned(_Model):
+    """An administrator banned the account on `by_node`: close its socket here and give up
+    its seats at this node's tables (`TableRegistry.ban_here`)."""
+
+    kind: Literal["banned"] = "banned"
+    account: int
+    by_node: str
+
+
 class Call(_Model):
     """A lobby change of a table another node owns (`sit` or `leave`)."""
 
@@ -81,11 +90,13 @@ class Reply(_Model):
     id: str
     code: str | None = None
     message: str = ""
+    details: dict[str, Any] | None = None  # the refusal's details (`seated_elsewhere`)
     table: dict[str, Any] | None = None
     seat: int | None = None
 
 
 NodeMessage = Annotated[
-    ToTable | Away | ToAccount | Close | Call | AdminCall | Reply, Field(discriminator="kind")
+    ToTable | Away | ToAccount | Close | Banned | Call | AdminCall | Reply,
+    Field(discriminator="kind"),
 ]
 NODE_MESSAGE: TypeAdapter[NodeMessage] = TypeAdapter(NodeMessage)

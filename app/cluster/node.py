@@ -10,6 +10,10 @@
   for a table owned elsewhere is published to the owner's channel, and the owner
   publishes each per-seat message to the channel of the node holding that seat's socket.
 - Lobby: sit and leave at a table owned elsewhere are calls to the owner over the bus.
+  The owner seats an account only with its cluster-wide seat claim (`claims`): one table
+  at a time per account, given back when the seat is freed.
+- Bans: the banning node tells every other node (`banned`), each closes the account's
+  socket and gives up its seats at its own tables.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from app.cluster import admin as table_admin
 from app.cluster.base import UNAVAILABLE, Network, RemoteRefused, Sink
 from app.cluster.boards import BoardEntry, Boards
 from app.cluster.bus import Bus
+from app.cluster.claims import Claims
 from app.cluster.journal import (
     APPEND,
     REMOVE_TABLE,
@@ -50,6 +55,7 @@ from app.cluster.messages import (
     NODE_MESSAGE,
     AdminCall,
     Away,
+    Banned,
     Call,
     Close,
     Reply,
@@ -148,6 +154,7 @@ class RedisNetwork(Network, HandObserver):
         self.presence = Presence(self.redis, self.keys, self.node_id, settings.presence_ttl_ms)
         self.journal = Journal(self.keys)
         self.writer = Writer(self.redis)
+        self.claims = Claims(self.redis, self.keys)
         self.boards = None if sessions is None else Boards(self.redis, self.keys, sessions)
         self.bus = Bus(
             settings.redis_url,
@@ -490,6 +497,7 @@ class RedisNetwork(Network, HandObserver):
             )
             for s in config.seats
         ]
+        self.registry.hold_seats(live)  # their claims are the old owner's: kept
         self._seen.update(present)
         ctx = None if config.ctx is None else config.ctx.context()
         hand = None
@@ -590,15 +598,56 @@ class RedisNetwork(Network, HandObserver):
             try:
                 seat: int | None = None
                 if call.op == "sit":
-                    seat = self.registry.sit(
+                    seat = await self.registry.take_seat(
                         call.table_id, call.account, call.seat, bot=call.bot
                     )
                 else:
                     self.registry.leave(call.table_id, call.account)
                 reply = Reply(id=call.id, table=summary_of(live, self.node_id), seat=seat)
             except TableError as refused:
-                reply = Reply(id=call.id, code=refused.code, message=refused.message)
+                reply = Reply(
+                    id=call.id, code=refused.code, message=refused.message,
+                    details=refused.details,
+                )
         self.writer.publish(self.keys.channel(call.reply_node), reply.model_dump_json())
+
+    # --- seat claims and bans ---------------------------------------------------------------
+
+    async def claim_seat(self, account_id: int, table_id: str) -> str:
+        try:
+            return await self.claims.claim(account_id, table_id)
+        except (RedisError, OSError) as exc:  # not claimed: not seated
+            log.warning("node %s: claiming a seat failed: %s", self.node_id, exc)
+            raise RemoteRefused(
+                UNAVAILABLE, "the lobby cannot seat you right now; try again"
+            ) from None
+
+    def release_seat(self, account_id: int, table_id: str) -> None:
+        keys, args = self.claims.release_args(account_id, table_id)
+        self.writer.put(self.claims.release_script, keys, args)
+
+    async def banned(self, account_id: int) -> None:
+        """Tell every other node (each listening on its channel) that the account is banned;
+        returns once the messages are published."""
+        message = Banned(account=account_id, by_node=self.node_id).model_dump_json()
+        try:
+            nodes = await self._nodes()
+        except (RedisError, OSError) as exc:
+            log.error("node %s: the ban of account %d reached no other node: %s",
+                      self.node_id, account_id, exc)
+            return
+        for node in nodes:
+            if node != self.node_id:
+                self.writer.publish(self.keys.channel(node), message)
+        await self.writer.flush()
+
+    async def _nodes(self) -> list[str]:
+        """The nodes listening on their channel now, in name order."""
+        prefix = self.keys.channel_prefix
+        pattern = "".join("\\" + c if c in "*?[]\\" else c for c in prefix) + "*"
+        return sorted(
+            str(c)[len(prefix):] for c in await self.redis.pubsub_channels(pattern)
+        )
 
     # --- administration ---------------------------------------------------------------------
 
@@ -633,11 +682,7 @@ class RedisNetwork(Network, HandObserver):
 
     async def _admin_list(self) -> list[dict[str, Any]]:
         """Every other node's tables (`admin.snapshot`), nodes in name order."""
-        prefix = self.keys.channel_prefix
-        pattern = "".join("\\" + c if c in "*?[]\\" else c for c in prefix) + "*"
-        nodes = sorted(
-            str(c)[len(prefix):] for c in await self.redis.pubsub_channels(pattern)
-        )
+        nodes = await self._nodes()
         with contextlib.ExitStack() as calls:
             asked: list[tuple[str, asyncio.Future[Reply]]] = []
             for node in nodes:
@@ -676,7 +721,7 @@ class RedisNetwork(Network, HandObserver):
         except TimeoutError:
             raise late from None
         if reply.code is not None or reply.table is None:
-            raise RemoteRefused(reply.code or "internal_error", reply.message)
+            raise RemoteRefused(reply.code or "internal_error", reply.message, reply.details)
         return reply
 
     async def _admin_reply(self, future: asyncio.Future[Reply], who: str) -> Reply:
@@ -799,6 +844,8 @@ class RedisNetwork(Network, HandObserver):
                 # disconnected: the player is connected, on another node
                 self.registry.disconnect(message.account, sink)
                 sink.close(message.code)
+        elif isinstance(message, Banned):
+            self.registry.ban_here(message.account)
         elif isinstance(message, Call):
             await self._answer(message)
         elif isinstance(message, AdminCall):

@@ -171,3 +171,18 @@ async def stats_of(session: AsyncSession, account_id: int) -> dict[str, VariantS
             )
         ).scalars()
         return {row.variant: row for row in rows}
+
+
+async def points_of(
+    session: AsyncSession, variant: str, account_ids: Collection[int]
+) -> dict[int, int]:
+    """Each account's 积分 in `variant` as stored: the sum of its settled hands, never below
+    0; 0 for an account that has not played the variant."""
+    async with in_transaction(session):
+        rows = await session.execute(
+            select(VariantStats.account_id, VariantStats.points).where(
+                VariantStats.variant == variant, VariantStats.account_id.in_(sorted(account_ids))
+            )
+        )
+        stored = {account_id: points for account_id, points in rows.all()}
+    return {a: max(0, stored.get(a, 0)) for a in account_ids}

@@ -27,6 +27,9 @@ actor adds what the core leaves out:
   then is ``hand_ended`` sent and the ready timer started; the next hand is dealt once it
   has run out and four players are seated. False (another process owns the table now and
   stores the hand itself): nothing is shown and nothing more is dealt here;
+- at the deal (`_deal`): a seat whose player is away (its socket closed) is freed first,
+  with no penalty, and the table waits for a fourth player instead of dealing to three;
+  with `seat_points` (湖州) the four seats' stored 积分 are read into the hand's context;
 - seats: `on_seats_changed` is called after any message that changed who sits where, a
   seat's connection or its 托管, or the hand in play (dealt, ended), so that the caller can
   tell every seat (``table_state``);
@@ -102,8 +105,11 @@ Send = Callable[[int, Outbound], None]
 OnHandEnd = Callable[[HandRecordData], Awaitable[bool]]
 SeedSource = Callable[[], int]
 OnSeatsChanged = Callable[[], None]
+SeatPoints = Callable[[tuple[int, int, int, int]], Awaitable[tuple[int, int, int, int]]]
+"""The 积分 (points) the four seated accounts hold as stored, in seat order."""
 
 ROUNDS_PER_SESSION = 4  # a 版 is four 圈 (RULES.md 1)
+POINTS_RETRY_SECONDS = 1.0  # a deal whose points could not be read waits this long
 
 class HandObserver(Protocol):
     """Told of every hand dealt and every action applied, in order (the cluster's journal,
@@ -197,6 +203,9 @@ class Table:
         self._deal_passes = 0  # times the deal passed to another seat in this 版
         self._hand_accounts: tuple[int | None, ...] = ()  # who sat where when it was dealt
         self.observer: HandObserver | None = None
+        # the seats' 积分 for the next hand's context (湖州 bases, RULES.md 4); None: the
+        # context's own (the core's `next_context`)
+        self.seat_points: SeatPoints | None = None
 
     # --- what callers may read ------------------------------------------------------------
 
@@ -304,6 +313,8 @@ class Table:
         seat, action = msg.seat, msg.action
         if not self._check_seat(seat):
             return
+        if self.seats[seat].banned:
+            return  # never applied: the seat is escaping (the socket is closed already)
         if getattr(action, "seat", None) != seat:
             self._error(seat, "bad_seat", "the action names another seat")
             return
@@ -339,7 +350,7 @@ class Table:
         if self._live() is None:
             due = self._next_hand_at
             if due is not None and self.clock.now() >= due and self._seated():
-                await self._start_hand()
+                await self._deal()
             return
         while (state := self._live()) is not None:
             now = self.clock.now()
@@ -435,7 +446,42 @@ class Table:
 
     # --- the hand -------------------------------------------------------------------------
 
-    async def _start_hand(self) -> None:
+    async def _deal(self) -> None:
+        """The deal is due and four sit: free the seats of absent players (the table then
+        waits for a fourth), read the seats' points, then deal."""
+        if self._free_absent():
+            return
+        points = None
+        if self.seat_points is not None:
+            accounts = self._seated_accounts()
+            try:
+                points = await self.seat_points(accounts)
+            except Exception:
+                log.exception("table %s: reading the seats' points failed", self.table_id)
+                self._next_hand_at = self.clock.now() + POINTS_RETRY_SECONDS
+                return
+            if self._accounts() != accounts:
+                return  # a seat changed while they were read: the next tick deals
+        await self._start_hand(points)
+
+    def _free_absent(self) -> bool:
+        """Between hands a player whose socket is gone when the deal is due leaves the
+        seat, with no penalty (RULES.md 1 charges a drop during a hand only)."""
+        absent = [
+            s for s, seat in enumerate(self.seats) if seat.account is not None and not seat.connected
+        ]
+        for s in absent:
+            self.seats[s] = SeatState(None)
+        if absent:
+            log.info("table %s: seats %s freed: away when the deal was due", self.table_id, absent)
+        return bool(absent)
+
+    def _seated_accounts(self) -> tuple[int, int, int, int]:
+        a, b, c, d = (s.account for s in self.seats)
+        assert a is not None and b is not None and c is not None and d is not None
+        return a, b, c, d
+
+    async def _start_hand(self, points: tuple[int, int, int, int] | None = None) -> None:
         seed = self._seed_source()
         preset, self._preset = self._preset, None
         self._pass_deal_if_departed()
@@ -443,6 +489,8 @@ class Table:
             # the first hand's dice (its first roll, or the preset's) choose the first dealer
             dice = preset.dice if preset is not None else roll_dice(random.Random(seed))
             self._ctx = TableContext(dealer=self.ruleset.first_dealer(dice))
+        if points is not None:
+            self._ctx = replace(self._ctx, seat_points=points)
         state, events = new_hand(self.ruleset, seed, self._ctx, preset)
         self._hands += 1
         self._hand_id = f"{self.table_id}-{self._hands}"

@@ -7,7 +7,8 @@ divided among the other seats of that hand as `split` divides points.
 "the base in force for the escaper in that hand"), read from the rules' own values:
 
 - 丽水 and 湖州: the hand's base (`base(ctx)`: 丽水 3/5/7/9 by the dealer's streak, 湖州 the
-  lowest seat's level base);
+  lowest seat's level base, from the seated accounts' stored 积分 the table put in the
+  hand's context when it was dealt, as the hand's escape uses it);
 - 福州: the table's base, plus the streak c for a dealer (as its escape counts it);
 - 温州: the 买底 / 顶底 amount the seat is party to + 底分 2k (its escape amount / 10);
 - 上海: the 底注 (3 花) **[decided: 上海 counts 花, not a base; the 底注 is the part every

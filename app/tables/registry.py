@@ -22,7 +22,20 @@
   gets ``seated`` and ``table_state``. Profiles are read from the store when sent, one
   sender task per table, so the last message a seat gets is the table as it is;
 - a kicked account is told (``error`` code ``kicked``) and, sitting nowhere else, its
-  socket is closed with `CLOSE_KICKED`.
+  socket is closed with `CLOSE_KICKED`;
+- one seat per account in the whole server (`take_seat`): sitting while seated at another
+  table is refused (`seated_elsewhere`, naming that table). In this process the check
+  and the seating are one synchronous step; across a cluster the account's seat is
+  claimed first (`Network.claim_seat`, atomic in Redis), one sit per account at a time
+  in this process, and the claim is given back whenever the seat is freed
+  (`_seats_moved`: sit, leave, a kick, an escape's end, an absent player's seat, a ban,
+  a dissolved table);
+- 湖州 (`POINTS_VARIANTS`): each hand's context gets the four seated accounts' stored 积分
+  when it is dealt (`Table.seat_points`, read from `variant_stats`, so after the last
+  hand's settlement and with a new occupant's own points);
+- a ban (`ban`, 封号) reaches the live session on every node: the account's socket closes
+  with `CLOSE_BANNED`, its seat escapes during a hand (逃跑, as `kick`) or is freed between
+  hands, and no action of that seat is applied from then on (`SeatState.banned`).
 """
 
 from __future__ import annotations
@@ -30,16 +43,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.cluster.base import Network
+from app.cluster.base import Network, RemoteRefused
 from app.ops import metrics
 from app.ops.tasks import cancel_and_wait
 from app.protocol import (
@@ -99,6 +113,10 @@ STORE_RETRY_FIRST = 0.2  # seconds before storing a hand is tried again, doublin
 STORE_RETRY_MAX = 5.0  # up to this many seconds between tries
 STOP_GRACE = 2.0  # seconds a stopping actor has to finish storing a hand
 CLOSE_KICKED = 4003  # the WebSocket close code of a kicked account that sits nowhere else
+CLOSE_BANNED = 4004  # the WebSocket close code of a banned account's sockets, at once
+POINTS_VARIANTS = frozenset({"huzhou"})
+"""Variants whose hand base comes from the seats' 积分 (湖州, RULES.md 4: the base of the
+lowest-level player), read from the store at each deal."""
 ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to handle it
 
 # Codes the actor uses that the wire protocol does not list, and the listed code a client gets.
@@ -124,12 +142,20 @@ class Sink(Protocol):
 
 
 class TableError(Exception):
-    """A lobby request refused: `code` is the API error code."""
+    """A lobby request refused: `code` is the API error code, `details` its details."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.details = details
+
+
+def seated_elsewhere(table_id: str) -> TableError:
+    """The refusal of a sit by an account that holds a seat at `table_id`."""
+    return TableError(
+        "seated_elsewhere", f"you already sit at table {table_id}", {"table_id": table_id}
+    )
 
 
 @dataclass(slots=True)
@@ -181,6 +207,9 @@ class TableRegistry:
         self._owed: dict[str, set[int]] = {}
         self._owed_seated: dict[str, set[int]] = {}
         self._senders: dict[str, asyncio.Task[None]] = {}
+        # table -> the accounts seated there as last seen: their seat claims (`_seats_moved`)
+        self._held: dict[str, frozenset[int]] = {}
+        self._sitting: dict[int, tuple[asyncio.Lock, int]] = {}  # account -> its sits' lock
         self.network = Network()  # the cluster (app.cluster), or this process alone
 
     # --- tables ---------------------------------------------------------------------------
@@ -212,15 +241,18 @@ class TableRegistry:
             timers=chosen,
             preset=preset,
             ctx=ctx,
-            on_seats_changed=lambda: self.announce(table_id),
+            on_seats_changed=lambda: self._seats_changed(table_id),
         )
         table.observer = self.network.observer()
+        if variant in POINTS_VARIANTS:
+            table.seat_points = lambda accounts: self._seat_points(variant, accounts)
         live = LiveTable(table_id, variant, stake, chosen, table)
         live.tasks = [
             asyncio.create_task(table.run(), name=f"table-{table_id}"),
             asyncio.create_task(tick_forever(table, TICK_SECONDS), name=f"tick-{table_id}"),
         ]
         self._tables[table_id] = live
+        self._held[table_id] = frozenset()
         return live
 
     def get(self, table_id: str) -> LiveTable | None:
@@ -239,6 +271,9 @@ class TableRegistry:
         live = self.require(table_id)
         if live.seat_of(account_id) is not None:
             raise TableError("already_seated", "you already sit at this table")
+        elsewhere = self._table_of(account_id)
+        if elsewhere is not None:
+            raise seated_elsewhere(elsewhere)
         accounts = live.accounts()
         if seat is None:
             seat = next((s for s, a in enumerate(accounts) if a is None), None)
@@ -251,8 +286,89 @@ class TableRegistry:
             live.bots.add(account_id)
         self.announce(table_id)
         self.announce(table_id, [seat], seated=True)
-        self.network.changed(live)
+        self._seats_moved(table_id)
         return seat
+
+    async def take_seat(
+        self, table_id: str, account_id: int, seat: int | None = None, *, bot: bool = False
+    ) -> int:
+        """`sit` for the lobby: the account's one seat in the whole server is claimed first
+        (`seated_elsewhere` when it holds one at another table, on any node). Sits of one
+        account run one at a time here; the claim is atomic across the cluster."""
+        self.require(table_id)
+        async with self._one_sit_at_a_time(account_id):
+            elsewhere = self._table_of(account_id)
+            if elsewhere is not None and elsewhere != table_id:
+                raise seated_elsewhere(elsewhere)
+            try:
+                claimed = await self.network.claim_seat(account_id, table_id)
+            except RemoteRefused as refused:  # the claim could not be made
+                raise TableError(refused.code, refused.message) from None
+            if claimed != table_id:
+                raise seated_elsewhere(claimed)
+            try:
+                return self.sit(table_id, account_id, seat, bot=bot)
+            except TableError:
+                live = self.get(table_id)
+                if live is None or live.seat_of(account_id) is None:  # not seated here
+                    self.network.release_seat(account_id, table_id)
+                raise
+
+    @asynccontextmanager
+    async def _one_sit_at_a_time(self, account_id: int) -> AsyncIterator[None]:
+        lock, users = self._sitting.get(account_id, (asyncio.Lock(), 0))
+        self._sitting[account_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._sitting[account_id]
+            if users <= 1:
+                del self._sitting[account_id]
+            else:
+                self._sitting[account_id] = (lock, users - 1)
+
+    def _table_of(self, account_id: int) -> str | None:
+        """The table of this process the account sits at, if any."""
+        return next(
+            (t for t, live in self._tables.items() if live.seat_of(account_id) is not None), None
+        )
+
+    def _seats_changed(self, table_id: str) -> None:
+        """The actor changed a seat (`on_seats_changed`): tell the seats, and settle who
+        holds a seat there."""
+        self.announce(table_id)
+        self._seats_moved(table_id)
+
+    def _seats_moved(self, table_id: str) -> None:
+        """Accounts that left the table give up their seat claim; between hands the
+        cluster's directory learns the new seats."""
+        live = self._tables.get(table_id)
+        if live is None:
+            return
+        now = frozenset(a for a in live.accounts() if a is not None)
+        before = self._held.get(table_id, frozenset())
+        if now == before:
+            return
+        self._held[table_id] = now
+        for account in sorted(before - now):
+            self.network.release_seat(account, table_id)
+        if live.table.hand is None:
+            self.network.changed(live)
+
+    def hold_seats(self, live: LiveTable) -> None:
+        """The table's seats as they are are claimed already (a table taken over from its
+        journal): whoever leaves later gives the claim back."""
+        self._held[live.table_id] = frozenset(a for a in live.accounts() if a is not None)
+
+    async def _seat_points(
+        self, variant: str, accounts: tuple[int, int, int, int]
+    ) -> tuple[int, int, int, int]:
+        """The seated accounts' stored 积分 in `variant`, in seat order (`Table.seat_points`)."""
+        async with self._sessions() as session:
+            points = await ranks.points_of(session, variant, accounts)
+        a, b, c, d = (points[account] for account in accounts)
+        return a, b, c, d
 
     def seated_accounts(self) -> set[int]:
         """Every account sitting at a table of this process."""
@@ -268,7 +384,7 @@ class TableRegistry:
         if live.table.hand is None:
             live.table.seats[seat] = SeatState(None)
             self.announce(table_id)
-            self.network.changed(live)
+            self._seats_moved(table_id)
             return
         # the first Leave escapes (the hand ends), the second finds no hand and frees the seat
         live.table.submit(Leave(seat))
@@ -327,6 +443,36 @@ class TableRegistry:
         if account_id not in self.seated_accounts():
             sink.close(CLOSE_KICKED)
 
+    async def ban(self, account_id: int) -> None:
+        """A ban (封号) reaches the account's live session at once, on every node
+        (`ban_here` here, `Network.banned` for the others)."""
+        self.ban_here(account_id)
+        await self.network.banned(account_id)
+
+    def ban_here(self, account_id: int) -> None:
+        """The banned account's socket on this node closes with `CLOSE_BANNED` and its seats
+        at this node's tables are given up: during a hand an escape (逃跑, as `kick`, then
+        freed), between hands freed at once. From now on no action of those seats is
+        applied, also one already in the table's inbox."""
+        sink = self._connections.pop(account_id, None)
+        if sink is not None:
+            self.network.disconnected(account_id, sink)
+            sink.close(CLOSE_BANNED)
+        for live in list(self._tables.values()):
+            seat = live.seat_of(account_id)
+            if seat is None:
+                continue
+            live.table.seats[seat].banned = True
+            if live.table.hand is None:
+                live.table.seats[seat] = SeatState(None)
+                self.announce(live.table_id)
+                self._seats_moved(live.table_id)
+            else:
+                live.table.submit(Leave(seat))  # as `leave`: escape, then free the seat
+                live.table.submit(Leave(seat))
+            log.warning("table %s: banned account %d leaves seat %d", live.table_id,
+                        account_id, seat)
+
     async def dissolve(self, table_id: str) -> str | None:
         """Dissolve the table (解散): its hand in play is voided (no silver moves, a voided
         record is stored), every seat is freed and the table stops. The voided hand's id."""
@@ -336,6 +482,8 @@ class TableRegistry:
         voided = await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
         await _stop_tables([live])
         self._tables.pop(table_id, None)
+        for account in sorted(self._held.pop(table_id, frozenset())):
+            self.network.release_seat(account, table_id)  # (the seats were freed already)
         self._owed.pop(table_id, None)
         self._owed_seated.pop(table_id, None)
         self._senders.pop(table_id, None)  # it finds no table and ends
@@ -352,6 +500,7 @@ class TableRegistry:
     async def drop(self, table_id: str) -> None:
         """Stop serving a table without ending its hand (another node owns it now)."""
         live = self._tables.pop(table_id, None)
+        self._held.pop(table_id, None)  # the seats stay claimed: the new owner holds them
         if live is not None:
             await _stop_tables([live])
 

@@ -1,5 +1,6 @@
 """What the table knows of each seat besides the hand: who sits there, whether the player
-is connected, and whether the server plays for them (托管, autoplay)."""
+is connected, whether the server plays for them (托管, autoplay), and whether the account
+was banned while seated."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class SeatState:
     # claims included; a player's seat on 托管 never claims (RULES.md 1)
     house_bot: bool = False
     timeouts: int = 0  # consecutive timeouts; an action of the player resets it
+    banned: bool = False  # the account was banned: its actions are refused, its seat escapes
 
     def timed_out(self) -> None:
         """Count one timeout; the second in a row switches the seat to 托管."""

@@ -7,12 +7,15 @@ import json
 from typing import Any
 
 import httpx
+from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.store import accounts
 from app.store.db import Database
 from app.store.models import Account, AuditLog, LedgerEntry
+from app.tables.registry import CLOSE_BANNED, TableRegistry
 from tests.api.helpers import PASSWORD, admin, assert_error, login, player
+from tests.sinks import Sink
 
 
 async def _audit(db: Database) -> list[tuple[int, str, int | None, dict[str, Any]]]:
@@ -181,3 +184,27 @@ async def test_a_demoted_admin_loses_access_at_once(
         assert account is not None
         account.role = "player"
     assert_error(await client.get("/admin/accounts", headers=headers), 403, "forbidden")
+
+
+async def test_a_ban_reaches_the_live_session(
+    client: httpx.AsyncClient, db: Database, app: FastAPI
+) -> None:
+    """The banned account's socket closes at once (4004) and its seat is freed between
+    hands; the other players keep theirs."""
+    _, headers = await admin(client, db)
+    ann_id, ann = await player(client, "ann")
+    bob_id, bob = await player(client, "bob")
+    table = (await client.post("/tables", json={"variant": "lishui", "stake": 1},
+                               headers=ann)).json()
+    registry: TableRegistry = app.state.tables
+    sockets = {ann_id: Sink(), bob_id: Sink()}
+    for account, h in ((ann_id, ann), (bob_id, bob)):
+        registry.connect(account, sockets[account])
+        assert (await client.post(f"/tables/{table['id']}/sit", headers=h)).status_code == 200
+
+    banned = await client.post(f"/admin/accounts/{ann_id}/ban", headers=headers)
+    assert banned.status_code == 200, banned.text
+    assert sockets[ann_id].closed == CLOSE_BANNED == 4004
+    assert sockets[bob_id].closed is None
+    listed = (await client.get("/tables", headers=bob)).json()
+    assert listed[0]["seats"] == [None, bob_id, None, None]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 from sqlalchemy import update
 
@@ -108,3 +110,37 @@ async def test_bots_fill_the_empty_seats(client: httpx.AsyncClient) -> None:
     await client.post(f"/tables/{other['id']}/sit", headers=bob_h)
     await client.post(f"/tables/{other['id']}/fill-bots", headers=bob_h)
     assert (await client.get("/accounts/bot-6")).status_code == 200
+
+
+async def test_one_table_at_a_time(client: httpx.AsyncClient) -> None:
+    """Sitting while seated at another table names that table (409 `seated_elsewhere`);
+    two sits of one account at once: one of them only."""
+    _, ann_h = await player(client, "ann")
+    tables = [(await _open(client, ann_h, stake=100))["id"] for _ in range(5)]
+    assert (await client.post(f"/tables/{tables[0]}/sit", headers=ann_h)).status_code == 200
+    for other in tables[1:]:
+        error = assert_error(await client.post(f"/tables/{other}/sit", headers=ann_h), 409,
+                             "seated_elsewhere")
+        assert error["details"] == {"table_id": tables[0]}
+    assert_error(await client.post(f"/tables/{tables[0]}/sit", headers=ann_h), 409,
+                 "already_seated")
+    listed = {t["id"]: t["seats_taken"] for t in (await client.get("/tables", headers=ann_h)).json()}
+    assert listed == {tables[0]: 1, **{t: 0 for t in tables[1:]}}
+
+    # once up, the player may sit elsewhere
+    assert (await client.post(f"/tables/{tables[0]}/leave", headers=ann_h)).status_code == 200
+    assert (await client.post(f"/tables/{tables[1]}/sit", headers=ann_h)).status_code == 200
+
+    # concurrent sits of one account at four tables: exactly one succeeds
+    _, bob_h = await player(client, "bob")
+    answers = await asyncio.gather(*(
+        client.post(f"/tables/{t}/sit", headers=bob_h) for t in tables[1:]
+    ))
+    won = [t for t, a in zip(tables[1:], answers, strict=True) if a.status_code == 200]
+    assert len(won) == 1
+    for answer in answers:
+        if answer.status_code != 200:
+            assert answer.json()["error"]["code"] == "seated_elsewhere"
+            assert answer.json()["error"]["details"] == {"table_id": won[0]}
+    seated = [t for t in (await client.get("/tables", headers=bob_h)).json() if t["seats_taken"]]
+    assert sorted(t["id"] for t in seated) == sorted({tables[1], won[0]})

@@ -1,35 +1,50 @@
 """The lobby of a cluster: every node lists every table, and sitting, leaving and calling
-bots at a table another node owns is decided by the owner."""
+bots at a table another node owns is decided by the owner. An account sits at one table
+of the whole cluster at a time, and a ban reaches its socket and its seat on any node."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from redis.asyncio import Redis
 
+from app.cluster.keys import Keys
 from app.main import create_app
 from app.settings import Settings
-from tests.api.helpers import login, register
+from app.store.db import Database
+from app.tables.registry import CLOSE_BANNED, TableRegistry
+from tests.api.helpers import login, make_admin, register
+from tests.sinks import Sink
+
+Node = tuple[FastAPI, httpx.AsyncClient]
 
 
 @pytest.fixture
-async def two_nodes(
+async def nodes(
     settings: Settings, redis_url: str, prefix: str, redis: object
-) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient]]:
+) -> AsyncIterator[tuple[Node, Node]]:
     async with AsyncExitStack() as stack:
-        clients = []
+        made = []
         for name in ("a", "b"):
             app = create_app(settings.model_copy(
                 update={"redis_url": redis_url, "redis_prefix": prefix, "node_id": name}
             ))
             await stack.enter_async_context(app.router.lifespan_context(app))
             transport = httpx.ASGITransport(app=app)
-            clients.append(await stack.enter_async_context(
+            made.append((app, await stack.enter_async_context(
                 httpx.AsyncClient(transport=transport, base_url=f"http://{name}")
-            ))
-        yield clients[0], clients[1]
+            )))
+        yield made[0], made[1]
+
+
+@pytest.fixture
+def two_nodes(nodes: tuple[Node, Node]) -> tuple[httpx.AsyncClient, httpx.AsyncClient]:
+    return nodes[0][1], nodes[1][1]
 
 
 async def _headers(http: httpx.AsyncClient, name: str) -> dict[str, str]:
@@ -82,3 +97,86 @@ async def test_sit_leave_and_bots_at_a_table_of_another_node(
         table = next(t for t in (await http.get("/tables", headers=headers)).json()
                      if t["id"] == table_id)
         assert table["seats"] == seats
+
+
+async def _until(condition: Callable[[], object], seconds: float = 5.0) -> None:
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await asyncio.sleep(0.02)
+
+
+async def _seats(http: httpx.AsyncClient, headers: dict[str, str]) -> dict[str, list[int | None]]:
+    return {t["id"]: t["seats"] for t in (await http.get("/tables", headers=headers)).json()}
+
+
+async def test_one_table_at_a_time_across_the_cluster(
+    two_nodes: tuple[httpx.AsyncClient, httpx.AsyncClient], redis: Redis, prefix: str
+) -> None:
+    a, b = two_nodes
+    ann = await _headers(a, "ann")
+    on_a = (await a.post("/tables", json={"variant": "lishui", "stake": 10}, headers=ann)).json()
+    on_b = (await b.post("/tables", json={"variant": "lishui", "stake": 10}, headers=ann)).json()
+    # the same account sits at both at once, each request through the other table's node
+    answers = await asyncio.gather(
+        b.post(f"/tables/{on_a['id']}/sit", headers=ann),
+        a.post(f"/tables/{on_b['id']}/sit", headers=ann),
+    )
+    codes = sorted(r.status_code for r in answers)
+    assert codes == [200, 409], [r.text for r in answers]
+    won = on_a["id"] if answers[0].status_code == 200 else on_b["id"]
+    lost = on_b["id"] if won == on_a["id"] else on_a["id"]
+    refused = next(r for r in answers if r.status_code == 409).json()["error"]
+    assert refused["code"] == "seated_elsewhere" and refused["details"] == {"table_id": won}
+    assert (await redis.get(Keys(prefix).seated(1)) or "").startswith(f"{won}|")
+    seats = await _seats(a, ann)
+    assert seats[won].count(1) == 1 and 1 not in seats[lost]
+    again = await a.post(f"/tables/{lost}/sit", headers=ann)
+    assert again.status_code == 409 and again.json()["error"]["details"] == {"table_id": won}
+
+    # up again (through the node that does not own the table): the claim is released
+    assert (await a.post(f"/tables/{won}/leave", headers=ann)).status_code == 200
+    for _ in range(100):  # released by the owner's writer
+        if await redis.get(Keys(prefix).seated(1)) is None:
+            break
+        await asyncio.sleep(0.02)
+    assert await redis.get(Keys(prefix).seated(1)) is None
+    assert (await b.post(f"/tables/{lost}/sit", headers=ann)).status_code == 200
+
+
+async def test_a_stale_claim_is_taken_over(
+    two_nodes: tuple[httpx.AsyncClient, httpx.AsyncClient], redis: Redis, prefix: str
+) -> None:
+    """A claim whose table does not list the account (a release lost with its node) does
+    not lock the account out once it is older than the grace."""
+    a, _ = two_nodes
+    ann = await _headers(a, "ann")
+    table = (await a.post("/tables", json={"variant": "lishui", "stake": 10}, headers=ann)).json()
+    await redis.set(Keys(prefix).seated(1), "gone|1000")  # long ago, at no listed table
+    assert (await a.post(f"/tables/{table['id']}/sit", headers=ann)).status_code == 200
+    assert (await redis.get(Keys(prefix).seated(1)) or "").startswith(f"{table['id']}|")
+
+
+async def test_a_ban_reaches_a_socket_and_a_seat_on_another_node(
+    nodes: tuple[Node, Node], db: Database
+) -> None:
+    (_, a), (app_b, b) = nodes
+    boss, ann = await _headers(a, "boss"), await _headers(a, "ann")
+    await make_admin(db, 1)
+    table = (await b.post("/tables", json={"variant": "lishui", "stake": 10}, headers=ann)).json()
+    registry_b: TableRegistry = app_b.state.tables
+    socket = Sink()
+    registry_b.connect(2, socket)  # ann's socket and table are on B
+    assert (await b.post(f"/tables/{table['id']}/sit", headers=ann)).status_code == 200
+
+    banned = await a.post("/admin/accounts/2/ban", headers=boss)  # asked on A
+    assert banned.status_code == 200, banned.text
+    await _until(lambda: socket.closed is not None)
+    assert socket.closed == CLOSE_BANNED
+    live = registry_b.get(table["id"])
+    assert live is not None
+    await _until(lambda: live.accounts() == [None] * 4)
+    for _ in range(100):
+        if (await _seats(a, boss))[table["id"]] == [None] * 4:
+            break
+        await asyncio.sleep(0.02)
+    assert (await _seats(a, boss))[table["id"]] == [None] * 4

@@ -5,6 +5,7 @@
   after each settlement the new balances (the ones REST shows) and titles;
 - a player kicked by an administrator is told (``kicked``) and its socket closes (4003);
   the other seats see the seat empty;
+- a banned player's socket closes at once (4004) and its seat escapes, then is freed;
 - a client resuming from a seq whose events are gone (an earlier hand) gets a snapshot;
 - a seat that timed out twice is on 托管; when the player acts again 托管 ends, every seat
   is told, and the player's next answers are the ones played.
@@ -13,9 +14,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import sqlite3
 from collections.abc import Callable
 
 import httpx
+import websockets
 
 from app.store.ranks import title_of
 from tests.e2e import test_ws_variants
@@ -155,8 +160,9 @@ async def test_a_kicked_player_is_told_and_its_socket_closes(server: Server) -> 
 
 async def test_a_resume_from_an_earlier_hand_gets_a_snapshot(server: Server) -> None:
     """The events a client missed are kept for the hand in play only: a client that lost
-    its socket before the end of a hand and resumes once the next one is dealt gets a
-    snapshot of its own view of the hand in play."""
+    its socket at the end of a hand, connected again before the next deal (so it keeps
+    its seat) and resumes from its old seq once the next hand is dealt gets a snapshot of
+    its own view of the hand in play."""
     async with asyncio.timeout(90), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
         player = (await _players(http, "snap"))[0]
         table_id = await _table(http, player, {"discard": 20, "claim": 20, "ready": 1})
@@ -178,11 +184,11 @@ async def test_a_resume_from_an_earlier_hand_gets_a_snapshot(server: Server) -> 
         old_seq = player.last_seq
         assert player.ws is not None
         await player.ws.close()
+        await _connect(server, player)  # back within the ready timer: the seat is kept
 
         live = server.app.state.tables.get(table_id)
         while live.table.hand is None or live.table.hand_id == first_hand:
             await asyncio.sleep(0.05)  # the next hand is dealt after the 1 s ready timer
-        await _connect(server, player)
         await player.send({"type": "resume", "table_id": table_id, "last_seq": old_seq})
         snapshot, skipped = await player.next_of("snapshot")
         assert snapshot["hand_id"] != first_hand and snapshot["seq"] > old_seq
@@ -242,3 +248,52 @@ async def test_autoplay_ends_when_the_player_acts_again(server: Server) -> None:
         live = server.app.state.tables.get(table_id)
         assert live is not None and not live.table.seats[0].autoplay
         await _close([player, watcher])
+
+
+async def test_a_banned_player_is_closed_out_and_its_seat_escapes(server: Server) -> None:
+    """A ban during a hand: the socket closes with 4004 at once, the seat escapes (the hand
+    ends, settled as the banned player's 逃跑) and is then freed; what the banned client
+    sends after the ban is never played."""
+    async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        admin, target, stays, _ = await _players(http, "ban")
+        await _make_admin(server, http, admin)
+        target_id = (await http.get("/me", headers=target.headers)).json()["id"]
+        table_id = await _table(http, target, {"discard": 30, "claim": 30, "ready": 30})
+        for p in (target, stays):
+            await _connect(server, p)
+            await _sit(http, p, table_id)
+        await stays.send({"type": "autoplay", "table_id": table_id, "on": True})
+        await _state(stays, lambda m: _seat(m, stays.seat)["autoplay"])
+        assert (await http.post(f"/tables/{table_id}/fill-bots",
+                                headers=stays.headers)).status_code == 200
+        prompt, _ = await target.next_of("prompt")  # the hand waits for the target
+
+        banned = await http.post(f"/admin/accounts/{target_id}/ban", json={"reason": "bot"},
+                                 headers=admin.headers)
+        assert banned.status_code == 200, banned.text
+        assert target.ws is not None
+        with contextlib.suppress(websockets.ConnectionClosed):  # too late or not, never played
+            await target.send({"type": "action", "table_id": table_id, "seq": prompt["seq"],
+                               "action": prompt["legal_actions"][0]})
+        await asyncio.wait_for(target.ws.wait_closed(), 10)
+        assert target.ws.close_code == 4004
+
+        ended = None
+        while ended is None:
+            message = await stays.inbox.get()
+            if message["type"] == "event" and message["event"]["kind"] == "hand_ended":
+                ended = message["event"]
+        assert ended["outcome"] == "escape"
+        seat = target.seat
+        assert ended["net"][seat] < 0
+        assert all(n > 0 for s, n in enumerate(ended["net"]) if s != seat)
+        await _state(stays, lambda m: _seat(m, seat)["name"] is None and m["hand_id"] is None)
+        with sqlite3.connect(server.database) as conn:
+            (raw,) = conn.execute("SELECT actions FROM hand_records WHERE table_id = ?",
+                                  (table_id,)).fetchone()
+            penalty = conn.execute(
+                "SELECT delta FROM ledger WHERE account_id = ? AND hand_id IS NOT NULL",
+                (target_id,)).fetchall()
+        assert [a["action"] for a in json.loads(raw) if a["seat"] == seat] == [{"type": "escape"}]
+        assert penalty == [(ended["net"][seat] * STAKE,)]
+        await _close([stays])

@@ -21,7 +21,12 @@ from app.store.db import Database
 from app.store.models import Account, LedgerEntry
 from app.store.ranks import stats_of
 from app.tables.messages import HandRecordData
-from app.tables.penalties import DisconnectPolicy, hand_base, settle_disconnects
+from app.tables.penalties import (
+    DisconnectPolicy,
+    disconnect_points,
+    hand_base,
+    settle_disconnects,
+)
 from app.tables.registry import TableRegistry
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -96,6 +101,12 @@ def test_the_base_is_the_one_the_escape_rule_uses_for_that_seat() -> None:
     huzhou = get_ruleset("huzhou")
     state = play_hand(huzhou, 3, TableContext(), bot_factory("greedy"), check=False).state
     assert hand_base(huzhou, state, 0) == huzhou.base(state.ctx)  # type: ignore[attr-defined]
+    # the seats' 积分 the table put in the hand's context: 局长s play on 50, a 科员 makes 2
+    masters = replace(state, ctx=TableContext(seat_points=(5000, 5000, 5000, 5000)))
+    assert hand_base(huzhou, masters, 0) == 50
+    assert disconnect_points(huzhou, masters, 0) == 100
+    newcomer = replace(state, ctx=TableContext(seat_points=(5000, 5000, 5000, 0)))
+    assert hand_base(huzhou, newcomer, 0) == 2
 
 
 def test_the_wenzhou_base_includes_the_buy_in_the_seat_is_party_to() -> None:

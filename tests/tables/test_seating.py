@@ -156,3 +156,22 @@ async def test_seat_changes_are_reported_and_other_messages_are_not() -> None:
     assert bots.changes == 6 and bots.table.hand is None
     await bots.table.handle(Leave(3))  # then frees the seat
     assert bots.changes == 7 and bots.table.seats[3].account is None
+
+
+async def test_a_seat_away_when_the_deal_is_due_is_freed_and_no_hand_is_dealt() -> None:
+    """Between hands an absent player keeps the seat until the ready timer ends; the seat
+    is then freed (no penalty: no hand is recorded) and nothing is dealt to three."""
+    bots = Bots()
+    await bots.hand()
+    await bots.table.handle(Disconnected(2))
+    bots.clock.advance(TIMERS.ready - 1)
+    await bots.table.handle(Tick())
+    assert bots.table.seats[2].account == ACCOUNTS[2]  # held until the deal is due
+    changes = bots.changes
+    bots.clock.advance(1)
+    await bots.table.handle(Tick())
+    assert [s.account for s in bots.table.seats] == [11, 12, None, 14]
+    assert bots.table.hand is None and len(bots.records) == 1
+    assert bots.changes == changes + 1  # the table is told
+    await bots.table.handle(Tick())
+    assert bots.table.hand is None and len(bots.records) == 1
