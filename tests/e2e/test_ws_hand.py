@@ -250,7 +250,8 @@ async def test_one_hand_against_bots(server: str) -> None:
         assert filled.status_code == 200, filled.text
         assert None not in filled.json()["seats"]
 
-        # the bots were made for this table, in seat order: bot-1, bot-2, bot-3
+        # the bots were made for this table, in seat order: bot-1, bot-2, bot-3, each funded
+        # by the house with the table's minimum (100 x the stake)
         bot_names = [f"bot-{n}" for n in (1, 2, 3)]
         bot_seats = [seat for seat in range(4) if seat != human.seat]
 
@@ -263,7 +264,8 @@ async def test_one_hand_against_bots(server: str) -> None:
             balances[seat] = await _balance_when_settled(http, name)
         for seat in range(4):
             silver = ended["net"][seat] * STAKE + ended["house_silver"][seat]
-            assert balances[seat] == GRANT + silver, (seat, ended)
+            start = GRANT if seat == human.seat else 100 * STAKE
+            assert balances[seat] == start + silver, (seat, ended)
         await human.ws.close()
         await pump
 
