@@ -24,6 +24,9 @@ from app.rules.actions import Escape
 from app.rules.hand import replay
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
+from app.store import house
+from app.store.db import Database
+from tests.api.helpers import HOUSE_FLOAT
 from tests.live import live_server, sqlite_settings
 
 Message = dict[str, Any]
@@ -235,9 +238,9 @@ async def test_one_hand_over_websockets(server: str, database: Path) -> None:
         await asyncio.gather(*pumps, return_exceptions=True)
 
 
-async def test_one_hand_against_bots(server: str) -> None:
+async def test_one_hand_against_bots(server: str, database: Path) -> None:
     """One player and three bots (托管, played inside the server): the hand ends and the
-    silver moves for everyone, bots included."""
+    silver moves for everyone, bots included; the supply is what was made, no more."""
     async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{server}") as http:
         human = await _register(http, "erin", 2)
         created = await http.post("/tables", json={"variant": "lishui", "stake": STAKE},
@@ -266,8 +269,22 @@ async def test_one_hand_against_bots(server: str) -> None:
             silver = ended["net"][seat] * STAKE + ended["house_silver"][seat]
             start = GRANT if seat == human.seat else 100 * STAKE
             assert balances[seat] == start + silver, (seat, ended)
+        supply = await _supply(database)
+        assert supply.unexplained == 0 and supply.grants == GRANT
+        assert supply.total == GRANT + HOUSE_FLOAT + supply.rewards
+        # house rewards: the points the house pays (the seats' nets sum to them) and silver
+        assert supply.rewards == STAKE * sum(ended["net"]) + sum(ended["house_silver"])
         await human.ws.close()
         await pump
+
+
+async def _supply(database: Path) -> house.Supply:
+    db = Database.connect(f"sqlite:///{database}")
+    try:
+        async with db.sessions() as session, session.begin():
+            return await house.supply(session)
+    finally:
+        await db.close()
 
 
 async def _balance_when_settled(http: httpx.AsyncClient, username: str) -> int:
