@@ -11,7 +11,7 @@ from fastapi import FastAPI
 
 from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
 from app.api.passwords import Passwords
-from app.api.ratelimit import MemoryAttemptLimiter
+from app.api.ratelimit import MemoryAttemptLimiter, MemoryQuota
 from app.ops import health, metrics
 from app.rules.variants import VARIANTS
 from app.settings import DEV_SECRET, Settings, get_settings
@@ -50,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.login_limiter = MemoryAttemptLimiter(
         settings.login_attempts, settings.login_window_seconds
     )
+    app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
     errors.install(app)
     for router in (
         auth.router,

@@ -46,6 +46,13 @@ class Settings(BaseSettings):
     refresh_token_days: int = 30
 
     signup_grant: int = 10000  # RULES.md 7: a new account starts with 10000 silver
+    # house bots (docs/architecture.md, "House bots and the silver supply"): at most this
+    # many bot accounts exist; each is funded from the house account when it is seated
+    bot_pool_size: int = Field(default=200, ge=3, le=100_000)
+    # per account: tables it opened that are still open (409 too_many_tables) ...
+    max_open_tables: int = Field(default=3, ge=1, le=1000)
+    # ... and bot seats it called in the last hour, on one node (429 too_many_bots)
+    bot_seats_per_hour: int = Field(default=60, ge=3, le=1_000_000)
     login_attempts: int = 5  # failed logins allowed per username and address ...
     login_window_seconds: int = 300  # ... in this window
     # Argon2id cost (argon2-cffi's defaults, RFC 9106 low-memory); a stored hash made with

@@ -1,8 +1,10 @@
-"""A real uvicorn server in a thread of the test process, over a migrated SQLite file:
-what the end-to-end, browser and metrics tests play against."""
+"""A real uvicorn server in a thread of the test process, over a migrated SQLite file with a
+funded house account (its bots need silver): what the end-to-end, browser and metrics tests
+play against."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +19,8 @@ from app.loadtest.servers import free_port
 from app.main import create_app
 from app.settings import Settings
 from app.store import migrate
+from app.store.db import Database
+from tests.api.helpers import fund_house
 
 
 def sqlite_settings(database: Path, **options: Any) -> Settings:
@@ -31,6 +35,19 @@ def sqlite_settings(database: Path, **options: Any) -> Settings:
     )
 
 
+def _fund_house(database_url: str) -> None:
+    """The operator's first step before bots can play: fund the house account."""
+
+    async def fund() -> None:
+        db = Database.connect(database_url)
+        try:
+            await fund_house(db)
+        finally:
+            await db.close()
+
+    asyncio.run(fund())
+
+
 @contextmanager
 def live_server(settings: Settings) -> Iterator[tuple[int, FastAPI]]:
     """Migrate, serve `settings` on a free loopback port until the block ends; the port
@@ -38,6 +55,7 @@ def live_server(settings: Settings) -> Iterator[tuple[int, FastAPI]]:
     loop running in the test's thread, which Alembic's async engine must not find."""
     with ThreadPoolExecutor(1) as migration:
         migration.submit(migrate.upgrade, settings.database_url).result()
+        migration.submit(_fund_house, settings.database_url).result()
     app = create_app(settings)
     port = free_port()
     config = uvicorn.Config(

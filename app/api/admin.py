@@ -4,8 +4,17 @@ Rules:
 - every action, reads included, writes one audit-log row (admin id, action, target account,
   details as JSON): in the same transaction as a ban or unban; right after the ledger's own
   transaction for an adjustment (whose ledger key names the admin too);
-- a balance changes only through the ledger, with a non-empty reason (`ledger.adjust`,
+- a balance changes only through the ledger, with a non-empty reason (`ledger.adjust_once`,
   reason admin_adjustment), and never below 0 (`insufficient_balance`);
+- an adjustment needs an `Idempotency-Key` header (1-64 visible ASCII characters, e.g. a
+  UUID; missing: `validation_error`). The key is the administrator's: sent again with the
+  same account, delta and reason it answers the first entry again (header
+  `Idempotent-Replayed: true`) and writes nothing, audit log included; with anything else
+  it is refused (`idempotency_conflict`, 409, naming the first entry). A refused adjustment
+  (`insufficient_balance`) stores nothing, so its key may be used again;
+- the house account (the bots' bank, app/store/house.py) is funded and drained the same way
+  at `POST /admin/house/adjust`; `GET /admin/silver` is the silver supply: every balance,
+  the house's included, and the signup grants, adjustments and house rewards that made it.
 - a ban (封号) stops logins and every token of the account at once (its refresh tokens are
   revoked; access tokens are refused because each request reads the account) and reaches
   its live session on every node once committed: its socket closes with code 4004
@@ -18,7 +27,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,8 +39,8 @@ from app.api.pages import Before, Limit, ledger_page_out
 from app.api.profiles import account_out
 from app.api.schemas import AccountOut, LedgerEntryOut, LedgerPage
 from app.api.security import ADMIN_ERRORS, AdminAccount
-from app.store import accounts, audit, ledger
-from app.store.models import Account
+from app.store import accounts, audit, house, ledger
+from app.store.models import Account, LedgerEntry
 from app.tables.registry import TableRegistry
 
 router = APIRouter(prefix="/admin", tags=["admin"])
@@ -88,6 +97,44 @@ class AdjustOut(BaseModel):
     balance: int
 
 
+IdempotencyKey = Annotated[
+    str,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=ledger.ADJUSTMENT_KEY_LENGTH,
+        pattern=r"^[\x21-\x7e]+$",
+        description="required: a key of the administrator's choosing (e.g. a UUID); sent "
+        "again, the first entry is answered and nothing is written",
+    ),
+]
+REPLAYED = "Idempotent-Replayed"
+
+
+class SilverOut(BaseModel):
+    """The silver supply (银两), in whole units."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "total": 2_530_000, "house": 480_000, "players": 2_030_000, "bots": 20_000,
+                "grants": 2_010_000, "adjustments": 500_000, "rewards": 20_000,
+                "unexplained": 0, "bot_accounts": 12,
+            }
+        }
+    )
+
+    total: int = Field(description="every balance, the house's included")
+    house: int = Field(description="the house account: the bots' bank")
+    players: int
+    bots: int = Field(description="held by the house's bot accounts")
+    grants: int = Field(description="signup grants ever made")
+    adjustments: int = Field(description="admin adjustments, the house's funding included")
+    rewards: int = Field(description="house rewards (湖州) paid to seats")
+    unexplained: int = Field(description="total - grants - adjustments - rewards: always 0")
+    bot_accounts: int
+
+
 class BanIn(BaseModel):
     model_config = ConfigDict(json_schema_extra={"example": {"reason": "collusion at table 12"}})
 
@@ -142,26 +189,63 @@ async def account_ledger(
     return await ledger_page_out(session, account_id, limit, before)
 
 
-@router.post(
-    "/accounts/{account_id}/adjust",
-    responses=errors.responses(
-        "validation_error", "not_found", "insufficient_balance", *ADMIN_ERRORS
-    ),
+ADJUST_ERRORS = (
+    "validation_error", "not_found", "insufficient_balance", "idempotency_conflict", *ADMIN_ERRORS
 )
+
+
+@router.post("/accounts/{account_id}/adjust", responses=errors.responses(*ADJUST_ERRORS))
 async def adjust(
-    account_id: int, body: AdjustIn, admin: AdminAccount, session: SessionDep
+    account_id: int,
+    body: AdjustIn,
+    admin: AdminAccount,
+    session: SessionDep,
+    key: IdempotencyKey,
+    response: Response,
 ) -> AdjustOut:
-    """Add or take silver, with a reason, as a ledger entry."""
-    reason = body.reason
+    """Add or take silver, with a reason, as a ledger entry; retry-safe by its key."""
     async with session.begin():
         await _target(session, account_id)
+    return await _adjust(session, admin, account_id, body, key, response)
+
+
+@router.post("/house/adjust", responses=errors.responses(*ADJUST_ERRORS))
+async def adjust_house(
+    body: AdjustIn,
+    admin: AdminAccount,
+    session: SessionDep,
+    key: IdempotencyKey,
+    response: Response,
+) -> AdjustOut:
+    """Fund the house account (or take from it): the silver bots are seated with. An
+    adjustment like any other, on the house's account."""
+    async with session.begin():
+        house_id = await house.account_id(session)
+    return await _adjust(session, admin, house_id, body, key, response)
+
+
+async def _adjust(
+    session: AsyncSession,
+    admin: Account,
+    account_id: int,
+    body: AdjustIn,
+    key: str,
+    response: Response,
+) -> AdjustOut:
+    """The adjustment under `key`: posted and audited once; a replay answered as first."""
+    reason = body.reason
     try:
-        entry = await ledger.adjust(session, account_id, body.delta, reason, admin.id)
+        posted = await ledger.adjust_once(session, account_id, body.delta, reason, admin.id, key)
     except ledger.LedgerError as exc:
         if session.in_transaction():
             await session.rollback()
         raise ApiError(exc.code, str(exc)) from exc
     await commit_open(session)
+    entry = posted.entry
+    if not posted.created:
+        _same_request(entry, account_id, body.delta, reason)
+        response.headers[REPLAYED] = "true"
+        return AdjustOut(entry=LedgerEntryOut.model_validate(entry), balance=entry.balance_after)
     async with session.begin():
         await audit.record(
             session,
@@ -173,9 +257,40 @@ async def adjust(
                 "reason": reason,
                 "ledger_id": entry.id,
                 "balance_after": entry.balance_after,
+                "idempotency_key": key,
             },
         )
     return AdjustOut(entry=LedgerEntryOut.model_validate(entry), balance=entry.balance_after)
+
+
+def _same_request(entry: LedgerEntry, account_id: int, delta: int, reason: str) -> None:
+    """A replayed key must carry the first request again (`idempotency_conflict`)."""
+    if (entry.account_id, entry.delta, entry.note) != (account_id, delta, reason):
+        raise ApiError(
+            "idempotency_conflict",
+            "this Idempotency-Key was used for another adjustment; use a new key",
+            {"entry_id": entry.id},
+        )
+
+
+@router.get("/silver", responses=errors.responses(*ADMIN_ERRORS))
+async def silver(admin: AdminAccount, session: SessionDep) -> SilverOut:
+    """The silver supply: where every silver is, and the grants, adjustments and rewards
+    that made it (`total` == `grants` + `adjustments` + `rewards`; `unexplained` is 0)."""
+    async with session.begin():
+        found = await house.supply(session)
+        await audit.record(session, admin.id, "view_silver", None, {"total": found.total})
+    return SilverOut(
+        total=found.total,
+        house=found.house,
+        players=found.players,
+        bots=found.bots,
+        grants=found.grants,
+        adjustments=found.adjustments,
+        rewards=found.rewards,
+        unexplained=found.unexplained,
+        bot_accounts=found.bot_accounts,
+    )
 
 
 async def _set_banned(

@@ -95,7 +95,7 @@ class TestTableIn(BaseModel):
     )
 
     variant: str
-    stake: int = Field(ge=1, le=1_000_000)
+    stake: int = Field(ge=1, le=1_000_000, strict=True, description="silver per point")
     hands: list[str] = Field(min_length=4, max_length=4, description="tile notation per seat")
     draws: str = ""
     replacements: str = ""

@@ -5,7 +5,16 @@
 Codes: validation_error, unauthorized, bad_credentials, banned, forbidden, not_found,
 duplicate_username, insufficient_balance, seat_taken, table_full, already_seated,
 seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
-rate_limited, busy, table_unavailable, internal_error.
+too_many_tables, idempotency_conflict, rate_limited, too_many_bots, busy,
+table_unavailable, house_funds_low, no_bots_free, internal_error.
+
+The lobby's limits (app/api/lobby.py): `too_many_tables` (409: the account already has
+`max_open_tables` open tables with players at them), `too_many_bots` (429 with Retry-After:
+`bot_seats_per_hour` bot seats called in the last hour), `house_funds_low` (503: the house
+account cannot fund the bots to the table's minimum; an operator must fund it) and
+`no_bots_free` (503 with Retry-After: every bot of the house's pool is seated).
+`idempotency_conflict` (409): an admin adjustment's Idempotency-Key was used before for
+another adjustment (app/api/admin.py).
 """
 
 from __future__ import annotations
@@ -37,11 +46,14 @@ STATUS = {
     "seated_elsewhere": 409,  # one table at a time: details name the table
     "wrong_table": 409,
     "insufficient_balance": 409,
+    "too_many_tables": 409,
+    "idempotency_conflict": 409,
     "rate_limited": 429,
+    "too_many_bots": 429,
     "busy": 503,
-    # an admin command whose table's node did not answer, or a seat that could not be
-    # claimed (cluster): try again
-    "table_unavailable": 503,
+    "table_unavailable": 503,  # an admin command whose table's node did not answer (cluster)
+    "house_funds_low": 503,  # the house account cannot fund the bots a table needs
+    "no_bots_free": 503,  # every bot of the house's pool is seated
     "internal_error": 500,
 }
 

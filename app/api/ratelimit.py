@@ -76,3 +76,56 @@ class MemoryAttemptLimiter:
 
     async def reset(self, key: str) -> None:
         self._failures.pop(key, None)
+
+
+SWEEP_ABOVE = 100_000  # keys kept before every expired one is dropped at once
+
+
+class MemoryQuota:
+    """At most `limit` units per key within a sliding window of `window_seconds`, in this
+    process (the lobby's bot seats per account and hour). `retry_after` asks whether `units`
+    more fit; `spend` records them. No method awaits, so each runs whole on the event loop."""
+
+    def __init__(
+        self, limit: int, window_seconds: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limit = limit
+        self.window = window_seconds
+        self.clock = clock
+        self._spent: dict[str, deque[tuple[float, int]]] = {}
+
+    def _live(self, key: str, now: float) -> deque[tuple[float, int]]:
+        spent = self._spent.get(key)
+        if spent is None:
+            return deque()
+        while spent and spent[0][0] <= now - self.window:
+            spent.popleft()
+        if not spent:
+            del self._spent[key]
+        return spent
+
+    def used(self, key: str) -> int:
+        return sum(units for _, units in self._live(key, self.clock()))
+
+    def retry_after(self, key: str, units: int) -> int | None:
+        """Seconds until `units` more fit for `key` (None: they fit now; never fitting, as
+        more than `limit`: the whole window)."""
+        now = self.clock()
+        spent = self._live(key, now)
+        over = sum(u for _, u in spent) + units - self.limit
+        if over <= 0:
+            return None
+        for at, u in spent:
+            over -= u
+            if over <= 0:
+                return max(1, math.ceil(at + self.window - now))
+        return math.ceil(self.window)
+
+    def spend(self, key: str, units: int) -> None:
+        if units > 0:
+            now = self.clock()
+            if len(self._spent) > SWEEP_ABOVE:
+                for stale in list(self._spent):
+                    self._live(stale, now)
+            self._live(key, now)
+            self._spent.setdefault(key, deque()).append((now, units))

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from app.rules.views import seat_view
 from app.tables.registry import LiveTable, TableError, TableRegistry
 
-AdminOp = Literal["list", "inspect", "pause", "resume", "kick", "dissolve"]
+AdminOp = Literal["list", "inspect", "pause", "resume", "kick", "dissolve", "close_abandoned"]
 
 
 def snapshot(live: LiveTable) -> dict[str, Any]:
@@ -28,6 +28,14 @@ def snapshot(live: LiveTable) -> dict[str, Any]:
         "hand_id": table.hand_id if table.hand is not None else None,
         "paused": table.paused,
     }
+
+
+def abandoned(live: LiveTable) -> bool:
+    """No player sits at the table (nobody, or bots only) and no hand is in play: the lobby
+    may close it (app/api/lobby.py), which voids nothing."""
+    return live.table.hand is None and all(
+        account is None or account in live.bots for account in live.accounts()
+    )
 
 
 async def run(
@@ -63,6 +71,11 @@ async def run(
         in_hand = live.table.hand is not None
         account = await registry.kick(table_id, seat)
         return {"table": snapshot(live), "account": account, "escape": in_hand}
+    if op == "close_abandoned":  # the lobby's, not an admin's: see `abandoned`
+        if not abandoned(live):
+            return {"table_id": table_id, "closed": False}
+        await registry.dissolve(table_id)
+        return {"table_id": table_id, "closed": True}
     assert op == "dissolve", op
     seats = live.accounts()
     voided = await registry.dissolve(table_id)

@@ -76,7 +76,7 @@ class AdminCall(_Model):
     kind: Literal["admin"] = "admin"
     id: str
     reply_node: str
-    op: Literal["list", "inspect", "pause", "resume", "kick", "dissolve"]
+    op: Literal["list", "inspect", "pause", "resume", "kick", "dissolve", "close_abandoned"]
     table_id: str = ""
     seat: int | None = None
     reveal: bool = False

@@ -126,6 +126,7 @@ def summary_of(live: LiveTable, node_id: str) -> dict[str, Any]:
         "seats_taken": sum(a is not None for a in seats),
         "status": live.status,
         "node": node_id,
+        "creator": live.creator,  # the lobby's table limit per account (app/api/lobby.py)
     }
 
 

@@ -34,11 +34,12 @@ from app.store.ranks import SeatResult, in_transaction, record_hand_stats
 
 
 class LedgerError(Exception):
-    """A change the ledger refuses: `code` is the API error code."""
+    """A change the ledger refuses: `code` is the API error code, `details` its details."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, int] | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.details = details
 
 
 @dataclass(frozen=True)
@@ -537,6 +538,94 @@ async def adjust(
         balances, _ = await _lock(session, [account_id], [change.key])
         (entry,) = await _book(session, balances, [change])
     return entry
+
+
+async def level_bots(
+    session: AsyncSession,
+    house_id: int,
+    targets: Mapping[int, int],
+    key: str,
+    note: str | None = None,
+) -> list[LedgerEntry]:
+    """Bring each bot account to exactly `targets[bot]` silver through the house account
+    (reason `house_funding`), in one transaction: a bot below its target is paid the
+    difference by the house, a bot above it pays the surplus back. Each move is two rows
+    that sum to 0: the bot's (key `{key}:{bot}`) and the house's (`{key}:{bot}:house`).
+
+    All or nothing: when the house, with the surpluses paid back first, cannot pay every
+    difference, `LedgerError("house_funds_low")` and nothing moves. Posting the same `key`
+    again is a no-op returning the first rows. `session` must have no transaction open."""
+    if house_id in targets:
+        raise _refuse("the house does not fund itself")
+    if not all(_is_int(t) and t >= 0 for t in targets.values()):
+        raise _refuse("a bot's target is a whole number of silver, not below 0")
+    if not (isinstance(key, str) and 0 < len(key) <= 120):
+        raise _refuse("a funding key is 1 to 120 characters")
+    if not targets:
+        return []
+    bots = sorted(targets)
+    keys = [k for bot in bots for k in (f"{key}:{bot}", f"{key}:{bot}:house")]
+
+    async def write() -> list[LedgerEntry]:
+        balances, posted = await _lock(session, [house_id, *bots], keys)
+        if posted:
+            return await _rows(session, keys)
+        moves = {bot: targets[bot] - balances[bot] for bot in bots}
+        needed = sum(d for d in moves.values() if d > 0)
+        returned = -sum(d for d in moves.values() if d < 0)
+        if balances[house_id] + returned < needed:
+            raise LedgerError(
+                "house_funds_low",
+                f"the house can pay {balances[house_id] + returned} of the {needed} silver "
+                "the bots need",
+                {"needed": needed - returned, "house": balances[house_id]},
+            )
+        changes: list[_Change] = []
+        for bot in sorted(bots, key=lambda b: (moves[b] > 0, b)):  # paid back first
+            if moves[bot]:
+                changes += [
+                    _Change(bot, moves[bot], "house_funding", f"{key}:{bot}", note=note),
+                    _Change(house_id, -moves[bot], "house_funding", f"{key}:{bot}:house",
+                            note=f"bot {bot}" + (f", {note}" if note else "")),
+                ]
+        if not changes:
+            return []
+        return await _book(session, balances, changes)
+
+    return await _once(session, keys, write)
+
+
+ADJUSTMENT_KEY_LENGTH = 64  # the longest idempotency key an operator gives an adjustment
+
+
+async def adjust_once(
+    session: AsyncSession, account_id: int, delta: int, note: str, admin_id: int, key: str
+) -> Posted:
+    """`adjust` under the operator's idempotency key: the row's key is
+    `admin:{admin_id}:key:{key}`, so one administrator's key makes at most one row. A key
+    already posted changes nothing and returns its row (`created` False) whatever it holds:
+    the caller compares it with the request. `session` must have no transaction open."""
+    if not (isinstance(note, str) and note.strip()):
+        raise _refuse("an adjustment needs a note saying why")
+    if not (_is_int(delta) and delta != 0):
+        raise _refuse("an adjustment is a whole number of silver other than 0")
+    if not (isinstance(key, str) and 0 < len(key) <= ADJUSTMENT_KEY_LENGTH):
+        raise _refuse(f"an idempotency key is 1 to {ADJUSTMENT_KEY_LENGTH} characters")
+    change = _Change(
+        account_id, delta, "admin_adjustment", f"admin:{admin_id}:key:{key}", note=note.strip()
+    )
+    made: list[bool] = []
+
+    async def write() -> list[LedgerEntry]:
+        balances, posted = await _lock(session, [account_id], [change.key])
+        if posted:
+            return await _rows(session, [change.key])
+        entries = await _book(session, balances, [change])
+        made.append(True)  # after the insert: a concurrent winner's key fails it first
+        return entries
+
+    (entry,) = await _once(session, [change.key], write)
+    return Posted(entry, bool(made))
 
 
 async def ledger_page(

@@ -20,14 +20,18 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 # SQLite only autoincrements an INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity.
 Id = BigInteger().with_variant(Integer(), "sqlite")
 
-ROLES = ("player", "admin")
+ROLES = ("player", "admin", "house")  # house: the one account that funds the bots
+# Why silver moved (docs/architecture.md, "House bots and the silver supply"). Silver is
+# made by signup_grant, admin_adjustment and house_reward only; the others move it between
+# accounts and sum to 0 over the ledger.
 REASONS = (
-    "signup_grant",
-    "hand_settlement",
-    "escape_penalty",
-    "disconnect_penalty",
-    "house_reward",
-    "admin_adjustment",
+    "signup_grant",  # a new account's silver (made)
+    "hand_settlement",  # a hand's payments between its seats
+    "escape_penalty",  # an escape (逃跑) paid to the other seats
+    "disconnect_penalty",  # the third disconnect in 24 hours, paid to the other seats
+    "house_reward",  # points or silver the rules pay from the house (湖州) (made)
+    "admin_adjustment",  # an operator's change, the house account's funding included (made)
+    "house_funding",  # the house account <-> a bot: one row each side, summing to 0
 )
 
 

@@ -169,6 +169,7 @@ class LiveTable:
     table: Table
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     bots: set[int] = field(default_factory=set)  # accounts the greedy bot plays for good
+    creator: int | None = None  # the account that opened it in the lobby (its table limit)
     # the last event sent and its text, shared by the seats that see the same copy
     last_event: tuple[int, Event, Encoded] | None = None
     # each seated account's name and silver as last read for table_state

@@ -2,7 +2,8 @@
 
 The WebSocket's `table_state` carries the same (and more) once the server sends it; this
 read lets a client show the players right after sitting down or reloading. Anyone signed in
-may read it (the lobby already lists every table's seats); bots are flagged.
+may read it (the lobby already lists every table's seats); bots are flagged. Every node of a
+cluster answers the same: a table another node owns is read from the cluster's directory.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from sqlalchemy import select
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
-from app.api.lobby import BOT_PREFIX, registry_of
+from app.api.lobby import registry_of
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.store import ranks
+from app.store.house import BOT_PREFIX
 from app.store.models import Account
 
 router = APIRouter(tags=["lobby"])
@@ -42,10 +44,17 @@ async def players(
     table_id: str, account: CurrentAccount, request: Request, session: SessionDep
 ) -> PlayersOut:
     """Each seat's player: name, title (by silver) and silver; nulls for an empty seat."""
-    live = registry_of(request).get(table_id)
-    if live is None:
-        raise ApiError("not_found", f"no table {table_id!r}")
-    ids = [a for a in live.accounts() if a is not None]
+    registry = registry_of(request)
+    live = registry.get(table_id)
+    if live is not None:
+        variant, stake, accounts = live.variant, live.stake, live.accounts()
+    else:  # another node's table (a cluster), or none
+        summary = await registry.network.summary(table_id)
+        if summary is None:
+            raise ApiError("not_found", f"no table {table_id!r}")
+        variant, stake = str(summary["variant"]), int(summary["stake"])
+        accounts = [None if a is None else int(a) for a in summary["seats"]]
+    ids = [a for a in accounts if a is not None]
     async with session.begin():
         rows = (
             await session.execute(
@@ -54,7 +63,7 @@ async def players(
         ).all() if ids else []
     found = {row.id: (row.username, row.balance) for row in rows}
     seats = []
-    for seat, account_id in enumerate(live.accounts()):
+    for seat, account_id in enumerate(accounts):
         if account_id is None or account_id not in found:
             seats.append(PlayerOut(seat=seat, name=None, title=None, balance=None, bot=False))
             continue
@@ -66,4 +75,4 @@ async def players(
             balance=balance,
             bot=name.startswith(BOT_PREFIX),
         ))
-    return PlayersOut(table_id=live.table_id, variant=live.variant, stake=live.stake, seats=seats)
+    return PlayersOut(table_id=table_id, variant=variant, stake=stake, seats=seats)

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 from sqlalchemy import update
 
+from app.store import house, ledger
 from app.store.db import Database
 from app.store.models import Account, VariantStats
 
@@ -69,3 +70,16 @@ async def set_stats(db: Database, account_id: int, variant: str, **counts: int) 
     """Put one account's record in one variant straight into the table."""
     async with db.sessions() as s, s.begin():
         s.add(VariantStats(account_id=account_id, variant=variant, **counts))
+
+
+HOUSE_FLOAT = 1_000_000
+
+
+async def fund_house(db: Database, amount: int = HOUSE_FLOAT) -> None:
+    """Fund the house account as an operator does (an admin adjustment with a reason), so
+    that bots can be seated; the adjustment is made by the house account itself."""
+    async with db.sessions() as s:
+        async with s.begin():
+            house_id = await house.account_id(s)
+        await ledger.adjust(s, house_id, amount, "the house's float for the tests' bots",
+                            admin_id=house_id)

@@ -32,6 +32,8 @@ async def test_players_are_forbidden_and_strangers_unauthorized(
         ("GET", "/admin/accounts", None),
         ("GET", f"/admin/accounts/{ann_id}/ledger", None),
         ("POST", f"/admin/accounts/{ann_id}/adjust", {"delta": 5, "reason": "gift"}),
+        ("POST", "/admin/house/adjust", {"delta": 5, "reason": "gift"}),
+        ("GET", "/admin/silver", None),
         ("POST", f"/admin/accounts/{ann_id}/ban", None),
         ("POST", f"/admin/accounts/{ann_id}/unban", None),
     ]
@@ -70,9 +72,10 @@ async def test_search_by_prefix_and_view_a_ledger(client: httpx.AsyncClient, db:
 async def test_adjust_needs_a_reason_and_keeps_the_floor(
     client: httpx.AsyncClient, db: Database
 ) -> None:
-    boss_id, headers = await admin(client, db)
+    boss_id, boss = await admin(client, db)
     ann_id, ann = await player(client, "ann")
     url = f"/admin/accounts/{ann_id}/adjust"
+    headers = {**boss, "Idempotency-Key": "refund-1"}
     done = await client.post(
         url, json={"delta": -2500, "reason": " refund of a double grant "}, headers=headers
     )
@@ -81,10 +84,12 @@ async def test_adjust_needs_a_reason_and_keeps_the_floor(
     assert body["balance"] == 7500 and body["entry"]["delta"] == -2500
     assert body["entry"]["reason"] == "admin_adjustment"
     assert body["entry"]["note"] == "refund of a double grant"
-    short = await client.post(url, json={"delta": -7501, "reason": "too much"}, headers=headers)
+    short = await client.post(url, json={"delta": -7501, "reason": "too much"},
+                              headers={**boss, "Idempotency-Key": "too-much"})
     assert_error(short, 409, "insufficient_balance")
     missing = await client.post(
-        "/admin/accounts/9999/adjust", json={"delta": 5, "reason": "x"}, headers=headers
+        "/admin/accounts/9999/adjust", json={"delta": 5, "reason": "x"},
+        headers={**boss, "Idempotency-Key": "nobody"},
     )
     assert_error(missing, 404, "not_found")
     me = (await client.get("/me", headers=ann)).json()
@@ -95,9 +100,8 @@ async def test_adjust_needs_a_reason_and_keeps_the_floor(
             .scalars()
             .all()
         )
-    assert [r.delta for r in rows] == [10000, -2500] and rows[1].idempotency_key.startswith(
-        f"admin:{boss_id}:"
-    )
+    assert [r.delta for r in rows] == [10000, -2500]
+    assert rows[1].idempotency_key == f"admin:{boss_id}:key:refund-1"
     audit = await _audit(db)
     assert audit == [
         (
@@ -109,6 +113,7 @@ async def test_adjust_needs_a_reason_and_keeps_the_floor(
                 "reason": "refund of a double grant",
                 "ledger_id": rows[1].id,
                 "balance_after": 7500,
+                "idempotency_key": "refund-1",
             },
         ),
     ]
@@ -117,9 +122,10 @@ async def test_adjust_needs_a_reason_and_keeps_the_floor(
 async def test_reasonless_adjustments_name_the_field(
     client: httpx.AsyncClient, db: Database
 ) -> None:
-    _, headers = await admin(client, db)
+    _, boss = await admin(client, db)
     ann_id, _ = await player(client, "ann")
     url = f"/admin/accounts/{ann_id}/adjust"
+    headers = {**boss, "Idempotency-Key": "k"}
     for bad, field in (
         ({"delta": 100}, "reason"),
         ({"delta": 100, "reason": "  "}, "reason"),

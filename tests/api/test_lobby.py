@@ -9,7 +9,7 @@ from sqlalchemy import update
 
 from app.store.db import Database
 from app.store.models import Account
-from tests.api.helpers import assert_error, player
+from tests.api.helpers import assert_error, fund_house, player
 
 
 async def _open(client: httpx.AsyncClient, headers: dict[str, str], **body: object) -> dict:
@@ -86,7 +86,8 @@ async def test_full_table_and_bad_requests(client: httpx.AsyncClient) -> None:
     assert_error(await client.get("/tables"), 401, "unauthorized")
 
 
-async def test_bots_fill_the_empty_seats(client: httpx.AsyncClient) -> None:
+async def test_bots_fill_the_empty_seats(client: httpx.AsyncClient, db: Database) -> None:
+    await fund_house(db)
     ann, ann_h = await player(client, "ann")
     _, bob_h = await player(client, "bob")
     table = await _open(client, ann_h)
@@ -99,10 +100,10 @@ async def test_bots_fill_the_empty_seats(client: httpx.AsyncClient) -> None:
     seats = filled.json()["seats"]
     assert seats[1] == ann and None not in seats and len(set(seats)) == 4
 
-    # the bots are accounts of their own, with the signup grant
+    # the bots are accounts of their own, funded by the house to the table's minimum
     for n in (1, 2, 3):
         bot = await client.get(f"/accounts/bot-{n}")
-        assert bot.status_code == 200 and bot.json()["balance"] == 10000
+        assert bot.status_code == 200 and bot.json()["balance"] == 100
     assert (await client.get("/accounts/bot-4")).status_code == 404
 
     # a bot sits at one table at a time: another table gets new ones

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import httpx
 
-from tests.api.helpers import assert_error, player
+from app.store.db import Database
+from tests.api.helpers import assert_error, fund_house, player
 
 
 async def test_the_page_and_its_modules_are_served(client: httpx.AsyncClient) -> None:
@@ -32,7 +33,8 @@ async def test_nothing_outside_the_static_folder_is_served(client: httpx.AsyncCl
         assert_error(await client.get(path), 404, "not_found")
 
 
-async def test_the_players_of_a_table(client: httpx.AsyncClient) -> None:
+async def test_the_players_of_a_table(client: httpx.AsyncClient, db: Database) -> None:
+    await fund_house(db)
     _, ann = await player(client, "ann_web")
     _, bob = await player(client, "bob_web")
     created = await client.post("/tables", json={"variant": "wenzhou", "stake": 2}, headers=ann)

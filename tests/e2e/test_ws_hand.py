@@ -24,6 +24,9 @@ from app.rules.actions import Escape
 from app.rules.hand import replay
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
+from app.store import house
+from app.store.db import Database
+from tests.api.helpers import HOUSE_FLOAT
 from tests.live import live_server, sqlite_settings
 
 Message = dict[str, Any]
@@ -235,9 +238,9 @@ async def test_one_hand_over_websockets(server: str, database: Path) -> None:
         await asyncio.gather(*pumps, return_exceptions=True)
 
 
-async def test_one_hand_against_bots(server: str) -> None:
+async def test_one_hand_against_bots(server: str, database: Path) -> None:
     """One player and three bots (托管, played inside the server): the hand ends and the
-    silver moves for everyone, bots included."""
+    silver moves for everyone, bots included; the supply is what was made, no more."""
     async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{server}") as http:
         human = await _register(http, "erin", 2)
         created = await http.post("/tables", json={"variant": "lishui", "stake": STAKE},
@@ -250,7 +253,8 @@ async def test_one_hand_against_bots(server: str) -> None:
         assert filled.status_code == 200, filled.text
         assert None not in filled.json()["seats"]
 
-        # the bots were made for this table, in seat order: bot-1, bot-2, bot-3
+        # the bots were made for this table, in seat order: bot-1, bot-2, bot-3, each funded
+        # by the house with the table's minimum (100 x the stake)
         bot_names = [f"bot-{n}" for n in (1, 2, 3)]
         bot_seats = [seat for seat in range(4) if seat != human.seat]
 
@@ -263,9 +267,24 @@ async def test_one_hand_against_bots(server: str) -> None:
             balances[seat] = await _balance_when_settled(http, name)
         for seat in range(4):
             silver = ended["net"][seat] * STAKE + ended["house_silver"][seat]
-            assert balances[seat] == GRANT + silver, (seat, ended)
+            start = GRANT if seat == human.seat else 100 * STAKE
+            assert balances[seat] == start + silver, (seat, ended)
+        supply = await _supply(database)
+        assert supply.unexplained == 0 and supply.grants == GRANT
+        assert supply.total == GRANT + HOUSE_FLOAT + supply.rewards
+        # house rewards: the points the house pays (the seats' nets sum to them) and silver
+        assert supply.rewards == STAKE * sum(ended["net"]) + sum(ended["house_silver"])
         await human.ws.close()
         await pump
+
+
+async def _supply(database: Path) -> house.Supply:
+    db = Database.connect(f"sqlite:///{database}")
+    try:
+        async with db.sessions() as session, session.begin():
+            return await house.supply(session)
+    finally:
+        await db.close()
 
 
 async def _balance_when_settled(http: httpx.AsyncClient, username: str) -> int:

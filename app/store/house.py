@@ -1,0 +1,116 @@
+"""The house (庄家的银库): the account that funds the bots, and the silver supply.
+
+Rules (docs/architecture.md, "House bots and the silver supply"):
+- the house is one account, `house-bank` (a name no player can register), made with 0
+  silver on first use (an operator funding it, a bot fill, the supply report), role
+  `house`, banned (it never logs in, sits or appears on a leaderboard), no usable password;
+  only an operator funds it, by an admin adjustment (POST /admin/house/adjust);
+- bots (`bot-<n>`) are the house's players: a bounded pool of accounts whose silver comes
+  from the house account and goes back to it (`ledger.level_bots`, reason `house_funding`);
+- silver is made only by signup grants, admin adjustments and house rewards (湖州); every
+  other reason moves it between accounts. `supply` reports the total and where it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, ScalarSelect, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import SQLCoreOperations
+
+from app.store import accounts
+from app.store.models import Account, LedgerEntry
+
+HOUSE_USERNAME = "house-bank"
+HOUSE_ROLE = "house"
+BOT_PREFIX = "bot-"
+NO_PASSWORD = "!"  # not an Argon2 hash: no password ever matches it
+MINTING = ("signup_grant", "admin_adjustment", "house_reward")
+"""The ledger reasons that add silver to the system (or, an adjustment below 0, take it)."""
+
+
+async def account_id(session: AsyncSession) -> int:
+    """The house account's id, inside the caller's transaction; the first call makes it,
+    with 0 silver (a row, not schema: no migration, and a database without bots has none)."""
+    found = (
+        await session.execute(select(Account.id).where(Account.username == HOUSE_USERNAME))
+    ).scalar_one_or_none()
+    if found is not None:
+        return int(found)
+    try:
+        account = await accounts.create(session, HOUSE_USERNAME, NO_PASSWORD, role=HOUSE_ROLE)
+    except accounts.DuplicateUsername:  # made by a concurrent request
+        return await account_id(session)
+    account.banned = True
+    await session.flush()
+    return account.id
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    id: int
+    balance: int
+    banned: bool
+
+
+async def bots(session: AsyncSession) -> list[Bot]:
+    """Every bot account (the pool, and any beyond its bound), oldest first."""
+    rows = await session.execute(
+        select(Account.id, Account.balance, Account.banned)
+        .where(Account.username.startswith(BOT_PREFIX))
+        .order_by(Account.id)
+    )
+    return [Bot(r.id, r.balance, r.banned) for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class Supply:
+    """Silver in the system: where it is, and where it came from. `unexplained` is
+    total - (grants + adjustments + rewards): 0 unless silver was made or lost."""
+
+    total: int
+    house: int
+    players: int
+    bots: int
+    grants: int
+    adjustments: int
+    rewards: int
+    unexplained: int
+    bot_accounts: int
+
+
+def _sum(column: SQLCoreOperations[int], *where: ColumnElement[bool]) -> ScalarSelect[Any]:
+    return select(func.coalesce(func.sum(column), 0)).where(*where).scalar_subquery()
+
+
+async def supply(session: AsyncSession) -> Supply:
+    """The supply, read in one statement (so one snapshot: a settlement committing meanwhile
+    is either wholly in it or not at all)."""
+    is_house = Account.username == HOUSE_USERNAME
+    is_bot = Account.username.startswith(BOT_PREFIX)
+    row = (
+        await session.execute(
+            select(
+                _sum(Account.balance, is_house),
+                _sum(Account.balance, is_bot),
+                _sum(Account.balance, ~is_house, ~is_bot),
+                *(_sum(LedgerEntry.delta, LedgerEntry.reason == r) for r in MINTING),
+                select(func.count()).select_from(Account).where(is_bot).scalar_subquery(),
+            )
+        )
+    ).one()
+    house, bot_silver, players, grants, adjustments, rewards, bot_accounts = map(int, row)
+    total = house + bot_silver + players
+    return Supply(
+        total=total,
+        house=house,
+        players=players,
+        bots=bot_silver,
+        grants=grants,
+        adjustments=adjustments,
+        rewards=rewards,
+        unexplained=total - grants - adjustments - rewards,
+        bot_accounts=bot_accounts,
+    )
