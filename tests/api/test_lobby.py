@@ -117,7 +117,9 @@ async def test_one_table_at_a_time(client: httpx.AsyncClient) -> None:
     """Sitting while seated at another table names that table (409 `seated_elsewhere`);
     two sits of one account at once: one of them only."""
     _, ann_h = await player(client, "ann")
-    tables = [(await _open(client, ann_h, stake=100))["id"] for _ in range(5)]
+    # opened by five accounts: one may keep only `max_open_tables` (3) open
+    openers = [(await player(client, f"opener{n}"))[1] for n in range(5)]
+    tables = [(await _open(client, h, stake=100))["id"] for h in openers]
     assert (await client.post(f"/tables/{tables[0]}/sit", headers=ann_h)).status_code == 200
     for other in tables[1:]:
         error = assert_error(await client.post(f"/tables/{other}/sit", headers=ann_h), 409,
