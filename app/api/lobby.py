@@ -238,9 +238,15 @@ async def fill_bots(
         needed = MIN_BALANCE_PER_STAKE * live.stake
         seated = 0
         for bot in await _bots(session, settings, registry, empty, needed, table_id):
-            if live.seat_of(bot) is None and None in live.accounts():
-                registry.sit(table_id, bot, bot=True)
-                seated += 1
+            if live.seat_of(bot) is not None or None not in live.accounts():
+                continue
+            try:  # claimed like any seat: another node may have just seated the same bot
+                await registry.take_seat(table_id, bot, bot=True)
+            except TableError as refused:
+                if refused.code != "seated_elsewhere":
+                    raise ApiError(refused.code, refused.message) from None
+                continue  # its seat stays empty; calling bots again fills it
+            seated += 1
         _bot_quota(request).spend(str(caller), seated)
         return table_out(live)
 

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 from sqlalchemy import func, select
 
+from app.api import lobby
 from app.main import create_app
 from app.settings import Settings
 from app.store.db import Database
@@ -338,3 +339,32 @@ async def test_the_supply_holds_over_100_bot_fills_and_escapes(
         assert after["house"] + after["bots"] > before["house"]  # ... to the house's bots
         assert after["bot_accounts"] <= 12  # the pool is reused, not 300 new accounts
         assert len((await http.get("/tables", headers=ann)).json()) <= 3
+
+
+async def test_a_bot_another_node_seats_meanwhile_is_skipped_not_seated_twice(
+    settings: Settings, db: Database, monkeypatch: Any
+) -> None:
+    """Two nodes may pick the same idle bot at once: the seat claim refuses the second, whose
+    fill leaves that seat empty (a 200, calling bots again fills it)."""
+    async with _server(settings) as http:
+        await fund_house(db)
+        _, ann = await player(http, "ann")
+        _, bob = await player(http, "bob")
+        first, second = await _open(http, ann), await _open(http, bob)
+        await _sit(http, ann, first)
+        await _sit(http, bob, second)
+        chosen_by_both = lobby._bots
+
+        async def racing(*args: Any) -> list[int]:
+            bots = await chosen_by_both(*args)
+            registry = args[2]
+            registry.sit(first, bots[0], bot=True)  # as another node would, first
+            return bots
+
+        monkeypatch.setattr(lobby, "_bots", racing)
+        filled = await http.post(f"/tables/{second}/fill-bots", headers=bob)
+        assert filled.status_code == 200, filled.text
+        assert filled.json()["seats_taken"] == 3
+        seats = [t["seats"] for t in (await http.get("/tables", headers=ann)).json()]
+        taken = [a for table in seats for a in table if a is not None]
+        assert len(taken) == len(set(taken)) == 5  # nobody at two tables
