@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     # house bots (docs/architecture.md, "House bots and the silver supply"): at most this
     # many bot accounts exist; each is funded from the house account when it is seated
     bot_pool_size: int = Field(default=200, ge=3, le=100_000)
+    # the house account's opening float, granted once per database by `python -m app` (a
+    # documented grant, ledger reason house_float); 0: operators fund it by adjustments
+    house_float: int = Field(default=1_000_000, ge=0, le=10**12)
     # per account: tables it opened that are still open (409 too_many_tables) ...
     max_open_tables: int = Field(default=3, ge=1, le=1000)
     # ... and bot seats it called in the last hour, on one node (429 too_many_bots)

@@ -4,11 +4,14 @@ Rules (docs/architecture.md, "House bots and the silver supply"):
 - the house is one account, `house-bank` (a name no player can register), made with 0
   silver on first use (an operator funding it, a bot fill, the supply report), role
   `house`, banned (it never logs in, sits or appears on a leaderboard), no usable password;
-  only an operator funds it, by an admin adjustment (POST /admin/house/adjust);
+  only an operator funds it: its opening float (`open_house`) and admin adjustments
+  (POST /admin/house/adjust);
 - bots (`bot-<n>`) are the house's players: a bounded pool of accounts whose silver comes
   from the house account and goes back to it (`ledger.level_bots`, reason `house_funding`);
-- silver is made only by signup grants, admin adjustments and house rewards (湖州); every
-  other reason moves it between accounts. `supply` reports the total and where it is.
+- silver is made only by grants (signup grants, and the house's opening float: the setting
+  `house_float`, granted once per database by `python -m app`), admin adjustments and
+  house rewards (湖州); every other reason moves it between accounts. `supply` reports the
+  total and where it is.
 """
 
 from __future__ import annotations
@@ -20,14 +23,17 @@ from sqlalchemy import ColumnElement, ScalarSelect, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import SQLCoreOperations
 
-from app.store import accounts
+from app.settings import Settings
+from app.store import accounts, ledger
+from app.store.db import Database
 from app.store.models import Account, LedgerEntry
 
 HOUSE_USERNAME = "house-bank"
 HOUSE_ROLE = "house"
 BOT_PREFIX = "bot-"
 NO_PASSWORD = "!"  # not an Argon2 hash: no password ever matches it
-MINTING = ("signup_grant", "admin_adjustment", "house_reward")
+GRANTS = ("signup_grant", "house_float")
+MINTING = (*GRANTS, "admin_adjustment", "house_reward")
 """The ledger reasons that add silver to the system (or, an adjustment below 0, take it)."""
 
 
@@ -96,7 +102,9 @@ async def supply(session: AsyncSession) -> Supply:
                 _sum(Account.balance, is_house),
                 _sum(Account.balance, is_bot),
                 _sum(Account.balance, ~is_house, ~is_bot),
-                *(_sum(LedgerEntry.delta, LedgerEntry.reason == r) for r in MINTING),
+                _sum(LedgerEntry.delta, LedgerEntry.reason.in_(GRANTS)),
+                _sum(LedgerEntry.delta, LedgerEntry.reason == "admin_adjustment"),
+                _sum(LedgerEntry.delta, LedgerEntry.reason == "house_reward"),
                 select(func.count()).select_from(Account).where(is_bot).scalar_subquery(),
             )
         )
@@ -114,3 +122,18 @@ async def supply(session: AsyncSession) -> Supply:
         unexplained=total - grants - adjustments - rewards,
         bot_accounts=bot_accounts,
     )
+
+
+async def open_house(settings: Settings) -> None:
+    """Grant the house its opening float (setting `house_float`) unless this database had
+    it already: a fresh install can seat bots at once; 0 leaves the funding to operators."""
+    if settings.house_float <= 0:
+        return
+    db = Database.connect(settings.database_url)
+    try:
+        async with db.sessions() as session:
+            async with session.begin():
+                house_id = await account_id(session)
+            await ledger.grant_house_float(session, house_id, settings.house_float)
+    finally:
+        await db.close()

@@ -507,15 +507,27 @@ async def penalize(
 async def grant_signup(session: AsyncSession, account_id: int, amount: int) -> LedgerEntry:
     """The new account's silver (RULES.md 7: 10000), once per account (key `signup:{id}`);
     a second grant returns the first. `session` must have no transaction open."""
+    return await _grant_once(session, account_id, amount, "signup_grant", f"signup:{account_id}")
+
+
+async def grant_house_float(session: AsyncSession, house_id: int, amount: int) -> LedgerEntry:
+    """The house account's opening float (setting `house_float`), once per database (key
+    `house:float`); a second grant returns the first. `session` must have no transaction
+    open."""
+    return await _grant_once(session, house_id, amount, "house_float", "house:float")
+
+
+async def _grant_once(
+    session: AsyncSession, account_id: int, amount: int, reason: str, key: str
+) -> LedgerEntry:
     if not (_is_int(amount) and amount >= 0):
         raise _refuse("a grant is a whole number of silver, not below 0")
-    key = f"signup:{account_id}"
 
     async def write() -> list[LedgerEntry]:
         balances, posted = await _lock(session, [account_id], [key])
         if posted:
             return await _rows(session, [key])
-        return await _book(session, balances, [_Change(account_id, amount, "signup_grant", key)])
+        return await _book(session, balances, [_Change(account_id, amount, reason, key)])
 
     return (await _once(session, [key], write))[0]
 

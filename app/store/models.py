@@ -32,6 +32,7 @@ REASONS = (
     "house_reward",  # points or silver the rules pay from the house (湖州) (made)
     "admin_adjustment",  # an operator's change, the house account's funding included (made)
     "house_funding",  # the house account <-> a bot: one row each side, summing to 0
+    "house_float",  # the house account's opening float, once per database (made)
 )
 
 

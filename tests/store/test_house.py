@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.rules.variants.base import Settlement, Transfer
+from app.settings import Settings
 from app.store import house, ledger
 from app.store.db import Database
 from app.store.models import Account, LedgerEntry
@@ -107,3 +108,26 @@ async def test_the_supply_counts_what_made_silver(db: Database) -> None:
     assert supply.total == 4000 + 5000 + 70 and supply.unexplained == 0
     assert supply.house == 4500 and supply.bots == 0 and supply.bot_accounts == 0
     assert supply.players == supply.total - supply.house
+
+
+async def test_the_house_gets_its_opening_float_once_per_database(
+    db: Database, settings: Settings
+) -> None:
+    """`python -m app` grants the house `house_float` at its first start, and never again: a
+    fresh install can call bots at once, and the grant is in the supply's `grants`."""
+    for float_ in (1_000_000, 1_000_000, 5_000_000):  # later starts, a changed setting too
+        await house.open_house(settings.model_copy(update={"house_float": float_}))
+    house_id = await _house(db)
+    assert (await _balances(db, [house_id])) == [1_000_000]
+    supply = await _supply(db)
+    assert (supply.house, supply.grants, supply.unexplained) == (1_000_000, 1_000_000, 0)
+    async with db.sessions() as s:
+        reasons = (await s.execute(select(LedgerEntry.reason))).scalars().all()
+    assert reasons == ["house_float"]
+
+
+async def test_a_house_float_of_0_leaves_the_funding_to_operators(
+    db: Database, settings: Settings
+) -> None:
+    await house.open_house(settings.model_copy(update={"house_float": 0}))
+    assert (await _supply(db)).total == 0
