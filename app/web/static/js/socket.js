@@ -7,6 +7,7 @@ import { refreshTokens, session } from "./api.js";
 
 const CLOSE_UNAUTHORIZED = 4401;
 const CLOSE_REPLACED = 4000;
+const CLOSE_BANNED = 4004; // the account was banned: no reconnecting, the session ends
 const PING_MS = 20000;
 
 export class TableSocket {
@@ -44,6 +45,11 @@ export class TableSocket {
       if (this.ws !== ws || this.stopped) return;
       if (ev.code === CLOSE_REPLACED) {
         this.onStatus("replaced");
+        return;
+      }
+      if (ev.code === CLOSE_BANNED) {
+        this.onStatus("closed");
+        session.clear();
         return;
       }
       this.onStatus("reconnecting");
