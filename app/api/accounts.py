@@ -20,7 +20,7 @@ from app.api.pages import Before, Limit, ledger_page_out
 from app.api.profiles import huzhou_level, stats_out
 from app.api.schemas import LedgerPage, LevelOut, VariantStatsOut
 from app.api.security import AUTH_ERRORS, CurrentAccount
-from app.store import accounts, ranks
+from app.store import accounts, house, ranks
 
 router = APIRouter(tags=["accounts"])
 
@@ -102,7 +102,7 @@ async def profile(username: str, session: SessionDep) -> ProfileOut:
     """An account's public profile."""
     async with session.begin():
         found = await accounts.by_username(session, username)
-        if found is None:
+        if found is None or found.role == house.HOUSE_ROLE:  # the house's funds are not public
             raise ApiError("not_found", f"no account {username!r}")
         stats = await stats_out(session, found.id)
     return ProfileOut(

@@ -215,6 +215,8 @@ async def test_bots_are_funded_by_the_house_or_not_seated(
     assert [tuple(r) for r in reasons] == [
         ("admin_adjustment", 11000), ("house_funding", 0), ("signup_grant", 20000)
     ]
+    # the house's funds are the operator's business: no public profile
+    assert_error(await client.get("/accounts/house-bank"), 404, "not_found")
 
 
 async def test_the_pool_is_bounded_and_reused(settings: Settings, db: Database) -> None:
