@@ -85,6 +85,7 @@ from app.tables.registry import (
     TableError,
     TableRegistry,
 )
+from app.tables.routing import route
 from app.tables.seats import SeatState
 
 log = logging.getLogger(__name__)
@@ -858,8 +859,6 @@ class RedisNetwork(Network, HandObserver):
 
     def _serve(self, sent: ToTable) -> None:
         """A client's message forwarded by the node holding its socket."""
-        from app.api.ws import _route  # the same routing as a socket on this node
-
         parsed = parse_client(sent.message)
         answer: ServerMessage | None
         if isinstance(parsed, ErrorMessage):
@@ -867,7 +866,7 @@ class RedisNetwork(Network, HandObserver):
         elif self.registry.get(sent.table_id) is None:  # moved on: never forward twice
             answer = _error("internal", "the table is moving to another server; resume")
         else:
-            answer = _route(parsed, self.registry, sent.account)
+            answer = route(parsed, self.registry, sent.account)  # as from a socket here
         if answer is not None:
             payload = ToAccount(account=sent.account, message=answer.model_dump_json())
             self.writer.publish(self.keys.channel(sent.reply_node), payload.model_dump_json())
