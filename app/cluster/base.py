@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from app.protocol import ClientMessage, ServerMessage
 
 if TYPE_CHECKING:
-    from app.cluster.admin import AdminOp
     from app.cluster.boards import BoardEntry
     from app.tables.actor import HandObserver
+    from app.tables.admin import AdminOp
     from app.tables.messages import HandRecordData
     from app.tables.registry import LiveTable
 
@@ -96,7 +96,7 @@ class Network:
     async def admin(
         self, op: AdminOp, table_id: str = "", *, seat: int | None = None, reveal: bool = False
     ) -> dict[str, Any]:
-        """An admin table command (`app.cluster.admin.run`) for a table another node owns,
+        """An admin table command (`app.tables.admin.run`) for a table another node owns,
         run there; `list`: the tables of every other node (`{"tables": [...]}`)."""
         if op == "list":
             return {"tables": []}
