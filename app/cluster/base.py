@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from app.protocol import ClientMessage, ServerMessage
 
 if TYPE_CHECKING:
-    from app.cluster.boards import BoardEntry
+    from app.store.ranks import BoardEntry
     from app.tables.actor import HandObserver
     from app.tables.admin import AdminOp
     from app.tables.messages import HandRecordData

@@ -31,7 +31,7 @@ from redis.exceptions import RedisError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.cluster.base import UNAVAILABLE, Network, RemoteRefused, Sink
-from app.cluster.boards import BoardEntry, Boards
+from app.cluster.boards import Boards
 from app.cluster.bus import Bus
 from app.cluster.claims import Claims
 from app.cluster.journal import (
@@ -75,6 +75,7 @@ from app.rules.actions import Action
 from app.rules.hand import Preset
 from app.rules.variants.base import TableContext
 from app.settings import Settings
+from app.store.ranks import BoardEntry
 from app.tables import admin as table_admin
 from app.tables.actor import AdoptedHand, HandObserver, Table
 from app.tables.messages import AdminResume, Connected, Disconnected, HandRecordData
