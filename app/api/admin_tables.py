@@ -27,7 +27,6 @@ from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
 from app.api.lobby import TimersIn, registry_of
 from app.api.security import ADMIN_ERRORS, AdminAccount
-from app.cluster.base import UNAVAILABLE, RemoteRefused
 from app.rules import scenario
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
@@ -35,6 +34,7 @@ from app.store import audit
 from app.store.models import Account
 from app.tables import admin as table_admin
 from app.tables.admin import AdminOp
+from app.tables.network import UNAVAILABLE, RemoteRefused
 from app.tables.registry import TableError
 from app.tables.timers import Timers
 

@@ -30,7 +30,6 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.cluster.base import UNAVAILABLE, Network, RemoteRefused, Sink
 from app.cluster.boards import Boards
 from app.cluster.bus import Bus
 from app.cluster.claims import Claims
@@ -79,10 +78,12 @@ from app.store.ranks import BoardEntry
 from app.tables import admin as table_admin
 from app.tables.actor import AdoptedHand, HandObserver, Table
 from app.tables.messages import AdminResume, Connected, Disconnected, HandRecordData
+from app.tables.network import UNAVAILABLE, Network, RemoteRefused
 from app.tables.registry import (
     ADMIN_WAIT_SECONDS,
     MIN_BALANCE_PER_STAKE,
     LiveTable,
+    Sink,
     TableError,
     TableRegistry,
 )

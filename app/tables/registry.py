@@ -53,7 +53,6 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.cluster.base import Network, RemoteRefused
 from app.ops import metrics
 from app.ops.tasks import cancel_and_wait
 from app.protocol import (
@@ -98,6 +97,7 @@ from app.tables.messages import (
     SnapshotOut,
     Stop,
 )
+from app.tables.network import LocalNetwork, Network, RemoteRefused
 from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
 from app.tables.results import store_hand
 from app.tables.seats import SeatState
@@ -211,7 +211,8 @@ class TableRegistry:
         # table -> the accounts seated there as last seen: their seat claims (`_seats_moved`)
         self._held: dict[str, frozenset[int]] = {}
         self._sitting: dict[int, tuple[asyncio.Lock, int]] = {}  # account -> its sits' lock
-        self.network = Network()  # the cluster (app.cluster), or this process alone
+        # the cluster (app.cluster.node.RedisNetwork), or this process alone
+        self.network: Network = LocalNetwork()
 
     # --- tables ---------------------------------------------------------------------------
 
