@@ -69,14 +69,9 @@ class Calls:
         return None if raw is None else _load(str(raw))
 
     async def call(
-        self,
-        op: str,
-        table_id: str,
-        account_id: int,
-        seat: int | None = None,
-        *,
-        bot: bool = False,
+        self, op: str, table_id: str, account_id: int, seat: int | None, bot: bool
     ) -> tuple[dict[str, Any], int | None]:
+        """Sit or leave (`op`) at a table another node owns: its summary and the seat."""
         assert op in ("sit", "leave")
         call = Call(
             id=secrets.token_hex(8), reply_node=self._node.node_id, op=op,  # type: ignore[arg-type]

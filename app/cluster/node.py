@@ -214,7 +214,7 @@ class RedisNetwork(Network):
         *,
         bot: bool = False,
     ) -> tuple[dict[str, Any], int | None]:
-        return await self.calls.call(op, table_id, account_id, seat, bot=bot)
+        return await self.calls.call(op, table_id, account_id, seat, bot)
 
     async def claim_seat(self, account_id: int, table_id: str) -> str:
         return await self.calls.claim_seat(account_id, table_id)
