@@ -38,7 +38,7 @@ from app.protocol.actions import WireAction, to_rules_action
 from app.protocol.encode import Encoded
 from app.store import accounts, ledger, migrate
 from app.store.db import Database
-from app.tables import registry as registry_module
+from app.tables import wire as wire_module
 from app.tables.messages import PlayerAction
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
@@ -137,7 +137,7 @@ class _Timed:
 
     def __init__(self) -> None:
         self.seconds = 0.0
-        self.inner = registry_module._timeout_choice
+        self.inner = wire_module._timeout_choice
 
     def __call__(self, *args: Any) -> Any:
         started = time.process_time()
@@ -168,7 +168,7 @@ async def _play(
                 registry.sit(live.table_id, account, seat)
         await asyncio.sleep(1.0)  # the first hands are dealt
         timed = _Timed()
-        registry_module._timeout_choice = timed  # type: ignore[assignment]
+        wire_module._timeout_choice = timed  # type: ignore[assignment]
         profiler = cProfile.Profile() if profile else None
         start_actions = counter["actions"]
         cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -178,7 +178,7 @@ async def _play(
         if profiler is not None:
             profiler.disable()
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        registry_module._timeout_choice = timed.inner
+        wire_module._timeout_choice = timed.inner
         actions = counter["actions"] - start_actions
         frames = sum(s.socket.frames for s in sinks)
         await registry.stop()

@@ -27,14 +27,14 @@ from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
 from app.api.lobby import TimersIn, registry_of
 from app.api.security import ADMIN_ERRORS, AdminAccount
-from app.cluster import admin as table_admin
-from app.cluster.admin import AdminOp
-from app.cluster.base import UNAVAILABLE, RemoteRefused
 from app.rules import scenario
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
 from app.store import audit
 from app.store.models import Account
+from app.tables import admin as table_admin
+from app.tables.admin import AdminOp
+from app.tables.network import UNAVAILABLE, RemoteRefused
 from app.tables.registry import TableError
 from app.tables.timers import Timers
 
@@ -115,7 +115,7 @@ async def _command(
     reveal: bool = False,
 ) -> dict[str, Any]:
     """Run a command on the table's node: this one, or its owner over the cluster's bus
-    (the same `app.cluster.admin.run` there); `list` gathers every node's tables."""
+    (the same `app.tables.admin.run` there); `list` gathers every node's tables."""
     registry = registry_of(request)
     try:
         if op != "list" and registry.get(table_id) is None:
@@ -137,7 +137,7 @@ async def _names(session: AsyncSession, ids: list[int]) -> dict[int, str]:
 
 
 def _out(table: dict[str, Any], names: dict[int, str]) -> AdminTableOut:
-    """A table (`app.cluster.admin.snapshot`) with its players' names."""
+    """A table (`app.tables.admin.snapshot`) with its players' names."""
     seats = [
         AdminSeatOut(
             seat=seat, account_id=account, username=None if account is None else names.get(account)

@@ -48,13 +48,13 @@ from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
 from app.api.ratelimit import MemoryQuota
 from app.api.security import AUTH_ERRORS, CurrentAccount
-from app.cluster import admin as table_admin
-from app.cluster.base import RemoteRefused
 from app.rules.variants import VARIANTS
 from app.settings import Settings
 from app.store import accounts, house, ledger
 from app.store.house import BOT_PREFIX, NO_PASSWORD
 from app.store.models import Account
+from app.tables import admin as table_admin
+from app.tables.network import RemoteRefused
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable, TableError, TableRegistry
 from app.tables.timers import Timers
 
@@ -343,7 +343,7 @@ async def _every_table(registry: TableRegistry) -> list[dict[str, Any]]:
 
 async def _close_abandoned(registry: TableRegistry, table_id: str) -> bool:
     """Close (dissolve) a table where no player sits and no hand is in play, as its owner
-    finds it (`app.cluster.admin.abandoned`); False when it is not abandoned or not found."""
+    finds it (`app.tables.admin.abandoned`); False when it is not abandoned or not found."""
     try:
         if registry.get(table_id) is not None:
             done = await table_admin.run(registry, "close_abandoned", table_id)

@@ -15,7 +15,7 @@ Rules:
   ``error`` with its code and the connection stays open (only `wrong_table` names a table
   the account does not sit at);
 - `action`, `resume`, `autoplay` and `leave` go to the inbox of the table's actor for the
-  seat this account holds there; `ping` is answered here with ``pong``;
+  seat this account holds there; `ping` is answered with ``pong`` (`app.tables.routing`);
 - at most `RATE_LIMIT` messages per second per connection (``rate_limited`` beyond);
 - closing the socket tells every table the account sits at that the seat is disconnected
   (not an escape: 托管 plays its timeouts, RULES.md 1).
@@ -34,22 +34,11 @@ from app.api.errors import ApiError
 from app.api.security import account_for_token
 from app.ops import logging as ops_logging
 from app.ops import metrics
-from app.protocol import (
-    ActionMessage,
-    AutoplayMessage,
-    ClientMessage,
-    ErrorMessage,
-    LeaveMessage,
-    PingMessage,
-    PongMessage,
-    ResumeMessage,
-    ServerMessage,
-    parse_client,
-    to_rules_action,
-)
+from app.protocol import ErrorMessage, ServerMessage, parse_client
 from app.protocol.encode import Encoded
-from app.tables.messages import Autoplay, Disconnected, Resume
-from app.tables.registry import TableError, TableRegistry
+from app.tables.messages import Disconnected
+from app.tables.registry import TableRegistry
+from app.tables.routing import route
 
 log = logging.getLogger(__name__)
 
@@ -165,34 +154,7 @@ async def _read(
         if isinstance(parsed, ErrorMessage):
             connection.deliver(parsed)
             continue
-        answer = _route(parsed, registry, account_id)
+        answer = route(parsed, registry, account_id)
         if answer is not None:
             connection.deliver(answer)
 
-
-def _route(
-    message: ClientMessage, registry: TableRegistry, account_id: int
-) -> ServerMessage | None:
-    """Hand one valid message to its table; an immediate answer, if any."""
-    if isinstance(message, PingMessage):
-        return PongMessage(nonce=message.nonce)
-    live = registry.get(message.table_id)
-    seat = live.seat_of(account_id) if live is not None else None
-    if live is None and registry.network.forward(account_id, message):
-        return None  # the table lives on another node, which answers
-    if live is None or seat is None:
-        return _error("wrong_table", "you do not sit at that table")
-    if isinstance(message, ActionMessage):
-        action = to_rules_action(message.action, seat)
-        live.table.submit(metrics.received_action(seat, action, message.seq))
-    elif isinstance(message, ResumeMessage):
-        live.table.submit(Resume(seat, message.last_seq))
-        registry.announce(message.table_id, [seat], seated=True)
-    elif isinstance(message, AutoplayMessage):
-        live.table.submit(Autoplay(seat, message.on))
-    elif isinstance(message, LeaveMessage):
-        try:
-            registry.leave(message.table_id, account_id)
-        except TableError as refused:
-            return _error("wrong_table", refused.message)
-    return None

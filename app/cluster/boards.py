@@ -16,7 +16,6 @@ the page read again.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import cast
 
 from redis.asyncio import Redis
@@ -26,18 +25,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.cluster.keys import Keys
 from app.rules.variants import VARIANTS
 from app.store.models import Account, VariantStats
+from app.store.ranks import BoardEntry
 
 log = logging.getLogger(__name__)
 
 REBUILD_SECONDS = 60
 CHUNK = 5000
-
-
-@dataclass(frozen=True, slots=True)
-class BoardEntry:
-    account: int
-    value: int
-    rank: int
 
 
 def _member(account_id: int) -> str:

@@ -70,7 +70,7 @@ class Call(_Model):
 
 
 class AdminCall(_Model):
-    """An admin table command (`app.cluster.admin.run`) for the table's owner, or (`list`)
+    """An admin table command (`app.tables.admin.run`) for the table's owner, or (`list`)
     for every node."""
 
     kind: Literal["admin"] = "admin"

@@ -54,6 +54,16 @@ def level_of(points: int) -> tuple[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardEntry:
+    """One row of a leaderboard page (排行榜): the account, its value (silver or points) and
+    its rank (equal values share one)."""
+
+    account: int
+    value: int
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
 class SeatResult:
     """One seat's part in a finished hand, as the stats count it. `points` is the seat's net
     points of the settlement (before the silver floor)."""

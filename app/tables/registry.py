@@ -7,8 +7,9 @@
   the actor share one event loop and the actor only reads its seats between awaits, so no
   message is needed. Leaving during a hand is an escape (逃跑, RULES.md 1) and goes through
   the inbox; the seat is freed once that hand has ended.
-- Outbound items become the wire messages of `app.protocol` and go to the one connection
-  of the account sitting at that seat (none connected: dropped; `resume` catches up).
+- Outbound items become the wire messages of `app.protocol` (`app.tables.wire`) and go to
+  the one connection of the account sitting at that seat (none connected: dropped;
+  `resume` catches up).
 - administration (`pause`, `resume`, `kick`, `dissolve`) goes through the inbox and waits
   for the actor (`Flush`), so that the caller sees the table after the command;
 - `on_hand_end` is the one place money moves: it stores the hand (`results.store_hand`:
@@ -53,27 +54,16 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.cluster.base import Network, RemoteRefused
 from app.ops import metrics
 from app.ops.tasks import cancel_and_wait
 from app.protocol import (
-    ERROR_CODES,
     ErrorMessage,
-    EventMessage,
-    PromptMessage,
     SeatedMessage,
     SeatInfo,
     ServerMessage,
-    SnapshotMessage,
     TableStateMessage,
-    event_payload,
-    from_rules_action,
-    view_model,
 )
-from app.protocol.actions import PassAction, WireAction
-from app.protocol.encode import Encoded, event_text, message_text, prompt_text
-from app.rules.actions import Action, Escape, Pass
-from app.rules.bots import TimeoutBot
+from app.protocol.encode import Encoded
 from app.rules.events import Event
 from app.rules.hand import Preset
 from app.rules.variants import get_ruleset
@@ -87,21 +77,19 @@ from app.tables.messages import (
     AdminPause,
     AdminResume,
     Connected,
-    ErrorOut,
-    EventOut,
     Flush,
     HandRecordData,
     Inbound,
     Leave,
     Outbound,
-    PromptOut,
-    SnapshotOut,
     Stop,
 )
+from app.tables.network import LocalNetwork, Network, RemoteRefused
 from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
 from app.tables.results import store_hand
 from app.tables.seats import SeatState
 from app.tables.timers import Timers
+from app.tables.wire import encoded_message, wire_message
 
 log = logging.getLogger(__name__)
 
@@ -118,10 +106,6 @@ POINTS_VARIANTS = frozenset({"huzhou"})
 """Variants whose hand base comes from the seats' 积分 (湖州, RULES.md 4: the base of the
 lowest-level player), read from the store at each deal."""
 ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to handle it
-
-# Codes the actor uses that the wire protocol does not list, and the listed code a client gets.
-
-_TIMEOUT = TimeoutBot()
 
 Status = Literal["waiting", "playing"]
 
@@ -211,7 +195,8 @@ class TableRegistry:
         # table -> the accounts seated there as last seen: their seat claims (`_seats_moved`)
         self._held: dict[str, frozenset[int]] = {}
         self._sitting: dict[int, tuple[asyncio.Lock, int]] = {}  # account -> its sits' lock
-        self.network = Network()  # the cluster (app.cluster), or this process alone
+        # the cluster (app.cluster.node.RedisNetwork), or this process alone
+        self.network: Network = LocalNetwork()
 
     # --- tables ---------------------------------------------------------------------------
 
@@ -720,79 +705,3 @@ async def _stop_tables(tables: Sequence[LiveTable]) -> None:
     _, pending = await asyncio.wait(tasks, timeout=STOP_GRACE)
     await cancel_and_wait(pending)
     await asyncio.gather(*tasks, return_exceptions=True)  # retrieves every outcome
-
-
-# --- conversions ----------------------------------------------------------------------------
-
-
-def wire_message(live: LiveTable, seat: int, item: Outbound) -> ServerMessage:
-    """The wire message of one outbound item (events are already redacted for `seat`)."""
-    table_id = live.table_id
-    if isinstance(item, EventOut):
-        return EventMessage(
-            table_id=table_id, hand_id=item.hand_id, seq=item.seq, event=event_payload(item.event)
-        )
-    if isinstance(item, PromptOut):
-        legal = [a for a in item.legal if not isinstance(a, Escape)]
-        return PromptMessage(
-            table_id=table_id,
-            hand_id=item.hand_id,
-            seq=item.seq,
-            legal_actions=[from_rules_action(a) for a in legal],
-            deadline_ms=int(item.remaining * 1000),
-            timeout_action=_timeout_action(live, seat, legal),
-        )
-    if isinstance(item, SnapshotOut):
-        return SnapshotMessage(
-            table_id=table_id,
-            hand_id=item.hand_id,
-            seq=item.seq,
-            view=view_model(item.view),
-            deadline_ms=None if item.remaining is None else int(item.remaining * 1000),
-        )
-    assert isinstance(item, ErrorOut)
-    code = item.code if item.code in ERROR_CODES else "internal"
-    message = item.message[:300]
-    return ErrorMessage(code=code, message=message, ref_seq=item.ref_seq)  # type: ignore[arg-type]
-
-
-def encoded_message(live: LiveTable, seat: int, item: Outbound) -> Encoded:
-    """`wire_message(live, seat, item)` as its JSON text, the same text the model writes.
-    Events and prompts are written straight from the core's values (`app.protocol.encode`),
-    and an event every seat sees alike is written once and shared: the last event's text
-    is kept per table, and the four copies of one event are sent one after another."""
-    if isinstance(item, EventOut):
-        cached = live.last_event
-        if cached is not None and cached[0] == item.seq and cached[1] == item.event:
-            return cached[2]
-        encoded = event_text(live.table_id, item.hand_id, item.seq, item.event)
-        live.last_event = (item.seq, item.event, encoded)
-        return encoded
-    if isinstance(item, PromptOut):
-        legal = [a for a in item.legal if not isinstance(a, Escape)]
-        return prompt_text(
-            live.table_id,
-            item.hand_id,
-            item.seq,
-            legal,
-            int(item.remaining * 1000),
-            _timeout_choice(live, seat, legal),
-        )
-    return message_text(wire_message(live, seat, item))
-
-
-def _timeout_action(live: LiveTable, seat: int, legal: Sequence[Action]) -> WireAction:
-    """What the server does when the time is up: pass in a claim window, else the clock's
-    choice (`TimeoutBot`)."""
-    choice = _timeout_choice(live, seat, legal)
-    return PassAction() if choice is None else from_rules_action(choice)
-
-
-def _timeout_choice(live: LiveTable, seat: int, legal: Sequence[Action]) -> Action | None:
-    """The core action behind `_timeout_action` (None: pass)."""
-    if any(isinstance(a, Pass) for a in legal):
-        return None
-    state = live.table.hand
-    if state is None or not legal:
-        return None
-    return _TIMEOUT.choose(state, seat, list(legal))

@@ -15,7 +15,7 @@ import pytest
 from fastapi import FastAPI
 from redis.asyncio import Redis
 
-from app.cluster import node as cluster_node
+from app.cluster import calls as cluster_calls
 from app.cluster.keys import Keys
 from app.main import create_app
 from app.protocol import ErrorMessage
@@ -173,7 +173,7 @@ async def test_an_owner_that_does_not_answer_is_a_clear_error(
     a, b = two_nodes
     _, boss = await admin(b.http, db)
     keys = Keys(prefix)
-    monkeypatch.setattr(cluster_node, "ADMIN_CALL_TIMEOUT", 0.3)
+    monkeypatch.setattr(cluster_calls, "ADMIN_CALL_TIMEOUT", 0.3)
     # a table whose lease names a node that listens but never answers
     await redis.set(keys.lease("stuck"), "ghost|1")
     await redis.hset(keys.directory, "stuck", '{"id": "stuck"}')

@@ -32,7 +32,7 @@ OPERATIONS = 10_000
 # With PostgreSQL configured, SQLite runs a shorter stream (the full one takes 70 s there).
 # The books' invariants are the ledger's logic, the same code on both backends, and the
 # first SQLITE_OPERATIONS operations of the same seeded stream reach every line of app/store
-# that the full stream reaches on SQLite (checked with a line tracer: 222 lines of ledger.py,
+# that the full stream reaches on SQLite (checked with a line tracer: 222 lines of the ledger,
 # ranks.py and db.py at 10,000 operations, the same 222 at 1,000 and already at 500: the
 # floor in settlements and in penalties, both refusals, retries and concurrent duplicates of
 # hands and penalties, late grants); the asserts on the floor and the refusals below hold at

@@ -16,6 +16,7 @@ from app.rules.variants import VARIANTS
 from app.rules.variants.base import Settlement, TableContext, Transfer
 from app.store import ledger
 from app.store.db import Database
+from app.store.ledger import settlement as ledger_settlement
 from app.store.models import Account, LedgerEntry
 from app.store.ranks import SeatResult, record_stats, results_from, stats_of
 
@@ -163,13 +164,13 @@ async def test_the_loser_of_the_unique_key_race_rolls_back_and_returns_the_winne
     first = await _settle(db, "h", seats, settlement, 10)
     # a settlement that does not see the first one's rows until its insert collides (as on
     # PostgreSQL, where the check reads from before the lock it waited for)
-    real = ledger._lock
+    real = ledger_settlement._lock
 
     async def lock_blind(*args: Any) -> tuple[dict[int, int], bool]:
         balances, _ = await real(*args)
         return balances, False
 
-    monkeypatch.setattr(ledger, "_lock", lock_blind)
+    monkeypatch.setattr(ledger_settlement, "_lock", lock_blind)
     again = await _settle(db, "h", seats, settlement, 10)
     assert [r.id for r in again] == [r.id for r in first]
     assert await _balances(db, seats) == [1030, 970, 1000, 1000]

@@ -1,9 +1,10 @@
-"""Admin table commands (`/admin/tables`) as the node owning the table runs them.
+"""Admin table commands (`/admin/tables`) as the registry holding the table runs them.
 
-`run` is the one implementation: the HTTP node calls it for a table of its own, and the
-owner calls it for a command that came over the bus (`messages.AdminCall`), so that an
-operator gets the same answer from any node. Its result is plain JSON (it crosses the
-bus); `app.api.admin_tables` turns it into the response and writes the audit row.
+`run` is the one implementation: the HTTP node calls it for a table of its own, and with
+a cluster the owner calls it for a command that came over the bus
+(`app.cluster.messages.AdminCall`), so that an operator gets the same answer from any node.
+Its result is plain JSON (it crosses the bus); `app.api.admin_tables` turns it into the
+response and writes the audit row.
 """
 
 from __future__ import annotations

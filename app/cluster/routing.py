@@ -1,0 +1,263 @@
+"""Sockets and messages between nodes: presence names the node holding each account's
+socket; a client's message for a table owned elsewhere is published to the owner's
+channel, and a message for a seat whose socket is on another node to that node's channel.
+A closing socket tells the owners of the tables it played at (`away`), and the players at
+this node's tables whose socket was on another node are marked disconnected once their
+presence entry is gone (`check_presence`), connected again when it comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+
+from redis.exceptions import RedisError
+
+from app.cluster.context import NodeContext
+from app.cluster.messages import Away, Close, ToAccount, ToTable
+from app.cluster.presence import Presence
+from app.cluster.writer import Done
+from app.protocol import SERVER_MESSAGE, ClientMessage, ErrorMessage, ServerMessage, parse_client
+from app.tables.messages import Connected, Disconnected
+from app.tables.registry import Sink
+from app.tables.routing import route
+
+log = logging.getLogger(__name__)
+
+CLOSE_REPLACED = 4000  # as app.api.ws: a newer login closed this socket
+
+# A client message for a table: publish it to the lease holder's channel. -1: no such
+# table; -2: listed but nobody holds its lease (failing over); 0: the owner does not listen
+ROUTE_TABLE = """
+local v = redis.call('GET', KEYS[1])
+if not v then
+  if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then return -2 end
+  return -1
+end
+local node = string.match(v, '^(.*)|')
+return redis.call('PUBLISH', ARGV[1] .. node, ARGV[2])
+"""
+
+# A message for an account: publish it to the channel of the node holding its socket
+ROUTE_ACCOUNT = """
+local node = redis.call('GET', KEYS[1])
+if not node then return -1 end
+return redis.call('PUBLISH', ARGV[1] .. node, ARGV[2])
+"""
+
+
+def _error(code: str, message: str) -> ErrorMessage:
+    return ErrorMessage(code=code, message=message)  # type: ignore[arg-type]
+
+
+class Routing:
+    """The sockets of this node (`sinks`) and the routes to and from the other nodes'.
+    `owns(table_id)`: this node holds the table's lease."""
+
+    def __init__(
+        self, node: NodeContext, presence: Presence, owns: Callable[[str], bool]
+    ) -> None:
+        self._node = node
+        self.presence = presence
+        self._owns = owns
+        self._route_table = node.redis.register_script(ROUTE_TABLE)
+        self._route_account = node.redis.register_script(ROUTE_ACCOUNT)
+        self.sinks: dict[int, Sink] = {}
+        self._forwarded: dict[int, set[str]] = defaultdict(set)
+        # players seated at this node's tables -> the node that held their socket when
+        # presence was last read (`check_presence`)
+        self._seen: dict[int, str] = {}
+        self._marked: set[tuple[str, int]] = set()  # (table, account) marked away by it
+
+    # --- this node's sockets ----------------------------------------------------------------
+
+    def connected(self, account_id: int, sink: Sink) -> None:
+        node = self._node
+        self.sinks[account_id] = sink
+        close = Close(account=account_id, code=CLOSE_REPLACED, by_node=node.node_id)
+        keys, args = self.presence.arrive_args(account_id, close.model_dump_json())
+        node.writer.put(self.presence.arrive_script, keys, args)
+
+    def disconnected(self, account_id: int, sink: Sink) -> None:
+        node = self._node
+        if self.sinks.get(account_id) is not sink:
+            return  # replaced by a newer login on another node
+        del self.sinks[account_id]
+        node.writer.put(
+            self.presence.leave_script, [node.keys.online(account_id)], [node.node_id]
+        )
+        for table_id in self._forwarded.pop(account_id, set()):
+            away = Away(account=account_id, table_id=table_id)
+            self.to_table(table_id, away.model_dump_json())
+
+    def forward(self, account_id: int, message: ClientMessage) -> bool:
+        table_id = message.table_id  # type: ignore[union-attr]  # ping never gets here
+        self._forwarded[account_id].add(table_id)
+        sent = ToTable(
+            account=account_id, table_id=table_id, reply_node=self._node.node_id,
+            message=message.model_dump_json(),
+        )
+
+        def routed(result: object) -> None:
+            if isinstance(result, int) and result > 0:
+                return
+            if result == -1:
+                error = _error("wrong_table", "you do not sit at that table")
+            else:  # the owner died and no node has taken the table over yet
+                error = _error("internal", "the table is moving to another server; resume")
+            sink = self.sinks.get(account_id)
+            if sink is not None:
+                sink.deliver(error)
+
+        self.to_table(table_id, sent.model_dump_json(), routed)
+        return True
+
+    def deliver(self, account_id: int, message: ServerMessage) -> None:
+        node = self._node
+        payload = ToAccount(account=account_id, message=message.model_dump_json())
+        node.writer.put(
+            self._route_account,
+            [node.keys.online(account_id)],
+            [node.keys.channel_prefix, payload.model_dump_json()],
+        )
+
+    def to_table(self, table_id: str, payload: str, done: Done | None = None) -> None:
+        """Queue `payload` for the owner of `table_id`; `done` gets the script's result
+        (above 0: published; -1: no such table; -2: failing over; 0: the owner is gone)."""
+        keys = self._node.keys
+        self._node.writer.put(
+            self._route_table,
+            [keys.lease(table_id), keys.directory],
+            [keys.channel_prefix, payload, table_id],
+            done,
+        )
+
+    async def to_table_now(self, table_id: str, payload: str) -> object:
+        """`to_table` at once, outside the writer's queue: the script's result."""
+        keys = self._node.keys
+        return await self._route_table(
+            keys=[keys.lease(table_id), keys.directory],
+            args=[keys.channel_prefix, payload, table_id],
+        )
+
+    async def refresh_forever(self) -> None:
+        interval = self.presence.ttl_ms / 3000
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.presence.refresh(list(self.sinks))
+            except (RedisError, OSError) as exc:
+                log.warning("node %s: refreshing presence failed: %s", self._node.node_id, exc)
+
+    async def leave_all(self) -> None:
+        """This node stops: its sockets' presence entries go (as far as Redis answers)."""
+        for account_id in list(self.sinks):
+            try:
+                await self.presence.leave(account_id)
+            except (RedisError, OSError):
+                break
+
+    # --- from the bus -----------------------------------------------------------------------
+
+    def to_account(self, message: ToAccount) -> None:
+        """A message for an account whose socket is here."""
+        sink = self.sinks.get(message.account)
+        if sink is not None:
+            sink.deliver(SERVER_MESSAGE.validate_json(message.message))
+
+    def serve(self, sent: ToTable) -> None:
+        """A client's message forwarded by the node holding its socket."""
+        node = self._node
+        parsed = parse_client(sent.message)
+        answer: ServerMessage | None
+        if isinstance(parsed, ErrorMessage):
+            answer = parsed
+        elif node.registry.get(sent.table_id) is None:  # moved on: never forward twice
+            answer = _error("internal", "the table is moving to another server; resume")
+        else:
+            answer = route(parsed, node.registry, sent.account)  # as from a socket here
+        if answer is not None:
+            payload = ToAccount(account=sent.account, message=answer.model_dump_json())
+            node.publish(sent.reply_node, payload.model_dump_json())
+
+    def away(self, table_id: str, account_id: int) -> int | None:
+        """The account's socket is gone: its seat at the table is disconnected (the seat)."""
+        live = self._node.registry.get(table_id)
+        seat = live.seat_of(account_id) if live is not None else None
+        if live is not None and seat is not None:
+            live.table.submit(Disconnected(seat))
+        return seat
+
+    def close(self, message: Close) -> None:
+        """A newer login elsewhere: close the account's socket here."""
+        sink = self.sinks.pop(message.account, None)
+        if sink is not None:
+            # forgotten first, so that its closing does not mark the account's seats
+            # disconnected: the player is connected, on another node
+            self._node.registry.disconnect(message.account, sink)
+            sink.close(message.code)
+
+    # --- the players at this node's tables --------------------------------------------------
+
+    async def locate(self, accounts: list[int]) -> dict[int, str]:
+        """The accounts with a live socket, and the node holding it: presence names a node
+        that still listens on its channel (a killed node's entries outlive it by their
+        TTL). Remembered as the presence last read (a table taken over: `check_presence`
+        marks a seat away once its player's entry is gone)."""
+        if not accounts:
+            return {}
+        node = self._node
+        nodes = [
+            None if n is None else str(n)
+            for n in await node.redis.mget([node.keys.online(a) for a in accounts])
+        ]
+        others = sorted({n for n in nodes if n is not None and n != node.node_id})
+        alive = {node.node_id}
+        if others:
+            counts = await node.redis.pubsub_numsub(*[node.keys.channel(n) for n in others])
+            alive |= {n for n, (_, count) in zip(others, counts) if int(count) > 0}
+        present = {
+            a: n for a, n in zip(accounts, nodes)
+            if n is not None and n in alive and (n != node.node_id or a in self.sinks)
+        }
+        self._seen.update(present)
+        return present
+
+    async def check_presence(self) -> list[tuple[str, int]]:
+        """Mark disconnected the seats (at tables this node owns) of players whose socket
+        was on another node and whose presence entry is gone (that node closed the socket,
+        or died and its entries expired): the same `Disconnected` as a local socket drop.
+        A seat so marked is connected again when its player's entry comes back (the
+        player logged in again, or the entry had only lapsed). The (table, seat) pairs
+        marked disconnected."""
+        node = self._node
+        seated = [
+            (live, seat, account)
+            for live in node.registry.all() if self._owns(live.table_id)
+            for seat, account in enumerate(live.accounts())
+            if account is not None and account not in live.bots
+        ]
+        accounts = sorted({account for _, _, account in seated})
+        nodes = (
+            await node.redis.mget([node.keys.online(a) for a in accounts]) if accounts else []
+        )
+        now = {a: None if n is None else str(n) for a, n in zip(accounts, nodes)}
+        before, self._seen = self._seen, {a: n for a, n in now.items() if n is not None}
+        marked_before, self._marked = self._marked, set()
+        marked = []
+        for live, seat, account in seated:
+            key = (live.table_id, account)
+            if now[account] is not None:
+                if key in marked_before:
+                    live.table.submit(Connected(seat))
+                continue
+            held_by = before.get(account)
+            if key in marked_before:
+                self._marked.add(key)
+            elif held_by is not None and held_by != node.node_id and account not in self.sinks:
+                live.table.submit(Disconnected(seat))
+                self._marked.add(key)
+                marked.append((live.table_id, seat))
+        return marked

@@ -1,0 +1,61 @@
+"""A client's message to the table it names: the one routing of a valid client message,
+for a socket on this node (`app.api.ws`) and for a message another node forwarded to the
+table's owner (`app.cluster`).
+
+- `ping` is answered with ``pong``;
+- a table this node does not hold goes to its owner when the network can forward it
+  (`Network.forward`: the owner answers), else ``wrong_table``, as for a table where the
+  account does not sit;
+- `action`, `resume`, `autoplay` and `leave` go to the inbox of the table's actor for the
+  seat the account holds there (`leave`: `TableRegistry.leave`).
+"""
+
+from __future__ import annotations
+
+from app.ops import metrics
+from app.protocol import (
+    ActionMessage,
+    AutoplayMessage,
+    ClientMessage,
+    ErrorMessage,
+    LeaveMessage,
+    PingMessage,
+    PongMessage,
+    ResumeMessage,
+    ServerMessage,
+    to_rules_action,
+)
+from app.tables.messages import Autoplay, Resume
+from app.tables.registry import TableError, TableRegistry
+
+
+def _error(code: str, message: str) -> ErrorMessage:
+    return ErrorMessage(code=code, message=message)  # type: ignore[arg-type]
+
+
+def route(
+    message: ClientMessage, registry: TableRegistry, account_id: int
+) -> ServerMessage | None:
+    """Hand one valid message to its table; an immediate answer, if any."""
+    if isinstance(message, PingMessage):
+        return PongMessage(nonce=message.nonce)
+    live = registry.get(message.table_id)
+    seat = live.seat_of(account_id) if live is not None else None
+    if live is None and registry.network.forward(account_id, message):
+        return None  # the table lives on another node, which answers
+    if live is None or seat is None:
+        return _error("wrong_table", "you do not sit at that table")
+    if isinstance(message, ActionMessage):
+        action = to_rules_action(message.action, seat)
+        live.table.submit(metrics.received_action(seat, action, message.seq))
+    elif isinstance(message, ResumeMessage):
+        live.table.submit(Resume(seat, message.last_seq))
+        registry.announce(message.table_id, [seat], seated=True)
+    elif isinstance(message, AutoplayMessage):
+        live.table.submit(Autoplay(seat, message.on))
+    elif isinstance(message, LeaveMessage):
+        try:
+            registry.leave(message.table_id, account_id)
+        except TableError as refused:
+            return _error("wrong_table", refused.message)
+    return None
