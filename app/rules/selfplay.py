@@ -14,8 +14,10 @@ import hashlib
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from tqdm import tqdm
 
 from app.rules.actions import Action
 from app.rules.bots import Bot, GreedyBot, RandomBot
@@ -148,7 +150,7 @@ def run(
     factory = bot_factory(bots)
     report = Report(variant)
     start = time.perf_counter()
-    for _ in _progress(hands, variant, progress):
+    for _ in tqdm(range(hands), desc=variant, unit="hand", disable=not progress, file=sys.stderr):
         hand_seed = master.getrandbits(63)
         result = play_hand(ruleset, hand_seed, ctx, factory, check)
         state = result.state
@@ -166,25 +168,6 @@ def run(
         ctx = ruleset.next_context(state)
     report.seconds = time.perf_counter() - start
     return report
-
-
-PROGRESS_EVERY = 0.2  # seconds between two redraws of the progress line
-
-
-def _progress(hands: int, variant: str, shown: bool) -> Iterator[int]:
-    """0 to `hands` - 1, with a progress line on stderr when `shown`: the variant, the
-    hands played of `hands`, the seconds so far and the rate, redrawn at most every
-    `PROGRESS_EVERY` seconds and once at the end."""
-    start = last = time.perf_counter()
-    for hand in range(hands):
-        yield hand
-        now = time.perf_counter()
-        if shown and (now - last >= PROGRESS_EVERY or hand + 1 == hands):
-            last = now
-            rate = (hand + 1) / max(now - start, 1e-9)
-            print(f"\r{variant}: {hand + 1}/{hands} hands [{now - start:.1f} s, "
-                  f"{rate:,.0f} hands/s]", end="\n" if hand + 1 == hands else "",
-                  file=sys.stderr, flush=True)
 
 
 def digest(variant: str, hands: int, seed: int, bots: str) -> str:
