@@ -91,6 +91,7 @@ from app.tables.messages import (
     PromptOut,
     Reseat,
     Resume,
+    SeatedOut,
     SnapshotOut,
     Stop,
     Tick,
@@ -609,11 +610,11 @@ class Table:
         self._ctx = next_ctx
         for seat in away:
             self.seats[seat] = SeatState(None)
-        if reseat is not None:
+        # the result goes to the seats that played the hand, then the new seating (if any)
+        if await self._report(record) and reseat is not None:
             self._reseat(reseat)
-        await self._report(record)
 
-    async def _report(self, record: HandRecordData) -> None:
+    async def _report(self, record: HandRecordData) -> bool:
         """Hand the record over to be stored; once stored, show the held result to whoever
         sits now (``hand_ended`` is alike for every seat) and start the ready timer."""
         self._storing = True
@@ -622,12 +623,13 @@ class Table:
         finally:
             self._storing = False
         if not stored:  # another process owns the table and reports the hand
-            return
+            return False
         held, self._held = self._held, []
         for item in held:
             for seat in range(4):
                 self._send(seat, item)
         self._next_hand_at = self.clock.now() + self.timers.ready
+        return True
 
     def _session_over(self, ctx: TableContext, next_ctx: TableContext) -> Reseat | None:
         """Count the deal passing; at the end of a 版 with `reseat_after_session`, the new
@@ -652,6 +654,9 @@ class Table:
         self._state = None
         self._events = []
         self._first_seq = self._seq + 1
+        for seat in range(4):  # before any event of the next hand
+            if self.seats[seat].account is not None:
+                self._send(seat, SeatedOut(seat))
 
     def _record(
         self,

@@ -156,7 +156,15 @@ class ErrorOut:
     ref_seq: int | None
 
 
-Outbound = EventOut | PromptOut | SnapshotOut | ErrorOut
+@dataclass(frozen=True, slots=True)
+class SeatedOut:
+    """The seat's player sits at `seat` now (丽水 redraws the seats after a 版): sent in
+    order with the events, after the last hand's ``hand_ended`` and before the next deal."""
+
+    seat: int
+
+
+Outbound = EventOut | PromptOut | SnapshotOut | ErrorOut | SeatedOut
 
 # --- the end of a hand ------------------------------------------------------------------
 

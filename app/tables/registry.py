@@ -685,8 +685,9 @@ class TableRegistry:
                 delay = min(2 * delay, STORE_RETRY_MAX)
         if record.state is not None and not record.voided:
             metrics.settled(record.state.outcome)
-        # new balances and titles; after a reseat every seat learns its new seat
-        self.announce(record.table_id, seated=record.reseat is not None)
+        # new balances and titles (after a reseat the actor tells each seat its new seat,
+        # in order with the events: `SeatedOut`)
+        self.announce(record.table_id)
         try:
             await self.network.hand_stored(live, record)
         except Exception:  # the journal keeps the hand: a new owner stores it again, a no-op

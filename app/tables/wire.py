@@ -14,6 +14,7 @@ from app.protocol import (
     ErrorMessage,
     EventMessage,
     PromptMessage,
+    SeatedMessage,
     ServerMessage,
     SnapshotMessage,
     event_payload,
@@ -24,7 +25,14 @@ from app.protocol.actions import PassAction, WireAction
 from app.protocol.encode import Encoded, event_text, message_text, prompt_text
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import TimeoutBot
-from app.tables.messages import ErrorOut, EventOut, Outbound, PromptOut, SnapshotOut
+from app.tables.messages import (
+    ErrorOut,
+    EventOut,
+    Outbound,
+    PromptOut,
+    SeatedOut,
+    SnapshotOut,
+)
 
 if TYPE_CHECKING:
     from app.tables.registry import LiveTable
@@ -56,6 +64,10 @@ def wire_message(live: LiveTable, seat: int, item: Outbound) -> ServerMessage:
             seq=item.seq,
             view=view_model(item.view),
             deadline_ms=None if item.remaining is None else int(item.remaining * 1000),
+        )
+    if isinstance(item, SeatedOut):
+        return SeatedMessage(
+            table_id=table_id, seat=item.seat, variant=live.variant, stake=live.stake
         )
     assert isinstance(item, ErrorOut)
     # a code the actor uses that the wire protocol does not list reaches the client as internal

@@ -8,7 +8,7 @@ import json
 
 from sqlalchemy import select
 
-from app.protocol import SeatedMessage, TableStateMessage
+from app.protocol import EventMessage, SeatedMessage, TableStateMessage
 from app.store.db import Database
 from app.store.models import Account, HandRecord
 from app.store.ranks import title_of
@@ -21,6 +21,13 @@ from tests.tables.test_penalties import _accounts
 async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Database) -> None:
     ids = await _accounts(db)
     registry = TableRegistry(db.sessions)
+    read_profiles = registry._profiles
+
+    async def slow_profiles(accounts: set[int]) -> dict[int, tuple[str, int]]:
+        await asyncio.sleep(0.3)  # a busy database: table_state lags behind the events
+        return await read_profiles(accounts)
+
+    registry._profiles = slow_profiles  # type: ignore[method-assign]
     live = registry.create("lishui", 1, timers=Timers(ready=0.0))
     sinks = {account: Sink() for account in ids}
     try:
@@ -34,11 +41,16 @@ async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Datab
                 await asyncio.sleep(0.2)
                 async with db.sessions() as s:
                     results = (await s.execute(
-                        select(HandRecord.result).where(HandRecord.table_id == live.table_id)
-                    )).scalars().all()
-                reseat = next(
-                    (json.loads(r)["reseat"] for r in results if "reseat" in json.loads(r)), None
+                        select(HandRecord.id, HandRecord.result)
+                        .where(HandRecord.table_id == live.table_id)
+                    )).all()
+                reseat, reseat_hand = next(
+                    ((json.loads(r)["reseat"], h) for h, r in results
+                     if "reseat" in json.loads(r)), (None, "")
                 )
+            number = int(reseat_hand.rsplit("-", 1)[1])
+            while live.table.hand_id != f"{live.table_id}-{number + 1}":
+                await asyncio.sleep(0.02)  # the first hand of the new 版 is dealt
             await registry.pause(live.table_id)  # no more hands
             await asyncio.sleep(0.5)  # the last table_state is sent
         async with db.sessions() as s:
@@ -54,6 +66,17 @@ async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Datab
             assert seat is not None and ids[order[seat]] == account  # as recorded
             seated = [m for m in sink.messages if isinstance(m, SeatedMessage)]
             assert seated[0].seat == ids.index(account) and seated[-1].seat == seat
+            # the reseat hand's result, then the new seat, then the next hand's deal
+            kinds = [
+                "seated" if isinstance(m, SeatedMessage) and m.seat == seat
+                else f"{m.event.kind} {m.hand_id}" if isinstance(m, EventMessage) else None
+                for m in sink.messages
+            ]
+            ended = kinds.index(f"hand_ended {reseat_hand}")
+            after = kinds[ended + 1:]
+            assert "seated" in after
+            assert after.index("seated") < after.index(
+                f"hand_started {live.table_id}-{number + 1}")
             last = [m for m in sink.messages if isinstance(m, TableStateMessage)][-1]
             for info in last.seats:
                 who = live.accounts()[info.seat]
