@@ -51,10 +51,11 @@ async def check_hands_paid(url: str, hands: Collection[str], stake: int,
             for username, balance, total in rows:
                 assert balance == total, f"{username}: balance {balance} != ledger {total}"
             records = dict((await conn.execute(text(
-                "SELECT id, COUNT(*) FROM hand_records WHERE id IN :hands GROUP BY id"
+                "SELECT id, COUNT(*) FROM hand_records WHERE id IN :hands AND NOT voided "
+                "GROUP BY id"
             ).bindparams(bindparam("hands", expanding=True)), {"hands": list(hands)})).all())
             missing = sorted(set(hands) - set(records))
-            assert not missing, f"hands shown as ended but never stored: {missing}"
+            assert not missing, f"hands shown as ended but not stored as played: {missing}"
             assert all(n == 1 for n in records.values())
             paid = (await conn.execute(text(
                 "SELECT hand_id, idempotency_key, delta FROM ledger "
