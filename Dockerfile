@@ -20,11 +20,13 @@ COPY migrations ./migrations
 RUN useradd --system --uid 10001 --home-dir /srv/zjmahjong --shell /usr/sbin/nologin mahjong
 USER mahjong
 
-# listen on every interface inside the container; migrations are a separate step
+# listen on every interface inside the container; migrations are a separate step; a
+# container's files do not last, so JWT_SECRET must be given (the server refuses to start)
 ENV HOST=0.0.0.0 \
     PORT=8000 \
     MIGRATE_ON_START=false \
-    LOG_FORMAT=json
+    LOG_FORMAT=json \
+    REQUIRE_JWT_SECRET=true
 EXPOSE 8000
 
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

@@ -12,9 +12,10 @@ from fastapi import FastAPI
 from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
 from app.api.passwords import Passwords
 from app.api.ratelimit import MemoryAttemptLimiter, MemoryQuota
+from app.api.secret import signing_secret
 from app.ops import health, metrics
 from app.rules.variants import VARIANTS
-from app.settings import DEV_SECRET, Settings, get_settings
+from app.settings import Settings, get_settings
 from app.store.db import Database
 from app.tables.registry import TableRegistry
 from app.web import router as web
@@ -24,11 +25,11 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    # a missing secret fails here, at start, with what to set (app/api/secret.py)
+    settings = settings.model_copy(update={"jwt_secret": signing_secret(settings)})
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if settings.jwt_secret == DEV_SECRET:
-            log.warning("JWT_SECRET is the development default: set it before going live")
         app.state.db = Database.connect(settings.database_url)
         await app.state.passwords.warm_up()
         app.state.tables = TableRegistry(app.state.db.sessions)

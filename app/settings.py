@@ -12,7 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.ops import memory
 
-DEV_SECRET = "dev-only-secret-change-me-dev-only-secret"
+MIN_SECRET_LENGTH = 32
 
 
 class Settings(BaseSettings):
@@ -41,7 +41,11 @@ class Settings(BaseSettings):
     gc_thresholds: tuple[int, int, int] = memory.DEFAULT_THRESHOLDS
     migrate_on_start: bool = True  # `python -m app` upgrades the database to head first
 
-    jwt_secret: str = Field(default=DEV_SECRET, min_length=32)
+    # the token signing secret; empty: see app/api/secret.py (a kept random one for a single
+    # process, a refusal to start with REDIS_URL or REQUIRE_JWT_SECRET)
+    jwt_secret: str = Field(default="", pattern=rf"^(|.{{{MIN_SECRET_LENGTH},}})$")
+    jwt_secret_file: str | None = None
+    require_jwt_secret: bool = False
     access_token_minutes: int = 15
     refresh_token_days: int = 30
 

@@ -66,7 +66,14 @@ def _unauthorized(message: str = "the token is missing, invalid or expired") -> 
 
 
 def encode(claims: dict[str, Any], settings: Settings) -> str:
-    return jwt.encode(claims, settings.jwt_secret, algorithm=ALGORITHM)
+    return jwt.encode(claims, _secret(settings), algorithm=ALGORITHM)
+
+
+def _secret(settings: Settings) -> str:
+    """The signing secret; never empty (`create_app` resolves it: app/api/secret.py)."""
+    if not settings.jwt_secret:
+        raise RuntimeError("no token secret: build the app with create_app")
+    return settings.jwt_secret
 
 
 def decode(token: str, kind: str, settings: Settings) -> dict[str, Any]:
@@ -74,7 +81,7 @@ def decode(token: str, kind: str, settings: Settings) -> dict[str, Any]:
     try:
         claims: dict[str, Any] = jwt.decode(
             token,
-            settings.jwt_secret,
+            _secret(settings),
             algorithms=[ALGORITHM],
             options={"require": ["exp", "sub", "type"]},
         )
