@@ -25,6 +25,7 @@ Rules:
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request, Response
@@ -280,17 +281,7 @@ async def silver(admin: AdminAccount, session: SessionDep) -> SilverOut:
     async with session.begin():
         found = await house.supply(session)
         await audit.record(session, admin.id, "view_silver", None, {"total": found.total})
-    return SilverOut(
-        total=found.total,
-        house=found.house,
-        players=found.players,
-        bots=found.bots,
-        grants=found.grants,
-        adjustments=found.adjustments,
-        rewards=found.rewards,
-        unexplained=found.unexplained,
-        bot_accounts=found.bot_accounts,
-    )
+    return SilverOut(**asdict(found))
 
 
 async def _set_banned(
