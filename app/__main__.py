@@ -6,8 +6,8 @@ import asyncio
 
 import uvicorn
 
-from app.ops import logging as ops_logging
 from app.ops import memory
+from app.ops.serve import uvicorn_config
 from app.settings import get_settings
 from app.store import migrate
 from app.store.house import open_house
@@ -20,13 +20,4 @@ if __name__ == "__main__":
     from app.main import app  # built before the heap is frozen
 
     memory.tune(settings.gc_thresholds)
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        log_config=ops_logging.config(settings.log_level, settings.log_format),
-        # game messages are ~200 bytes of JSON: compressing each frame cost more CPU than
-        # anything else per frame and saved little (bench/load.md)
-        ws_per_message_deflate=False,
-    )
+    uvicorn.Server(uvicorn_config(app, settings)).run()

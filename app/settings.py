@@ -41,6 +41,16 @@ class Settings(BaseSettings):
     gc_thresholds: tuple[int, int, int] = memory.DEFAULT_THRESHOLDS
     migrate_on_start: bool = True  # `python -m app` upgrades the database to head first
 
+    # the edge (app/ops/serve.py, docs/architecture.md "The edge"): the peers whose
+    # X-Forwarded-For is believed (uvicorn's forwarded_allow_ips: a comma-separated list
+    # of addresses or networks, "*" for any), the WebSocket keepalive (a ping every
+    # interval, closed without a pong within the timeout) and how long an idle
+    # keep-alive HTTP connection is kept
+    forwarded_allow_ips: str = "127.0.0.1,::1"
+    ws_ping_interval: float = Field(default=20.0, gt=0)
+    ws_ping_timeout: float = Field(default=20.0, gt=0)
+    keep_alive_seconds: int = Field(default=5, ge=1, le=300)
+
     # the token signing secret; empty: see app/api/secret.py (a kept random one for a single
     # process, a refusal to start with REDIS_URL or REQUIRE_JWT_SECRET)
     jwt_secret: str = Field(default="", pattern=rf"^(|.{{{MIN_SECRET_LENGTH},}})$")

@@ -17,6 +17,7 @@ from fastapi import FastAPI
 
 from app.loadtest.servers import free_port
 from app.main import create_app
+from app.ops.serve import uvicorn_config
 from app.settings import Settings
 from app.store import migrate
 from app.store.db import Database
@@ -58,8 +59,8 @@ def live_server(settings: Settings) -> Iterator[tuple[int, FastAPI]]:
         migration.submit(_fund_house, settings.database_url).result()
     app = create_app(settings)
     port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
+    config = uvicorn_config(
+        app, settings, host="127.0.0.1", port=port, log_level="warning", log_config=None
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -40,12 +40,12 @@ def start_node(name: str, env: dict[str, str], tmp_path: Path) -> Node:
     port = free_port()
     log = tmp_path / f"node-{name}.log"
     process = subprocess.Popen(
-        [
-            sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-            "--port", str(port), "--log-level", "warning", "--ws", "websockets-sansio",
-        ],
+        [sys.executable, "-m", "app"],  # the server as deployed (app/ops/serve.py)
         cwd=ROOT,
-        env=env | {"NODE_ID": name},
+        env=env | {
+            "NODE_ID": name, "HOST": "127.0.0.1", "PORT": str(port), "LOG_LEVEL": "warning",
+            "LOG_FORMAT": "text", "MIGRATE_ON_START": "false", "HOUSE_FLOAT": "0",
+        },
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
     )

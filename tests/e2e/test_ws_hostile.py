@@ -162,8 +162,8 @@ class Hostile:
     def frames(self) -> st.SearchStrategy[str | bytes]:
         as_json = self.messages().map(json.dumps)
         junk = st.text(max_size=40) | st.sampled_from(["{", "[1,", "null", "{}", '{"type":1}'])
-        big = st.integers(4097, 6000).map(lambda n: '{"type":"ping","nonce":"' + "a" * n + '"}')
-        return as_json | junk | st.binary(max_size=40) | big
+        # (a frame over the size limit closes the socket: tests/e2e/test_ws_edge.py)
+        return as_json | junk | st.binary(max_size=40)
 
 
 def _harmless(frame: str | bytes, table_id: str, prompt: Message) -> str | bytes:
