@@ -14,6 +14,7 @@ from app.api.passwords import Passwords
 from app.api.ratelimit import MemoryAttemptLimiter, MemoryQuota
 from app.api.secret import signing_secret
 from app.ops import health, metrics
+from app.ops.limits_storage import limits_storage
 from app.rules.variants import VARIANTS
 from app.settings import Settings, get_settings
 from app.store.db import Database
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Zhejiang and Fujian mahjong", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.state.passwords = Passwords.from_settings(settings)
+    app.state.limits = limits_storage(settings)  # rate-limit counters (app/ops/limits_storage.py)
     app.state.login_limiter = MemoryAttemptLimiter(
         settings.login_attempts, settings.login_window_seconds
     )
