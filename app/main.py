@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
+from app.api.headers import SecurityHeaders
 from app.api.passwords import Passwords
 from app.api.ratelimit import MemoryAttemptLimiter, MemoryQuota
 from app.api.secret import signing_secret
@@ -46,7 +47,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await app.state.tables.network.stop()
         await app.state.db.close()
 
-    app = FastAPI(title="Zhejiang and Fujian mahjong", version="0.1.0", lifespan=lifespan)
+    docs = settings.api_docs  # off: no /docs, /redoc or /openapi.json (the container image)
+    app = FastAPI(
+        title="Zhejiang and Fujian mahjong",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
+    app.add_middleware(SecurityHeaders)
     app.state.settings = settings
     app.state.passwords = Passwords.from_settings(settings)
     app.state.limits = limits_storage(settings)  # rate-limit counters (app/ops/limits_storage.py)

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     ws_ping_interval: float = Field(default=20.0, gt=0)
     ws_ping_timeout: float = Field(default=20.0, gt=0)
     keep_alive_seconds: int = Field(default=5, ge=1, le=300)
+    # the API docs (/docs, /redoc, /openapi.json) on the public port; the container image
+    # turns them off
+    api_docs: bool = True
 
     # the token signing secret; empty: see app/api/secret.py (a kept random one for a single
     # process, a refusal to start with REDIS_URL or REQUIRE_JWT_SECRET)

@@ -5,13 +5,15 @@
 - `GET /ready`: this node can serve: the database answers `SELECT 1` and, when `REDIS_URL`
   is set, Redis answers `PING`, each within `CHECK_TIMEOUT` seconds. 200 with every check
   `ok`; otherwise 503 with the error shape, code `not_ready`, and `details` naming each
-  check's result (`ok`, `skipped` for Redis without REDIS_URL, or what went wrong), so
-  that an operator sees which one failed.
+  check's result: `ok`, `skipped` (Redis without REDIS_URL), `timeout` (no answer in
+  time) or `unreachable` (it failed). The failure's own text (addresses, user names,
+  driver messages) goes to the server's log only, never to whoever asks.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
@@ -24,11 +26,15 @@ from sqlalchemy import text
 from app.api.errors import ErrorBody, ErrorResponse
 from app.store.db import Database
 
+log = logging.getLogger(__name__)
+
 router = APIRouter(tags=["ops"])
 
 CHECK_TIMEOUT = 2.0  # seconds per dependency
 OK = "ok"
 SKIPPED = "skipped"
+TIMEOUT = "timeout"
+UNREACHABLE = "unreachable"
 
 
 class HealthOut(BaseModel):
@@ -55,13 +61,15 @@ async def check_redis(url: str) -> None:
         await client.aclose()
 
 
-async def _outcome(check: Callable[[], Awaitable[None]]) -> str:
+async def _outcome(name: str, check: Callable[[], Awaitable[None]]) -> str:
     try:
         await asyncio.wait_for(check(), CHECK_TIMEOUT)
     except TimeoutError:
-        return f"error: no answer within {CHECK_TIMEOUT:g} s"
-    except Exception as exc:  # noqa: BLE001 - any failure means "not ready", reported as text
-        return f"error: {type(exc).__name__}: {str(exc)[:200]}"
+        log.warning("readiness: %s gave no answer within %g s", name, CHECK_TIMEOUT)
+        return TIMEOUT
+    except Exception as exc:  # noqa: BLE001 - any failure means "not ready"
+        log.warning("readiness: %s is unreachable: %s: %s", name, type(exc).__name__, exc)
+        return UNREACHABLE
     return OK
 
 
@@ -69,14 +77,14 @@ async def readiness(db: Database | None, redis_url: str | None) -> dict[str, str
     """Each dependency's check result, run concurrently."""
 
     async def database() -> str:
-        if db is None:
-            return "error: the database is not connected yet"
-        return await _outcome(lambda: check_database(db))
+        if db is None:  # the app has not started yet
+            return UNREACHABLE
+        return await _outcome("the database", lambda: check_database(db))
 
     async def cache() -> str:
         if not redis_url:
             return SKIPPED
-        return await _outcome(lambda: check_redis(redis_url))
+        return await _outcome("Redis", lambda: check_redis(redis_url))
 
     db_result, redis_result = await asyncio.gather(database(), cache())
     return {"database": db_result, "redis": redis_result}

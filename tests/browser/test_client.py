@@ -44,22 +44,26 @@ def _rest_balance(server: Server, username: str) -> tuple[int, int]:
 def new_page(browser: Browser) -> Iterator[Callable[[], Page]]:
     """Pages in fresh browser contexts (each its own storage: its own player)."""
     contexts: list[BrowserContext] = []
+    console: list[str] = []
 
     def make() -> Page:
         context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
         contexts.append(context)
-        return _page(context)
+        return _page(context, console)
 
     yield make
     for context in contexts:
         context.close()
+    # the page runs under the server's Content-Security-Policy (app/api/headers.py) and
+    # nothing it does is refused by it
+    assert not [text for text in console if "Content Security Policy" in text]
 
 
-def _page(context: BrowserContext) -> Page:
+def _page(context: BrowserContext, console: list[str]) -> Page:
     page = context.new_page()
     page.set_default_timeout(20_000)
     # the browser's console and script errors show in the output of a failed test
-    page.on("console", lambda m: print(f"console.{m.type}: {m.text}"))
+    page.on("console", lambda m: (console.append(m.text), print(f"console.{m.type}: {m.text}")))
     page.on("pageerror", lambda e: print(f"page error: {e}"))
     return page
 

@@ -50,8 +50,7 @@ async def test_ready_names_an_unreachable_redis(db: Database) -> None:
     # a node only starts with its Redis reachable (below); /ready then names Redis when it
     # goes away: the same check, run here against an address where nothing listens
     checks = await readiness(db, NOWHERE_REDIS)
-    assert checks["database"] == "ok"
-    assert checks["redis"].startswith("error")
+    assert checks == {"database": "ok", "redis": "unreachable"}
 
 
 async def test_a_node_does_not_start_without_its_redis(database_url: str) -> None:
@@ -60,12 +59,15 @@ async def test_a_node_does_not_start_without_its_redis(database_url: str) -> Non
             pass
 
 
-async def test_ready_names_an_unreachable_database() -> None:
+async def test_ready_names_an_unreachable_database(caplog: pytest.LogCaptureFixture) -> None:
     async for http in _client(_settings(NOWHERE_DATABASE)):
         assert (await http.get("/health")).status_code == 200
-        error = assert_error(await http.get("/ready"), 503, "not_ready")
-        assert error["details"]["database"].startswith("error")
-        assert error["details"]["redis"] == "skipped"
+        answer = await http.get("/ready")
+        error = assert_error(answer, 503, "not_ready")
+        assert error["details"] == {"database": "unreachable", "redis": "skipped"}
+        # what went wrong (the address, the driver's words) is for the operator's log only
+        assert "127.0.0.1" not in answer.text and "Error" not in answer.text
+        assert "ConnectionRefusedError" in caplog.text
 
 
 @pytest.mark.skipif(REDIS_URL is None, reason="TEST_REDIS_URL is not set")
@@ -86,8 +88,5 @@ async def test_checks_run_against_both_dependencies_at_once(database_url: str) -
         checks = await readiness(db, NOWHERE_REDIS)
     finally:
         await db.close()
-    assert checks["database"] == "ok"
-    assert checks["redis"].startswith("error")
-    assert await readiness(None, None) == {
-        "database": "error: the database is not connected yet", "redis": "skipped"
-    }
+    assert checks == {"database": "ok", "redis": "unreachable"}
+    assert await readiness(None, None) == {"database": "unreachable", "redis": "skipped"}
