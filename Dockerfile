@@ -21,13 +21,18 @@ RUN useradd --system --uid 10001 --home-dir /srv/zjmahjong --shell /usr/sbin/nol
 USER mahjong
 
 # listen on every interface inside the container; migrations are a separate step; a
-# container's files do not last, so JWT_SECRET must be given (the server refuses to start)
+# container's files do not last, so JWT_SECRET must be given (the server refuses to start);
+# the public port shows no API docs and no metrics: /metrics is on port 9100 only, for the
+# monitoring network (never publish it)
 ENV HOST=0.0.0.0 \
     PORT=8000 \
     MIGRATE_ON_START=false \
     LOG_FORMAT=json \
-    REQUIRE_JWT_SECRET=true
-EXPOSE 8000
+    REQUIRE_JWT_SECRET=true \
+    API_DOCS=false \
+    METRICS_HOST=0.0.0.0 \
+    METRICS_PORT=9100
+EXPOSE 8000 9100
 
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
     CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/health' % os.environ.get('PORT', '8000'), timeout=2)" || exit 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 
@@ -16,6 +16,7 @@ from app.api.ratelimit import MemoryAttemptLimiter, MemoryQuota
 from app.api.secret import signing_secret
 from app.ops import health, metrics
 from app.ops.limits_storage import limits_storage
+from app.ops.monitoring import monitoring_port
 from app.rules.variants import VARIANTS
 from app.settings import Settings, get_settings
 from app.store.db import Database
@@ -42,7 +43,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 settings, app.state.tables, app.state.db.sessions
             )
         await app.state.tables.network.start()
-        yield
+        async with AsyncExitStack() as stack:
+            if settings.metrics_port is not None:  # /metrics on its own listener only
+                await stack.enter_async_context(
+                    monitoring_port(app, settings.metrics_host, settings.metrics_port)
+                )
+            yield
         await app.state.tables.stop()
         await app.state.tables.network.stop()
         await app.state.db.close()
@@ -76,9 +82,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         replay.router,
         web.router,
         health.router,
-        metrics.router,
     ):
         app.include_router(router)
+    if settings.metrics_port is None:
+        app.include_router(metrics.router)
 
     @app.get("/variants", tags=["rules"])
     def variants() -> list[dict[str, object]]:

@@ -53,6 +53,10 @@ class Settings(BaseSettings):
     # the API docs (/docs, /redoc, /openapi.json) on the public port; the container image
     # turns them off
     api_docs: bool = True
+    # /metrics: on the public port when METRICS_PORT is unset; otherwise only on this
+    # second listener of the process (app/ops/monitoring.py; the container image uses 9100)
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    metrics_host: str = "127.0.0.1"
 
     # the token signing secret; empty: see app/api/secret.py (a kept random one for a single
     # process, a refusal to start with REDIS_URL or REQUIRE_JWT_SECRET)

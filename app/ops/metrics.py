@@ -156,6 +156,10 @@ class _LiveTable(Protocol):
     def table(self) -> _Actor: ...
 
 
+class _Registry(Protocol):
+    def all(self) -> Iterable[_LiveTable]: ...
+
+
 def observe_tables(tables: Iterable[_LiveTable]) -> None:
     """Set the gauges read from the live tables (called when /metrics is scraped)."""
     counts = {"waiting": 0, "playing": 0}
@@ -186,6 +190,10 @@ async def metrics(request: Request) -> Response:
     """Prometheus metrics of this node (text exposition format). Meant for the monitoring
     network only: keep it off the public proxy. (On the event loop, not in a worker thread:
     the live tables are read where they change.)"""
-    tables = getattr(request.app.state, "tables", None)
+    return scrape(getattr(request.app.state, "tables", None))
+
+
+def scrape(tables: _Registry | None) -> Response:
+    """The answer to a scrape: the live tables' gauges read now, then every metric."""
     observe_tables(tables.all() if tables is not None else ())
     return Response(exposition(), media_type=CONTENT_TYPE_LATEST)

@@ -16,6 +16,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
+from app.loadtest.servers import free_port
 from tests.live import live_server, sqlite_settings
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -134,3 +135,21 @@ async def test_metrics_follow_a_hand(server: str) -> None:
     assert grew("mahjong_action_broadcast_seconds_bucket", le="+Inf") == observed
     assert grew("mahjong_action_broadcast_seconds_sum") > 0
     assert ("mahjong_inbox_depth", (("stat", "max"),)) in after
+
+
+async def test_metrics_can_live_on_a_private_port_only(tmp_path: Path) -> None:
+    private = free_port()
+    settings = sqlite_settings(tmp_path / "private.db", metrics_port=private)
+    with live_server(settings) as (port, _):
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as public:
+            assert (await public.get("/metrics")).status_code == 404
+            body = {"username": "metered", "password": "correct horse battery"}
+            assert (await public.post("/auth/register", json=body)).status_code == 201
+            token = (await public.post("/auth/login", json=body)).json()["access_token"]
+            created = await public.post("/tables", json={"variant": "lishui", "stake": 1},
+                                        headers={"Authorization": f"Bearer {token}"})
+            assert created.status_code == 201
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{private}") as monitoring:
+            samples = await scrape(monitoring)  # the same process: its live table is seen
+            assert value(samples, "mahjong_live_tables", status="waiting") == 1
+            assert (await monitoring.get("/variants")).status_code == 404
