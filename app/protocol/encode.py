@@ -21,7 +21,13 @@ from typing import Any, get_args
 from pydantic import BaseModel
 
 from app.protocol.events import _TILE_FIELDS as TILE_FIELDS
-from app.protocol.events import EventPayload, TransferPayload, event_payload, tiles_to_codes
+from app.protocol.events import (
+    EventPayload,
+    TransferPayload,
+    event_payload,
+    revealed_melds,
+    tiles_to_codes,
+)
 from app.protocol.messages import ServerMessage
 from app.protocol.tiles import to_code
 from app.rules import actions as rules
@@ -71,6 +77,8 @@ def event_dict(event: Event) -> dict[str, Any]:
         value = getattr(event, name)
         if name in tiles:
             data[name] = tiles_to_codes(value)
+        elif name == "melds":
+            data[name] = revealed_melds(value)
         elif name == "transfers":
             data[name] = [
                 {f: getattr(t, f) for f in _TRANSFER_FIELDS} for t in value

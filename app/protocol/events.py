@@ -147,8 +147,19 @@ class TransferPayload(WireModel):
     reason: str
 
 
+class RevealedMeld(WireModel):
+    """A seat's declared set as revealed at the end of a hand (a 暗杠's tiles too)."""
+
+    meld: MeldKind
+    tiles: list[TileCode]
+    claimed: TileCode | None = None
+    from_seat: SeatNumber | None = None
+
+
 class HandEndedPayload(WireModel):
-    """The end of a hand: every hand revealed, the settlement in points (`net` per seat)."""
+    """The end of a hand: every seat's tiles revealed, per seat: `hands` its concealed
+    tiles (a winner's with its winning tile), `melds` its declared sets, `flowers` its
+    flowers; the settlement in points (`net` per seat)."""
 
     kind: Literal["hand_ended"] = "hand_ended"
     outcome: str
@@ -158,6 +169,8 @@ class HandEndedPayload(WireModel):
     net: list[int]
     house: list[int]
     house_silver: list[int]
+    melds: list[list[RevealedMeld]]
+    flowers: list[list[TileCode]]
 
 
 EventPayload = Annotated[
@@ -190,7 +203,7 @@ _TILE_FIELDS: dict[str, tuple[str, ...]] = {
     "penalized": ("tile",),
     "gold_robbed": ("tile",),
     "won": ("tile", "hand"),
-    "hand_ended": ("hands",),
+    "hand_ended": ("hands", "flowers"),
 }
 
 
@@ -203,12 +216,26 @@ def tiles_to_codes(value: Any) -> Any:
     return to_code(value)
 
 
+def revealed_melds(melds: Any) -> list[list[dict[str, Any]]]:
+    """`HandEnded.melds` on the wire: per seat, its sets as `RevealedMeld` fields."""
+    return [
+        [
+            {"meld": m.meld, "tiles": tiles_to_codes(m.tiles),
+             "claimed": tiles_to_codes(m.claimed), "from_seat": m.from_seat}
+            for m in seat_melds
+        ]
+        for seat_melds in melds
+    ]
+
+
 def event_payload(event: Event) -> EventPayload:
     """The wire payload of `event` exactly as given: pass the copy a seat may see (see
     `seat_payload`), or a private tile goes out with it."""
     data = event.to_dict()
     for name in _TILE_FIELDS.get(event.kind, ()):
         data[name] = tiles_to_codes(data[name])
+    if event.kind == "hand_ended":
+        data["melds"] = revealed_melds(event.melds)  # type: ignore[attr-defined]
     return EVENT_PAYLOAD.validate_python(data)
 
 

@@ -44,8 +44,8 @@ class Event:
 
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    return list(value) if isinstance(value, tuple) else value
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return [_plain(v) for v in value] if isinstance(value, tuple) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,8 +227,20 @@ class TransferRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class MeldRecord:
+    """A declared set as revealed at the end of a hand (a 暗杠's tiles too)."""
+
+    meld: str
+    tiles: tuple[Tile, ...]
+    claimed: Tile | None
+    from_seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class HandEnded(Event):
-    """The end of a hand: every hand revealed, the settlement in points."""
+    """The end of a hand: every seat's tiles revealed (concealed tiles in `hands`, with a
+    winner's winning tile; declared sets in `melds`; flowers in `flowers`), the settlement
+    in points."""
 
     outcome: str
     winners: tuple[int, ...]
@@ -237,6 +249,10 @@ class HandEnded(Event):
     net: tuple[int, ...]
     house: tuple[int, ...] = field(default=(0, 0, 0, 0))
     house_silver: tuple[int, ...] = field(default=(0, 0, 0, 0))
+    # derived from the hand's melded and flowered events, so not part of the pinned
+    # digests of seeded hands (tests/rules/test_determinism.py)
+    melds: tuple[tuple[MeldRecord, ...], ...] = field(default=((), (), (), ()), repr=False)
+    flowers: tuple[tuple[Tile, ...], ...] = field(default=((), (), (), ()), repr=False)
 
     @property
     def kind(self) -> str:

@@ -49,6 +49,7 @@ from app.rules.events import (
     HandEnded,
     HandStarted,
     Melded,
+    MeldRecord,
     TransferRecord,
     WildTurned,
     Won,
@@ -924,14 +925,21 @@ def _win(state: HandState, records: list[WinRecord], events: list[Event]) -> Non
     state.wins = records
     for r in records:
         score = state.ruleset.score(state, r)
-        hand = state.hand_tiles(r.seat)
-        if r is not records[0] and r.tile is not None:
-            hand = sorted([*hand, r.tile])  # the discard went to the nearest winner
         events.append(
-            Won(r.seat, r.from_seat, r.tile, r.self_draw, r.robbed_kong, tuple(hand),
-                score.specials, score.multiplier)
+            Won(r.seat, r.from_seat, r.tile, r.self_draw, r.robbed_kong,
+                revealed_hand(state, r.seat), score.specials, score.multiplier)
         )
     _finish(state, "win", events)
+
+
+def revealed_hand(state: HandState, seat: int) -> tuple[Tile, ...]:
+    """`seat`'s concealed tiles as shown at the end; a winner's with its winning tile (the
+    discard went into the nearest winner's hand; 一炮多响's other winners get it here)."""
+    hand = state.hand_tiles(seat)
+    for r in state.wins[1:]:
+        if r.seat == seat and r.tile is not None:
+            return tuple(sorted([*hand, r.tile]))
+    return tuple(hand)
 
 
 def _exhaustive_draw(state: HandState, events: list[Event]) -> None:
@@ -956,13 +964,18 @@ def _finish(state: HandState, outcome: str, events: list[Event]) -> None:
         HandEnded(
             outcome=outcome,
             winners=tuple(w.seat for w in state.wins),
-            hands=tuple(tuple(state.hand_tiles(s)) for s in range(4)),
+            hands=tuple(revealed_hand(state, s) for s in range(4)),
             transfers=tuple(
                 TransferRecord(t.payer, t.payee, t.points, t.reason) for t in settlement.transfers
             ),
             net=settlement.net(),
             house=settlement.house,
             house_silver=settlement.house_silver,
+            melds=tuple(
+                tuple(MeldRecord(m.kind, m.tiles, m.claimed, m.from_seat) for m in melds)
+                for melds in state.melds
+            ),
+            flowers=tuple(tuple(f) for f in state.flowers),
         )
     )
 

@@ -272,7 +272,7 @@ async def test_both_wins_are_paid_in_shanghai(server: Server) -> None:
         players = await _players(http, "shan")
         table_id = await _test_table(server, http, players, "shanghai", TWO_WAIT_ON_5M)
         hu = answer({"type": "hu"})
-        await asyncio.gather(
+        seen, *_ = await asyncio.gather(
             _play(players[0], table_id, _discard_5m_first),
             _play(players[1], table_id),
             _play(players[2], table_id, hu),
@@ -284,6 +284,11 @@ async def test_both_wins_are_paid_in_shanghai(server: Server) -> None:
         paid = {t["payee"] for t in ended["transfers"] if t["payer"] == 0 and t["points"] > 0}
         assert {2, 3} <= paid
         assert ended["net"][2] > 0 and ended["net"][3] > 0 and ended["net"][0] < 0
+        # both winners' revealed hands hold the 5m they won on, as their own `won` showed
+        for seat in (2, 3):
+            assert "5m" in ended["hands"][seat]
+            (won,) = [e for e in seen.events if e["kind"] == "won" and e["seat"] == seat]
+            assert sorted(ended["hands"][seat]) == sorted(won["hand"])
         await _assert_settled(http, players, ended)
         await _close(players)
 

@@ -31,7 +31,7 @@ from app.protocol import (
     to_tile,
     view_model,
 )
-from app.protocol.events import EVENT_PAYLOAD
+from app.protocol.events import EVENT_PAYLOAD, event_payload
 from app.protocol.transcript import transcript
 from app.rules import actions as rules
 from app.rules import errors as rules_errors
@@ -346,3 +346,23 @@ def test_the_transcript_is_a_valid_conversation() -> None:
     hidden = [m["event"] for m in messages if m["type"] == "event"
               and m["event"]["kind"] in PRIVATE and m["event"]["seat"] != 0]
     assert hidden and all(e[PRIVATE[e["kind"]]] is None for e in hidden)
+
+
+def test_hand_ended_reveals_every_seats_melds_and_flowers() -> None:
+    """A client rebuilds no table from the events to show the end: `hand_ended` names every
+    seat's sets (as their `melded` events made them, 加杠 grown to four, 暗杠 shown) and
+    flowers."""
+    for variant in sorted(VARIANTS):
+        for run in sample_hands(variant):
+            (ended,) = [e for e in run.events if e.kind == "hand_ended"]
+            payload = event_payload(ended).model_dump(mode="json")
+            flowered = [[to_code(e.tile) for e in run.events
+                         if e.kind == "flowered" and e.seat == s] for s in range(4)]
+            assert payload["flowers"] == flowered
+            for seat in range(4):
+                melds = payload["melds"][seat]
+                assert [m["meld"] for m in melds] == [m.kind for m in run.state.melds[seat]]
+                assert [m["tiles"] for m in melds] == [
+                    [to_code(t) for t in m.tiles] for m in run.state.melds[seat]]
+                declared = [e for e in run.events if e.kind == "melded" and e.seat == seat]
+                assert len(melds) == len([e for e in declared if e.meld != "added_kong"])

@@ -271,3 +271,7 @@ def test_a_multi_win_variant_pays_every_winner_on_one_discard() -> None:
     assert [e.seat for e in won] == [2, 3]
     assert all(parse_one("5m") in e.hand for e in won)
     assert tile_census(state) == full_census(rules)
+    # the revealed hands at the end are the winners' winning hands, the tile included
+    (ended,) = [e for e in events if e.kind == "hand_ended"]
+    for w in won:
+        assert sorted(ended.hands[w.seat]) == sorted(w.hand)
