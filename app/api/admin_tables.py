@@ -96,12 +96,31 @@ class TestTableIn(BaseModel):
 
     variant: str
     stake: int = Field(ge=1, le=1_000_000, strict=True, description="silver per point")
-    hands: list[str] = Field(min_length=4, max_length=4, description="tile notation per seat")
-    draws: str = ""
-    replacements: str = ""
-    indicator: str | None = None
-    dice: tuple[Die, Die] = (1, 1)
-    wild_dice: tuple[Die, Die] = (1, 1)
+    hands: list[Annotated[str, Field(max_length=64)]] = Field(
+        min_length=4, max_length=4,
+        description="each seat's dealt tiles in tile notation: digits before their suit "
+        "letter, m 万 p 筒 s 条 z 东南西北白发中 (1z-7z) f 春夏秋冬梅兰竹菊 (1f-8f), e.g. "
+        "'123m456p789s11z'; the variant's hand size each, the dealer's one more",
+    )
+    draws: str = Field(
+        default="", max_length=256,
+        description="the tiles drawn from the front after the deal, in order (notation)",
+    )
+    replacements: str = Field(
+        default="", max_length=256,
+        description="the tiles drawn from the tail (杠 and 补花 replacements), in order; in "
+        "福州 the deal's 补花 draws these first",
+    )
+    indicator: str | None = Field(
+        default=None, max_length=4,
+        description="the wild indicator the variant turns (丽水, 温州: from the tail by "
+        "wild_dice; 湖州: the first front tile after the deal; 福州: the tail after the "
+        "deal's 补花); refused by a variant with none (上海)",
+    )
+    dice: tuple[Die, Die] = Field(default=(1, 1), description="the hand's first roll")
+    wild_dice: tuple[Die, Die] = Field(
+        default=(1, 1), description="the roll that places the indicator (丽水, 温州)"
+    )
     dealer: int = Field(default=0, ge=0, le=3)
     timers: TimersIn | None = None
 
@@ -196,7 +215,8 @@ async def create_test_table(
 ) -> AdminTableOut:
     """Test mode only (TEST_MODE=true; otherwise `not_found`): a table whose first hand
     deals exactly `hands` (the dealer's holds one tile more), then `draws` in order, tail
-    draws `replacements`, and the wild indicator `indicator` (`app.rules.scenario`)."""
+    draws `replacements`, and the wild indicator `indicator` (`app.rules.scenario`). Every
+    other tile of the variant's set fills the rest of the wall in tile order."""
     if not settings.test_mode:
         raise ApiError("not_found", "test mode is off")
     if body.variant not in VARIANTS:

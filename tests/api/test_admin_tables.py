@@ -287,6 +287,28 @@ async def test_test_table_deals_exactly_the_arranged_hands(
     assert [a for a, _ in await _audit(db)] == ["create_test_table"]
 
 
+async def test_test_table_turns_the_arranged_indicator_in_huzhou(
+    client: httpx.AsyncClient, app: FastAPI, db: Database, settings: Settings
+) -> None:
+    """湖州 turns the first front tile after the deal (前导牌): the arranged `indicator`, with
+    the arranged `draws` after it; 上海 turns none, so one is refused."""
+    app.state.settings = settings.model_copy(update={"test_mode": True})
+    _, h = await admin(client, db)
+    hands = ["123456789m1234p9m", "123456789p5678s", "123456789s1234m", "5678m5678p12345s"]
+    body = {"variant": "huzhou", "stake": 1, "hands": hands, "draws": "7z", "indicator": "3z",
+            "wild_dice": [4, 5]}
+    made = await client.post("/admin/tables/test", json=body, headers=h)
+    assert made.status_code == 201, made.text
+    game = await _sit_four(client, app, made.json()["id"])
+    state = game.live.table.hand
+    assert state is not None
+    assert (state.wild.indicator, state.wild.wild) == (parse("3z")[0], parse("4z")[0])
+    assert state.wall.draw_front()[0] == parse("7z")[0]
+    refused = await client.post("/admin/tables/test", headers=h,
+                                json={**body, "variant": "shanghai"})
+    assert "turns no indicator" in assert_error(refused, 422, "validation_error")["message"]
+
+
 async def test_replay_for_admin_player_and_outsider(
     client: httpx.AsyncClient, app: FastAPI, db: Database
 ) -> None:

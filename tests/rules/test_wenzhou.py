@@ -88,7 +88,6 @@ def deal(
         draws=draws,
         replacements=replacements,
         indicator=indicator,
-        indicator_from_tail=min(wild_dice) * 2,
         wild_dice=wild_dice,
     )
     state, _ = new_hand(ruleset, 0, TableContext(dealer=dealer, streak=streak), preset)
@@ -157,7 +156,7 @@ def test_a_win_is_17_tiles_the_pair_and_five_sets():
 
 def test_indicator_is_the_smaller_die_times_two_from_the_tail():
     preset = arrange(R, dealer=0, hands=[QA + "7z", QB, QC, WAIT_5S_8S], indicator="9s",
-                     indicator_from_tail=6, wild_dice=(3, 4))
+                     wild_dice=(3, 4))
     assert preset.wall[-6] == WILD
     state, _ = new_hand(R, 0, TableContext(), preset)
     state, events = step(state, Decide(0, "decline"))
@@ -592,7 +591,7 @@ def test_the_discarder_pays_double():
 
 def test_the_dealer_decides_first_then_every_non_dealer():
     preset = arrange(R, dealer=1, hands=[QB, QA + "7z", QC, WAIT_5S_8S], indicator="9s",
-                     indicator_from_tail=6, wild_dice=(3, 4))
+                     wild_dice=(3, 4))
     state, _ = new_hand(R, 0, TableContext(dealer=1), preset)
     assert state.phase == "decide" and pending_seats(state) == [1]
     assert legal_actions(state, 1) == [Decide(1, "buy"), Decide(1, "decline")]
@@ -618,7 +617,7 @@ def test_the_dealer_decides_first_then_every_non_dealer():
 def test_no_buy_in_when_switched_off():
     plain = Wenzhou(options=WenzhouOptions(buy_in=False))
     preset = arrange(plain, dealer=0, hands=[QA + "7z", QB, QC, WAIT_5S_8S], indicator="9s",
-                     indicator_from_tail=6, wild_dice=(3, 4))
+                     wild_dice=(3, 4))
     state, _ = new_hand(plain, 0, TableContext(), preset)
     assert state.phase == "turn" and pending_seats(state) == [0]
 
@@ -771,7 +770,7 @@ def test_escape_pays_the_stake_plus_base_times_ten(buy, counter, escaper, streak
 
 def test_escape_before_the_deal():
     preset = arrange(R, dealer=0, hands=[QA + "7z", QB, QC, WAIT_5S_8S], indicator="9s",
-                     indicator_from_tail=6, wild_dice=(3, 4))
+                     wild_dice=(3, 4))
     state, _ = new_hand(R, 0, TableContext(), preset)
     state = play(state, Decide(0, "buy"), Decide(1, "counter"), Escape(1))
     assert paid(state) == {(1, 2): 20, (1, 3): 20, (1, 0): 20}

@@ -37,7 +37,6 @@ def example() -> tuple[str, HandState, list[Event]]:
         hands=HANDS,
         draws="1z2z3z4z8s",
         indicator="9s",
-        indicator_from_tail=6,
         wild_dice=(3, 5),
     )
     state, events = new_hand(rules, 1, TableContext(dealer=0, streak=1), preset)

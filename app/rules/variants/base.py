@@ -167,6 +167,12 @@ class Ruleset:
         wall without the indicator."""
         return NO_WILD, wall
 
+    def indicator_slot(self, dice: Dice) -> tuple[Literal["front", "tail"], int] | None:
+        """Where `setup_wild` turns the indicator, for arranged walls (app/rules/scenario.py):
+        the n-th tile from the front after the deal, or the n-th from the tail once the
+        deal's 补花 has drawn there; None: this variant turns no indicator."""
+        return None
+
     def can_win(self, state: HandState, seat: int, counts: list[int], wilds: int) -> bool:
         """Whether `seat`'s concealed part (effective counts, wild count) completes its hand."""
         raise NotImplementedError

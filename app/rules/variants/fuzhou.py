@@ -170,6 +170,9 @@ class Fuzhou(Ruleset):
                 continue
             return WildSetup(tile, tile, None, None, tuple(turned)), wall
 
+    def indicator_slot(self, dice: Dice) -> tuple[Literal["front", "tail"], int] | None:
+        return "tail", 1
+
     def reserve(self, state: HandState) -> int:
         o = self.opts
         n = o.reserve_tiles

@@ -42,7 +42,7 @@ hands the same seat has dealt (it changes no payment).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from app.rules.tiles import EAST, GREEN, NORTH, RED, WHITE, Tile
 from app.rules.variants.base import (
@@ -184,6 +184,9 @@ class Huzhou(Ruleset):
         """The next tile to be drawn is the 前导牌: turned up in place, skipped by draws."""
         indicator, wall = wall.draw_front()
         return WildSetup(wild_for(indicator), indicator, None, None), wall
+
+    def indicator_slot(self, dice: Dice) -> tuple[Literal["front", "tail"], int] | None:
+        return "front", 1
 
     # --- winning -----------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ Leaving during a hand costs 10 x base, shared by the other three.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from app.rules.events import Event, Penalized
 from app.rules.tiles import WHITE, Tile
@@ -123,6 +123,9 @@ class Lishui(Ruleset):
         indicator, wall = wall.take_from_tail(sum(dice))
         substitute = None if indicator == WHITE else WHITE
         return WildSetup(indicator, indicator, substitute, dice), wall
+
+    def indicator_slot(self, dice: Dice) -> tuple[Literal["front", "tail"], int] | None:
+        return "tail", sum(dice)
 
     # --- winning -----------------------------------------------------------------------
 

@@ -176,6 +176,9 @@ class Wenzhou(Ruleset):
         substitute = None if indicator == WHITE else WHITE
         return WildSetup(indicator, indicator, substitute, dice), wall
 
+    def indicator_slot(self, dice: Dice) -> tuple[Literal["front", "tail"], int] | None:
+        return "tail", min(dice) * self.opts.indicator_die_factor
+
     def reserve(self, state: HandState) -> int:
         """16 tail tiles for 杠 replacements only. As a pool (the default) each kong made so far
         has used one; this is asked just before a replacement draw, its kong already made."""
