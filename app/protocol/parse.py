@@ -3,9 +3,18 @@ exception."""
 
 from __future__ import annotations
 
+import json
+
 from pydantic import ValidationError
 
-from app.protocol.messages import CLIENT_MESSAGE, ClientMessage, ErrorMessage
+from app.protocol.base import MAX_SEQ
+from app.protocol.messages import (
+    CLIENT_MESSAGE,
+    ActionMessage,
+    ClientMessage,
+    ErrorMessage,
+    ResumeMessage,
+)
 
 MAX_MESSAGE_BYTES = 4096  # the largest client message is an action of about 120 bytes
 _MAX_TEXT = 200
@@ -30,7 +39,32 @@ def parse_client(raw: str | bytes) -> ClientMessage | ErrorMessage:
     try:
         return CLIENT_MESSAGE.validate_json(raw)
     except ValidationError as exc:
-        return _error_of(exc)
+        refused = _error_of(exc)
+        seq = None if refused.code == "malformed" else _carried_seq(raw)
+        return refused if seq is None else refused.model_copy(update={"ref_seq": seq})
+
+
+def carried_seq(message: ClientMessage) -> int | None:
+    """The seq a valid message carries (an action's `seq`, a resume's `last_seq`)."""
+    if isinstance(message, ActionMessage):
+        return message.seq
+    if isinstance(message, ResumeMessage):
+        return message.last_seq
+    return None
+
+
+def _carried_seq(raw: bytes) -> int | None:
+    """The seq an invalid message carried, when it is a JSON object with a readable one."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    seq = data.get("last_seq" if data.get("type") == "resume" else "seq")
+    if isinstance(seq, int) and not isinstance(seq, bool) and 0 <= seq <= MAX_SEQ:
+        return seq
+    return None
 
 
 def _error_of(exc: ValidationError) -> ErrorMessage:

@@ -317,10 +317,10 @@ class Table:
         if self.seats[seat].banned:
             return  # never applied: the seat is escaping (the socket is closed already)
         if getattr(action, "seat", None) != seat:
-            self._error(seat, "bad_seat", "the action names another seat")
+            self._error(seat, "bad_seat", "the action names another seat", msg.last_seq)
             return
         if self._paused:
-            self._error(seat, "paused", "the table is paused")
+            self._error(seat, "paused", "the table is paused", msg.last_seq)
             return
         # the player is at the keyboard: 托管 ends even if this action comes too late
         self.seats[seat].acted()
@@ -329,19 +329,23 @@ class Table:
             return
         state = self._live()
         if state is None:
-            self._error(seat, "hand_over", "no hand is in play")
+            self._error(seat, "hand_over", "no hand is in play", msg.last_seq)
             return
         prompt = self._prompts.get(seat)
         if seat not in pending_seats(state) or prompt is None:
-            self._error(seat, "not_your_turn", "the hand is not waiting for this seat")
+            self._error(
+                seat, "not_your_turn", "the hand is not waiting for this seat", msg.last_seq
+            )
             return
         if msg.last_seq < prompt.seq:
-            self._error(seat, "stale", f"the current prompt is at seq {prompt.seq}")
+            self._error(
+                seat, "stale", f"the current prompt is at seq {prompt.seq}", msg.last_seq
+            )
             return
         try:
             self._apply(action)
         except IllegalAction as refused:
-            self._error(seat, refused.code, refused.message)
+            self._error(seat, refused.code, refused.message, msg.last_seq)
             return
         await self._advance()
 
@@ -373,7 +377,7 @@ class Table:
         self.seats[seat].connected = True
         state = self._state
         if state is None:
-            self._error(seat, "no_hand", "no hand has been played at this table")
+            self._error(seat, "no_hand", "no hand has been played at this table", last_seq)
             return
         now = self.clock.now()
         prompt = self._prompts.get(seat)
@@ -782,8 +786,9 @@ class Table:
         self._error(seat, "bad_seat", f"no seat {seat!r}")  # type: ignore[arg-type]
         return False
 
-    def _error(self, seat: int, code: str, message: str) -> None:
-        self._send(seat, ErrorOut(code, message, self._seq))
+    def _error(self, seat: int, code: str, message: str, ref_seq: int | None = None) -> None:
+        """Refuse to `seat`; `ref_seq`: the seq the refused message carried."""
+        self._send(seat, ErrorOut(code, message, ref_seq))
 
     def _prompt_out(self, prompt: Prompt, now: float) -> PromptOut:
         return PromptOut(

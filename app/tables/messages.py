@@ -149,7 +149,8 @@ class SnapshotOut:
 
 @dataclass(frozen=True, slots=True)
 class ErrorOut:
-    """A refused message; nothing changed. `ref_seq`: the table's seq when refused."""
+    """A refused message; nothing changed. `ref_seq`: the seq the refused message carried
+    (None for what answers no message of the seat's, such as ``hand_voided``)."""
 
     code: str
     message: str

@@ -25,12 +25,13 @@ from app.protocol import (
     ServerMessage,
     to_rules_action,
 )
+from app.protocol.parse import carried_seq
 from app.tables.messages import Autoplay, Resume
 from app.tables.registry import TableError, TableRegistry
 
 
-def _error(code: str, message: str) -> ErrorMessage:
-    return ErrorMessage(code=code, message=message)  # type: ignore[arg-type]
+def _error(code: str, message: str, refused: ClientMessage) -> ErrorMessage:
+    return ErrorMessage(code=code, message=message, ref_seq=carried_seq(refused))  # type: ignore[arg-type]
 
 
 def route(
@@ -44,7 +45,7 @@ def route(
     if live is None and registry.network.forward(account_id, message):
         return None  # the table lives on another node, which answers
     if live is None or seat is None:
-        return _error("wrong_table", "you do not sit at that table")
+        return _error("wrong_table", "you do not sit at that table", message)
     if isinstance(message, ActionMessage):
         action = to_rules_action(message.action, seat)
         live.table.submit(metrics.received_action(seat, action, message.seq))
@@ -57,5 +58,5 @@ def route(
         try:
             registry.leave(message.table_id, account_id)
         except TableError as refused:
-            return _error("wrong_table", refused.message)
+            return _error("wrong_table", refused.message, message)
     return None

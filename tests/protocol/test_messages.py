@@ -186,6 +186,23 @@ def test_parse_client_answers_bad_input_with_a_stable_code(raw: str | bytes, cod
     assert 0 < len(refused.message) <= 200
 
 
+@pytest.mark.parametrize(
+    ("raw", "ref_seq"),
+    [
+        ('{"type": "action", "table_id": "T1", "seq": 7, "action": {"type": "nope"}}', 7),
+        ('{"type": "action", "table_id": "../x", "seq": 0, "action": {"type": "pass"}}', 0),
+        ('{"type": "resume", "table_id": "T1", "last_seq": 12, "extra": 1}', 12),
+        ('{"type": "resume", "table_id": "T1", "last_seq": "12"}', None),  # not readable
+        ('{"type": "action", "table_id": "T1", "seq": true, "action": {"type": "pass"}}', None),
+        ('{"type": "ping", "nonce": "a", "seq": 3, "admin": 1}', 3),
+        ("{", None),
+    ],
+)
+def test_a_refused_message_is_named_by_the_seq_it_carried(raw: str, ref_seq: int | None) -> None:
+    refused = parse_client(raw)
+    assert isinstance(refused, ErrorMessage) and refused.ref_seq == ref_seq
+
+
 def test_parse_client_names_the_bad_field() -> None:
     refused = parse_client('{"type": "resume", "table_id": "T1", "last_seq": -1}')
     assert isinstance(refused, ErrorMessage) and refused.message.startswith("last_seq:")

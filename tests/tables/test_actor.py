@@ -352,6 +352,25 @@ async def test_stale_out_of_turn_and_illegal_actions_get_their_codes_and_change_
     assert h.pending() == [1, 2]
 
 
+async def test_a_refusal_names_the_seq_the_refused_action_carried() -> None:
+    """`ref_seq` tells the client which of its messages was refused: the seq that message
+    carried, not the table's."""
+    h = Harness(scenario=PUNG_OR_CHOW_ON_5P)
+    await h.deal()
+    seq, prompt = h.table.seq, h.prompt(0)
+    refusals = [
+        (await h.act(1, Discard(1, T("4p")), seq - 2))[0],  # not_your_turn
+        (await h.act(0, Discard(0, T("5p")), prompt.seq - 1))[0],  # stale
+        (await h.act(0, Discard(0, T("9p")), seq + 3))[0],  # tile_not_in_hand
+    ]
+    assert [(e.code, e.ref_seq) for e in refusals] == [
+        ("not_your_turn", seq - 2), ("stale", prompt.seq - 1), ("tile_not_in_hand", seq + 3)
+    ]
+    await h.act(0, Discard(0, T("5p")))
+    late = await h.act(0, Discard(0, T("6p")), prompt.seq)  # an answer to the old prompt
+    assert [(e.code, e.ref_seq) for e in late] == [("not_your_turn", prompt.seq)]
+
+
 # --- the result is stored before it is shown -----------------------------------------------
 
 
