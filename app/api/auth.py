@@ -2,8 +2,11 @@
 
 Rules:
 - registering creates a player account and grants settings.signup_grant silver through the
-  ledger (`ledger.grant_signup`, key `signup:{id}`) in the same request; a taken username is
+  ledger (`ledger.grant_signup`, key `signup:{id}`) in the same request; a username is valid
+  when its NFKC form is (app/api/schemas.py), is kept as typed, and is taken when another
+  has the same key (`accounts.username_key`: case and compatibility forms aside), which is
   `duplicate_username`;
+- a login finds the account by the key of the name given, so any case or form of it works;
 - a login with an unknown username and one with a wrong password answer the same
   `bad_credentials` after the same work (one Argon2 verify each);
 - failed logins are counted per username and per client address; at settings.login_attempts
@@ -19,25 +22,21 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Request, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.api import errors, tokens
 from app.api.deps import LimiterDep, PasswordsDep, SessionDep, SettingsDep, commit_open
 from app.api.errors import ApiError
 from app.api.profiles import account_out
-from app.api.schemas import USERNAME_PATTERN, AccountOut, TokenPairOut
+from app.api.schemas import USERNAME_RULE, AccountOut, TokenPairOut, valid_username
 from app.store import accounts, ledger
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 Username = Annotated[
     str,
-    Field(
-        min_length=3,
-        max_length=32,
-        pattern=USERNAME_PATTERN,
-        description="3-32 letters, digits, _ or CJK characters",
-    ),
+    Field(min_length=3, max_length=32, description=USERNAME_RULE),
+    AfterValidator(valid_username),
 ]
 
 
@@ -101,7 +100,7 @@ async def register(
 
 def _login_keys(request: Request, username: str) -> tuple[str, str]:
     address = request.client.host if request.client is not None else "unknown"
-    return f"login:user:{username.casefold()}", f"login:addr:{address}"
+    return f"login:user:{accounts.username_key(username)}", f"login:addr:{address}"
 
 
 @router.post(

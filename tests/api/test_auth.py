@@ -56,7 +56,10 @@ async def test_a_taken_username_is_refused(client: httpx.AsyncClient, db: Databa
         {"username": "ann-bob", "password": PASSWORD},  # a dash
         {"username": "ann😀", "password": PASSWORD},  # not CJK
         {"username": "阿明", "password": PASSWORD},  # two characters
-        {"username": "\uf900ab", "password": PASSWORD},  # a compatibility ideograph
+        {"username": "ａｂ", "password": PASSWORD},  # two characters, fullwidth
+        {"username": "ann－bob", "password": PASSWORD},  # a fullwidth dash
+        {"username": "Ａ" * 33, "password": PASSWORD},  # 33 characters, fullwidth
+        {"username": "㍿" * 9, "password": PASSWORD},  # 9 characters, 36 in NFKC (株式会社)
         {"username": "ann", "password": "short"},
         {"username": "ann", "password": "x" * 129},
         {"username": "ann"},
