@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     bot_seats_per_hour: int = Field(default=60, ge=3, le=1_000_000)
     login_attempts: int = 5  # failed logins allowed per username and address ...
     login_window_seconds: int = 300  # ... in this window
+    # password hashes (app/api/passwords.py): at most this many Argon2 runs at once in one
+    # process; a login or registration waits at most password_wait_seconds for a turn,
+    # then answers 503 busy
+    password_hashes_at_once: int = Field(default=2, ge=1, le=64)
+    password_wait_seconds: float = Field(default=3.0, gt=0, le=60)
     # Argon2id cost (argon2-cffi's defaults, RFC 9106 low-memory); a stored hash made with
     # other parameters is rehashed at the next good login
     argon2_time_cost: int = 3

@@ -12,6 +12,8 @@ Rules:
 - failed logins are counted per username and per client address; at settings.login_attempts
   failures within settings.login_window_seconds, logins with that username or from that
   address get `rate_limited` with Retry-After until the oldest failure leaves the window;
+- hashing and checking passwords wait for one of a few turns per process, and answer 503
+  `busy` with Retry-After when none comes free in time (app/api/passwords.py);
 - the password is checked before the ban, so only the owner learns of a ban (`banned`);
 - a good login replaces a hash made with old Argon2 parameters;
 - refreshing rotates the refresh token; a reused one is refused and revokes them all.
@@ -75,7 +77,7 @@ def _pair_out(pair: tokens.TokenPair) -> TokenPairOut:
 @router.post(
     "/register",
     status_code=status.HTTP_201_CREATED,
-    responses=errors.responses("validation_error", "duplicate_username"),
+    responses=errors.responses("validation_error", "duplicate_username", "busy"),
 )
 async def register(
     body: RegisterIn, session: SessionDep, settings: SettingsDep, passwords: PasswordsDep
@@ -105,7 +107,9 @@ def _login_keys(request: Request, username: str) -> tuple[str, str]:
 
 @router.post(
     "/login",
-    responses=errors.responses("validation_error", "bad_credentials", "banned", "rate_limited"),
+    responses=errors.responses(
+        "validation_error", "bad_credentials", "banned", "rate_limited", "busy"
+    ),
 )
 async def login(
     body: LoginIn,
