@@ -16,10 +16,10 @@ login makes the pair known for settings.login_known_days; registering does too):
 owner at a usual address is never refused for other addresses' guesses, whatever their
 number. Slots are taken per username and address first and per username last, so an
 attempt refused by a limit of its own address takes nothing from the one all addresses
-share. An
-address is the client's IP (uvicorn reads X-Forwarded-For from trusted proxies); an IPv6
-one counts by its /64, a subscriber's usual allocation. A username counts by its key
-(`accounts.username_key`), known or not, so a limit tells nothing of who exists.
+share. An address is the client's IP (uvicorn reads X-Forwarded-For from trusted
+proxies); an IPv6 one counts by its /64, a subscriber's usual allocation. A username
+counts by its key (`accounts.username_key`), known or not, so a limit tells nothing of
+who exists.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 # unified block, extension A and extensions B and beyond). The name is kept as typed (at
 # most 32 characters), so any form NFKC maps into these is welcome: fullwidth letters
 # (ａｃｃ１＿ｘ, as a Chinese input method types them), compatibility ideographs (豈, U+F900).
-# Each is one name with its NFKC form in every case (`accounts.username_key`), so no form
-# can pose as another account; the pattern is checked on the NFKC form, where casefolding
-# changes nothing but ASCII case.
+# Every form and case of a name is one name (`accounts.username_key`), so none can pose as
+# another account; on the NFKC form, where the pattern is checked, casefolding changes
+# nothing but ASCII case.
 USERNAME_CHARS = "A-Za-z0-9_\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003134f"
 USERNAME_PATTERN = f"^[{USERNAME_CHARS}]{{3,32}}$"
 USERNAME_RE = re.compile(USERNAME_PATTERN)
