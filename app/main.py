@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
 from app.api.headers import SecurityHeaders
 from app.api.passwords import Passwords
-from app.api.ratelimit import MemoryAttemptLimiter, MemoryQuota
+from app.api.ratelimit import LoginLimits, MemoryQuota
 from app.api.secret import signing_secret
 from app.ops import health, metrics
 from app.ops.limits_storage import limits_storage
@@ -66,9 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.passwords = Passwords.from_settings(settings)
     app.state.limits = limits_storage(settings)  # rate-limit counters (app/ops/limits_storage.py)
-    app.state.login_limiter = MemoryAttemptLimiter(
-        settings.login_attempts, settings.login_window_seconds
-    )
+    app.state.login_limits = LoginLimits(app.state.limits, settings)  # app/api/ratelimit.py
     app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
     errors.install(app)
     for router in (

@@ -77,8 +77,20 @@ class Settings(BaseSettings):
     max_open_tables: int = Field(default=3, ge=1, le=1000)
     # ... and bot seats it called in the last hour, on one node (429 too_many_bots)
     bot_seats_per_hour: int = Field(default=60, ge=3, le=1_000_000)
-    login_attempts: int = 5  # failed logins allowed per username and address ...
-    login_window_seconds: int = 300  # ... in this window
+    # logins (app/api/ratelimit.py; docs/architecture.md "The edge", "Logins"): within the
+    # window, attempts allowed per username and address (a good login clears them) ...
+    login_attempts: int = Field(default=5, ge=1, le=1000)
+    login_window_seconds: int = Field(default=300, ge=1, le=86400)
+    # ... and, for a username the address has not logged in to lately, per address (an
+    # IPv6 /64) over all usernames, and per username over all addresses
+    login_address_attempts: int = Field(default=20, ge=1, le=100_000)
+    login_account_attempts: int = Field(default=100, ge=1, le=100_000)
+    login_known_days: int = Field(default=30, ge=1, le=365)  # "lately", after a good login
+    # password hashes (app/api/passwords.py): at most this many Argon2 runs at once in one
+    # process; a login or registration waits at most password_wait_seconds for a turn,
+    # then answers 503 busy
+    password_hashes_at_once: int = Field(default=2, ge=1, le=64)
+    password_wait_seconds: float = Field(default=3.0, gt=0, le=60)
     # Argon2id cost (argon2-cffi's defaults, RFC 9106 low-memory); a stored hash made with
     # other parameters is rehashed at the next good login
     argon2_time_cost: int = 3

@@ -153,7 +153,7 @@ async def _target(session: AsyncSession, account_id: int) -> Account:
 async def search_accounts(
     admin: AdminAccount,
     session: SessionDep,
-    q: Annotated[str, Query(max_length=32, description="a username prefix (any case)")] = "",
+    q: Annotated[str, Query(max_length=32, description="a username prefix (any case or form)")] = "",
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[AccountOut]:

@@ -2,13 +2,22 @@
 
 Rules:
 - registering creates a player account and grants settings.signup_grant silver through the
-  ledger (`ledger.grant_signup`, key `signup:{id}`) in the same request; a taken username is
+  ledger (`ledger.grant_signup`, key `signup:{id}`) in the same request; a username is valid
+  when its NFKC form is (app/api/schemas.py), is kept as typed, and is taken when another
+  has the same key (`accounts.username_key`: case and compatibility forms aside), which is
   `duplicate_username`;
+- a login finds the account by the key of the name given, so any case or form of it works;
 - a login with an unknown username and one with a wrong password answer the same
   `bad_credentials` after the same work (one Argon2 verify each);
-- failed logins are counted per username and per client address; at settings.login_attempts
-  failures within settings.login_window_seconds, logins with that username or from that
-  address get `rate_limited` with Retry-After until the oldest failure leaves the window;
+- every login attempt takes its slots in the login limits before its password is checked
+  (app/api/ratelimit.py: per username and address; for a username the address has not
+  logged in to lately, also per address and per username), and one that finds a limit full
+  gets `rate_limited` (429) with Retry-After and `details.retry_after`, the seconds until
+  that limit has room; a good login clears its username and address's count, and it and
+  a registration make the pair known, so another address's guesses never lock the owner
+  out of a usual address;
+- hashing and checking passwords wait for one of a few turns per process, and answer 503
+  `busy` with Retry-After when none comes free in time (app/api/passwords.py);
 - the password is checked before the ban, so only the owner learns of a ban (`banned`);
 - a good login replaces a hash made with old Argon2 parameters;
 - refreshing rotates the refresh token; a reused one is refused and revokes them all.
@@ -19,25 +28,22 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Request, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.api import errors, tokens
-from app.api.deps import LimiterDep, PasswordsDep, SessionDep, SettingsDep, commit_open
+from app.api.deps import LoginLimitsDep, PasswordsDep, SessionDep, SettingsDep, commit_open
 from app.api.errors import ApiError
 from app.api.profiles import account_out
-from app.api.schemas import USERNAME_PATTERN, AccountOut, TokenPairOut
+from app.api.ratelimit import client_address
+from app.api.schemas import USERNAME_RULE, AccountOut, TokenPairOut, valid_username
 from app.store import accounts, ledger
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 Username = Annotated[
     str,
-    Field(
-        min_length=3,
-        max_length=32,
-        pattern=USERNAME_PATTERN,
-        description="3-32 letters, digits, _ or CJK characters",
-    ),
+    Field(min_length=3, max_length=32, description=USERNAME_RULE),
+    AfterValidator(valid_username),
 ]
 
 
@@ -76,10 +82,15 @@ def _pair_out(pair: tokens.TokenPair) -> TokenPairOut:
 @router.post(
     "/register",
     status_code=status.HTTP_201_CREATED,
-    responses=errors.responses("validation_error", "duplicate_username"),
+    responses=errors.responses("validation_error", "duplicate_username", "busy"),
 )
 async def register(
-    body: RegisterIn, session: SessionDep, settings: SettingsDep, passwords: PasswordsDep
+    body: RegisterIn,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    passwords: PasswordsDep,
+    limits: LoginLimitsDep,
 ) -> AccountOut:
     """Create a player account with the signup grant of silver."""
     async with session.begin():
@@ -94,19 +105,17 @@ async def register(
         raise ApiError("duplicate_username", f"the username {body.username!r} is taken") from exc
     await ledger.grant_signup(session, account.id, settings.signup_grant)
     await commit_open(session)
+    await limits.succeeded(account.username_key, client_address(request))
     async with session.begin():
         await session.refresh(account)
     return account_out(account)
 
 
-def _login_keys(request: Request, username: str) -> tuple[str, str]:
-    address = request.client.host if request.client is not None else "unknown"
-    return f"login:user:{username.casefold()}", f"login:addr:{address}"
-
-
 @router.post(
     "/login",
-    responses=errors.responses("validation_error", "bad_credentials", "banned", "rate_limited"),
+    responses=errors.responses(
+        "validation_error", "bad_credentials", "banned", "rate_limited", "busy"
+    ),
 )
 async def login(
     body: LoginIn,
@@ -114,16 +123,15 @@ async def login(
     session: SessionDep,
     settings: SettingsDep,
     passwords: PasswordsDep,
-    limiter: LimiterDep,
+    limits: LoginLimitsDep,
 ) -> TokenPairOut:
     """Exchange a username and password for an access token and a refresh token."""
-    keys = _login_keys(request, body.username)
-    waits = [wait for key in keys if (wait := await limiter.retry_after(key)) is not None]
-    if waits:
-        retry_after = max(waits)
+    name, address = accounts.username_key(body.username), client_address(request)
+    retry_after = await limits.attempt(name, address)
+    if retry_after is not None:
         raise ApiError(
             "rate_limited",
-            f"too many failed logins; try again in {retry_after} s",
+            f"too many logins; try again in {retry_after} s",
             details={"retry_after": retry_after},
             headers={"Retry-After": str(retry_after)},
         )
@@ -132,10 +140,8 @@ async def login(
     stored = account.password_hash if account is not None else None
     good = await passwords.check_async(stored, body.password)  # also for an unknown user
     if account is None or not good:
-        for key in keys:
-            await limiter.failed(key)
         raise ApiError("bad_credentials", "the username or the password is wrong")
-    await limiter.reset(keys[0])
+    await limits.succeeded(name, address)
     if account.banned:
         raise ApiError("banned", "this account is banned")
     new_hash = (

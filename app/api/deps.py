@@ -1,5 +1,5 @@
 """What the endpoints take from the application: settings, a database session, the password
-hasher and the login limiter (all made once in `create_app` and kept on `app.state`).
+hasher and the login limits (all made once in `create_app` and kept on `app.state`).
 
 The session opens no transaction by itself: every use is wrapped in `session.begin()` (or
 goes through `ledger.post`, which opens its own), so each request commits what it changes.
@@ -14,7 +14,7 @@ from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.passwords import Passwords
-from app.api.ratelimit import AttemptLimiter
+from app.api.ratelimit import LoginLimits
 from app.settings import Settings
 
 
@@ -33,15 +33,15 @@ def passwords_of(request: Request) -> Passwords:
     return passwords
 
 
-def login_limiter_of(request: Request) -> AttemptLimiter:
-    limiter: AttemptLimiter = request.app.state.login_limiter
-    return limiter
+def login_limits_of(request: Request) -> LoginLimits:
+    limits: LoginLimits = request.app.state.login_limits
+    return limits
 
 
 SettingsDep = Annotated[Settings, Depends(settings_of)]
 SessionDep = Annotated[AsyncSession, Depends(session_of)]
 PasswordsDep = Annotated[Passwords, Depends(passwords_of)]
-LimiterDep = Annotated[AttemptLimiter, Depends(login_limiter_of)]
+LoginLimitsDep = Annotated[LoginLimits, Depends(login_limits_of)]
 
 
 async def commit_open(session: AsyncSession) -> None:

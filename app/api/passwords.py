@@ -4,26 +4,42 @@ Rules:
 - a password is stored only as its Argon2id hash, with the cost in settings;
 - a hash made with other parameters is replaced at the next good login (`needs_rehash`);
 - checking a password for an unknown user verifies it against a dummy hash of the same cost,
-  so both paths take the same time (and call `verify` exactly once).
-Hashing blocks for tens of milliseconds, so the async helpers run it in a worker thread.
+  so both paths take the same time (and call `verify` exactly once);
+- at most settings.password_hashes_at_once hashes or checks run at once in this process
+  (each holds argon2_memory_kib of memory and a core for tens of milliseconds): the async
+  helpers wait for a turn at most settings.password_wait_seconds, then raise the API's
+  503 `busy` with Retry-After (the server is short of time, not the caller at fault;
+  docs/architecture.md, "The edge", "Logins"). A turn is held until the worker thread
+  that hashes returns.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+from collections.abc import Callable
+from typing import TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from starlette.concurrency import run_in_threadpool
 
+from app.api.errors import ApiError
 from app.settings import Settings
+
+T = TypeVar("T")
+BUSY_RETRY_AFTER = 1  # seconds, as the other `busy` answers (app/api/errors.py)
 
 
 class Passwords:
     """Hash, check and rehash passwords with one Argon2 parameter set."""
 
-    def __init__(self, hasher: PasswordHasher) -> None:
+    def __init__(
+        self, hasher: PasswordHasher, at_once: int = 2, wait_seconds: float = 3.0
+    ) -> None:
         self.hasher = hasher
+        self.wait_seconds = wait_seconds
+        self._turns = asyncio.Semaphore(at_once)
         self._dummy: str | None = None
 
     @classmethod
@@ -33,7 +49,9 @@ class Passwords:
                 time_cost=settings.argon2_time_cost,
                 memory_cost=settings.argon2_memory_kib,
                 parallelism=settings.argon2_parallelism,
-            )
+            ),
+            at_once=settings.password_hashes_at_once,
+            wait_seconds=settings.password_wait_seconds,
         )
 
     def hash(self, password: str) -> str:
@@ -60,11 +78,28 @@ class Passwords:
         except InvalidHashError:
             return True
 
+    async def _in_turn(self, work: Callable[..., T], *args: object) -> T:
+        """`work(*args)` in a worker thread once a turn is free (module docstring)."""
+        try:
+            async with asyncio.timeout(self.wait_seconds):
+                await self._turns.acquire()
+        except TimeoutError:
+            raise ApiError(
+                "busy",
+                "the server is busy checking passwords; try again",
+                headers={"Retry-After": str(BUSY_RETRY_AFTER)},
+            ) from None
+        # the turn is given back when the thread is done, even if the request is cancelled
+        # meanwhile (the thread cannot be stopped, so it still holds its memory and core)
+        done = asyncio.ensure_future(run_in_threadpool(work, *args))
+        done.add_done_callback(lambda _: self._turns.release())
+        return await asyncio.shield(done)
+
     async def hash_async(self, password: str) -> str:
-        return await run_in_threadpool(self.hash, password)
+        return await self._in_turn(self.hash, password)
 
     async def check_async(self, stored_hash: str | None, password: str) -> bool:
-        return await run_in_threadpool(self.check, stored_hash, password)
+        return await self._in_turn(self.check, stored_hash, password)
 
     async def warm_up(self) -> None:
         """Make the dummy hash now, so the first unknown-user login is not the slow one."""

@@ -1,81 +1,99 @@
-"""Login rate limiting (登录限流): at most `attempts` failed logins per key (a username, a
-client address) within a sliding window of `window_seconds`; past that, logins with that key
-are refused until the oldest failure leaves the window.
+"""Rate limits (限流): the logins' (`LoginLimits`, counted in `app.state.limits`, so shared by
+every node through Redis when REDIS_URL is set) and the lobby's bot seats (`MemoryQuota`,
+in this process).
 
-`AttemptLimiter` is the interface; `MemoryAttemptLimiter` keeps the failures in this process
-(enough for one server). A Redis version (a sorted set per key) can replace it without
-touching the login endpoint.
+Logins (docs/architecture.md, "The edge", "Logins"). Every attempt takes its slot in a
+moving window (the `limits` library's `hit`, atomic in memory and in Redis) before its
+password is checked, so concurrent guesses cannot outrun a limit. The limits, each over
+settings.login_window_seconds:
+- per username and address: settings.login_attempts; a good login clears it (only the
+  password's holder can). Its failures lock out nobody but that address;
+- per address, over all usernames: settings.login_address_attempts;
+- per username, over all addresses: settings.login_account_attempts, a much higher bar
+  against guesses spread over many addresses.
+The last two apply only to a username the address has not logged in to lately (a good
+login makes the pair known for settings.login_known_days; registering does too): the
+owner at a usual address is never refused for other addresses' guesses, whatever their
+number. Slots are taken per username and address first and per username last, so an
+attempt refused by a limit of its own address takes nothing from the one all addresses
+share. An address is the client's IP (uvicorn reads X-Forwarded-For from trusted
+proxies); an IPv6 one counts by its /64, a subscriber's usual allocation. A username
+counts by its key (`accounts.username_key`), known or not, so a limit tells nothing of
+who exists.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Protocol
+from urllib.parse import quote
+
+from fastapi import Request
+from limits import RateLimitItem, RateLimitItemPerSecond
+from limits.aio.storage import Storage
+from limits.aio.strategies import MovingWindowRateLimiter
+
+from app.settings import Settings
 
 
-class AttemptLimiter(Protocol):
-    async def retry_after(self, key: str) -> int | None:
-        """Seconds until `key` may try again, or None when it may try now."""
-        ...
+def client_address(request: Request) -> str:
+    """The address a login counts against: the client's IP, an IPv6 one as its /64."""
+    host = request.client.host if request.client is not None else "unknown"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
-    async def failed(self, key: str) -> None:
-        """Record one failed attempt for `key`."""
-        ...
 
-    async def reset(self, key: str) -> None:
-        """Forget the failures of `key` (after a good login)."""
-        ...
+class LoginLimits:
+    """The login limits over one `limits` storage (module docstring)."""
 
+    def __init__(self, storage: Storage, settings: Settings) -> None:
+        self.storage = storage
+        self.window = MovingWindowRateLimiter(storage)
+        seconds = settings.login_window_seconds
+        self.pair = RateLimitItemPerSecond(settings.login_attempts, seconds, "login-pair")
+        self.address = RateLimitItemPerSecond(
+            settings.login_address_attempts, seconds, "login-address"
+        )
+        self.account = RateLimitItemPerSecond(
+            settings.login_account_attempts, seconds, "login-account"
+        )
+        self.known_seconds = settings.login_known_days * 86400
 
-class MemoryAttemptLimiter:
-    """Failures per key as timestamps in a deque; old ones are dropped as they expire, and
-    when more than `sweep_above` keys are kept, every expired key is dropped at once. No
-    method awaits, so each runs whole on the event loop without a lock."""
+    @staticmethod
+    def _known_key(name: str, address: str) -> str:
+        return f"login-known/{address}/{quote(name, safe='')}"
 
-    def __init__(
-        self,
-        attempts: int,
-        window_seconds: float,
-        clock: Callable[[], float] = time.monotonic,
-        sweep_above: int = 100_000,
-    ) -> None:
-        self.attempts = attempts
-        self.window = window_seconds
-        self.clock = clock
-        self.sweep_above = sweep_above
-        self._failures: dict[str, deque[float]] = {}
+    async def attempt(self, name: str, address: str) -> int | None:
+        """Take this attempt's slots for username key `name` from `address`: None when every
+        limit had room, else the seconds until the one that had none has a slot free."""
+        known = await self.storage.get(self._known_key(name, address)) > 0
+        quoted = quote(name, safe="")
+        limits: list[tuple[RateLimitItem, tuple[str, ...]]] = [(self.pair, (address, quoted))]
+        if not known:
+            limits += [(self.address, (address,)), (self.account, (quoted,))]
+        for item, ids in limits:
+            if not await self.window.hit(item, *ids):
+                reset, _ = await self.window.get_window_stats(item, *ids)
+                return max(0, int(reset - time.time())) + 1  # a whole second past the reset
+        return None
 
-    def _live(self, key: str, now: float) -> deque[float]:
-        failures = self._failures.get(key)
-        if failures is None:
-            return deque()
-        while failures and failures[0] <= now - self.window:
-            failures.popleft()
-        if not failures:
-            del self._failures[key]
-        return failures
-
-    async def retry_after(self, key: str) -> int | None:
-        now = self.clock()
-        failures = self._live(key, now)
-        if len(failures) < self.attempts:
-            return None
-        oldest_counted = failures[len(failures) - self.attempts]
-        return max(1, math.ceil(oldest_counted + self.window - now))
-
-    async def failed(self, key: str) -> None:
-        now = self.clock()
-        if len(self._failures) > self.sweep_above:
-            for stale in list(self._failures):
-                self._live(stale, now)
-        self._live(key, now)
-        self._failures.setdefault(key, deque()).append(now)
-
-    async def reset(self, key: str) -> None:
-        self._failures.pop(key, None)
+    async def succeeded(self, name: str, address: str) -> None:
+        """A good login (or a registration) of `name` from `address`: its attempts there are
+        forgotten and the pair is known for settings.login_known_days from now."""
+        await self.window.clear(self.pair, address, quote(name, safe=""))
+        known = self._known_key(name, address)
+        await self.storage.clear(known)  # a counter's expiry is set by its first increment
+        await self.storage.incr(known, self.known_seconds)
 
 
 SWEEP_ABOVE = 100_000  # keys kept before every expired one is dropped at once

@@ -6,16 +6,29 @@ fractions between 0 and 1 rounded to 4 places.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# letters, digits and _ (ASCII), and CJK ideographs (the unified block, extension A and
-# extensions B and beyond; not the compatibility block, whose characters NFC maps onto
-# unified ones, so every valid name is already in NFC); 3 to 32 characters
+# A username's NFKC form has 3 to 32 letters, digits and _ (ASCII) and CJK ideographs (the
+# unified block, extension A and extensions B and beyond). The name is kept as typed (at
+# most 32 characters), so any form NFKC maps into these is welcome: fullwidth letters
+# (ａｃｃ１＿ｘ, as a Chinese input method types them), compatibility ideographs (豈, U+F900).
+# Every form and case of a name is one name (`accounts.username_key`), so none can pose as
+# another account; on the NFKC form, where the pattern is checked, casefolding changes
+# nothing but ASCII case.
 USERNAME_CHARS = "A-Za-z0-9_\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003134f"
 USERNAME_PATTERN = f"^[{USERNAME_CHARS}]{{3,32}}$"
 USERNAME_RE = re.compile(USERNAME_PATTERN)
+USERNAME_RULE = "3-32 letters, digits, _ or CJK characters (in NFKC)"
+
+
+def valid_username(username: str) -> str:
+    """`username` as typed, when its NFKC form is a username (USERNAME_PATTERN)."""
+    if not USERNAME_RE.fullmatch(unicodedata.normalize("NFKC", username)):
+        raise ValueError(f"a username has {USERNAME_RULE}")
+    return username
 
 
 class AccountOut(BaseModel):

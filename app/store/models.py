@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 
 from sqlalchemy import (
@@ -15,7 +16,7 @@ from sqlalchemy import (
     UniqueConstraint,
     func,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
 # SQLite only autoincrements an INTEGER PRIMARY KEY; PostgreSQL gets a BIGINT identity.
 Id = BigInteger().with_variant(Integer(), "sqlite")
@@ -40,17 +41,35 @@ class Base(DeclarativeBase):
     pass
 
 
+USERNAME_KEY_LENGTH = 64  # a name's 32 characters, or a renamed duplicate's NAME#ID (0004)
+
+
+def username_key(username: str) -> str:
+    """What makes a username one account's: NFKC, casefolded, NFKC again (casefolding can
+    undo a normal form), so `acc1_x`, `ACC1_X` and `ａｃｃ１＿ｘ` are one name."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", username).casefold())
+
+
 class Account(Base):
     __tablename__ = "accounts"
     __table_args__ = (CheckConstraint("balance >= 0", name="balance_not_negative"),)
 
     id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
-    username: Mapped[str] = mapped_column(String(32), unique=True)
+    username: Mapped[str] = mapped_column(String(32), unique=True)  # shown as typed
+    # unique: set from the username (`username_key`) whenever the username is set
+    username_key: Mapped[str] = mapped_column(
+        String(USERNAME_KEY_LENGTH), unique=True, index=True
+    )
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default="player")
     banned: Mapped[bool] = mapped_column(default=False)
     balance: Mapped[int] = mapped_column(BigInteger, default=0)  # silver (银两), whole units
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    @validates("username")
+    def _set_key(self, _: str, username: str) -> str:
+        self.username_key = username_key(username)
+        return username
 
 
 class LedgerEntry(Base):
