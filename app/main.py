@@ -10,9 +10,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
+from app.api.body_limit import BodyLimit
 from app.api.passwords import Passwords
 from app.api.ratelimit import MemoryAttemptLimiter, MemoryQuota
 from app.api.secret import signing_secret
+from app.api.throttle import RequestLimits
 from app.ops import health, metrics
 from app.ops.limits_storage import limits_storage
 from app.rules.variants import VARIANTS
@@ -55,6 +57,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
     errors.install(app)
+    # the edge (docs/architecture.md, "The edge"), outermost first: request limits (429),
+    # then body sizes (413), both before the app reads a byte of the body
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestLimits, settings=settings, storage=app.state.limits)
     for router in (
         auth.router,
         accounts.router,
