@@ -10,10 +10,12 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 
 from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
+from app.api.body_limit import BodyLimit
 from app.api.headers import SecurityHeaders
 from app.api.passwords import Passwords
 from app.api.ratelimit import LoginLimits, MemoryQuota
 from app.api.secret import signing_secret
+from app.api.throttle import RequestLimits
 from app.ops import health, metrics
 from app.ops.limits_storage import limits_storage
 from app.ops.monitoring import monitoring_port
@@ -62,13 +64,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url="/redoc" if docs else None,
         openapi_url="/openapi.json" if docs else None,
     )
-    app.add_middleware(SecurityHeaders)
     app.state.settings = settings
     app.state.passwords = Passwords.from_settings(settings)
     app.state.limits = limits_storage(settings)  # rate-limit counters (app/ops/limits_storage.py)
     app.state.login_limits = LoginLimits(app.state.limits, settings)  # app/api/ratelimit.py
     app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
     errors.install(app)
+    # the edge (docs/architecture.md, "The edge"), outermost first: security headers on
+    # every answer, request limits (429), then body sizes (413), both before the app reads
+    # a byte of the body
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestLimits, settings=settings, storage=app.state.limits)
+    app.add_middleware(SecurityHeaders)
     for router in (
         auth.router,
         accounts.router,

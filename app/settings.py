@@ -57,6 +57,20 @@ class Settings(BaseSettings):
     # second listener of the process (app/ops/monitoring.py; the container image uses 9100)
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     metrics_host: str = "127.0.0.1"
+    # request limits (app/api/throttle.py, docs/architecture.md "Request limits"), each per
+    # sliding window of rate_window_seconds: REST requests per client address (every request
+    # but the probes) and per account (a request with a valid access token); a player's
+    # browser makes 20-30 a minute (the lobby polls every 5 s, a page load is ~16 files), a
+    # flood from one address is cut to 10 a second; and new /ws connections per address and
+    # per account (the web client reconnects with a growing pause: a few a minute at worst)
+    rate_window_seconds: int = Field(default=60, ge=1, le=3600)
+    requests_per_address: int = Field(default=600, ge=1)
+    requests_per_account: int = Field(default=300, ge=1)
+    ws_connects_per_address: int = Field(default=60, ge=1)
+    ws_connects_per_account: int = Field(default=20, ge=1)
+    # the largest request body read, in bytes (app/api/body_limit.py); larger: 413
+    # too_large. The largest real one, an admin test-mode table, is under 2 KB
+    max_body_bytes: int = Field(default=16384, ge=1024)
 
     # the token signing secret; empty: see app/api/secret.py (a kept random one for a single
     # process, a refusal to start with REDIS_URL or REQUIRE_JWT_SECRET)

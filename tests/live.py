@@ -23,16 +23,26 @@ from app.store import migrate
 from app.store.db import Database
 from tests.api.helpers import fund_house
 
+# the tests call from 127.0.0.1 far more often than any player: the request limits
+# (app/api/throttle.py) are out of their way unless a test is about them and sets its own
+UNTHROTTLED: dict[str, Any] = {
+    "requests_per_address": 1_000_000,
+    "requests_per_account": 1_000_000,
+    "ws_connects_per_address": 1_000_000,
+    "ws_connects_per_account": 1_000_000,
+}
+
 
 def sqlite_settings(database: Path, **options: Any) -> Settings:
-    """Settings for a test server on `database`: cheap Argon2 so that sign-ups are quick."""
+    """Settings for a test server on `database`: cheap Argon2 so that sign-ups are quick,
+    no request limit in the way (`options` may set them)."""
     return Settings(
         database_url=f"sqlite:///{database}",
         jwt_secret="test-secret-" + "x" * 32,
         argon2_time_cost=1,
         argon2_memory_kib=1024,
         argon2_parallelism=1,
-        **options,
+        **(UNTHROTTLED | options),
     )
 
 

@@ -5,8 +5,16 @@
 Codes: validation_error, unauthorized, bad_credentials, banned, forbidden, not_found,
 duplicate_username, insufficient_balance, seat_taken, table_full, already_seated,
 seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
-too_many_tables, idempotency_conflict, rate_limited, too_many_bots, busy,
+too_many_tables, idempotency_conflict, rate_limited, too_many_bots, too_large, busy,
 table_unavailable, house_funds_low, no_bots_free, internal_error.
+
+The edge (docs/architecture.md, "The edge"), answered before the app reads the request:
+`rate_limited` (429 with Retry-After and `details: {"retry_after": seconds}`): the client's
+address or account sent more requests, or opened more WebSocket connections, than its bar
+allows in the window (app/api/throttle.py; a refused `/ws` handshake gets this same HTTP
+answer instead of the upgrade); the login endpoint answers it too for repeated failed
+logins. `too_large` (413, `details: {"max_bytes": limit}`, the connection closed after
+it): the request body is over `max_body_bytes` (app/api/body_limit.py).
 
 The lobby's limits (app/api/lobby.py): `too_many_tables` (409: the account already has
 `max_open_tables` open tables with players at them), `too_many_bots` (429 with Retry-After:
@@ -50,6 +58,7 @@ STATUS = {
     "idempotency_conflict": 409,
     "rate_limited": 429,
     "too_many_bots": 429,
+    "too_large": 413,  # the request body is over max_body_bytes (app/api/body_limit.py)
     "busy": 503,
     "table_unavailable": 503,  # an admin command whose table's node did not answer (cluster)
     "house_funds_low": 503,  # the house account cannot fund the bots a table needs

@@ -1,5 +1,6 @@
 """API fixtures: the app itself (so a test can reach its hasher and limiter), clients from
-chosen addresses, and cheap Argon2 parameters so that tests hash in a millisecond."""
+chosen addresses, cheap Argon2 parameters so that tests hash in a millisecond, and no
+request limit in the way (tests/live.py UNTHROTTLED)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from fastapi import FastAPI
 
 from app.main import create_app
 from app.settings import Settings
+from tests.live import UNTHROTTLED
 
 
 @pytest.fixture
@@ -21,6 +23,7 @@ def settings(database_url: str) -> Settings:
         argon2_time_cost=1,
         argon2_memory_kib=1024,
         argon2_parallelism=1,
+        **UNTHROTTLED,
     )
 
 
