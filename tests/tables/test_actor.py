@@ -481,6 +481,30 @@ async def test_resume_with_a_very_old_seq_gets_a_snapshot() -> None:
     assert isinstance(sent[1], PromptOut)
 
 
+async def test_resume_answers_each_case_docs_protocol_md_lists() -> None:
+    """docs/protocol.md, `resume`: the events after `last_seq` within the current hand
+    (none when up to date), a snapshot for an older hand or a seq ahead of the table, and
+    `no_hand` before any deal; the prompt follows when the seat owes a decision."""
+    h = Harness()
+    refused = [i for _, i in await h.handle(Resume(0, 0))]
+    assert [(type(i), i.code) for i in refused] == [(ErrorOut, "no_hand")]
+    await h.deal()
+    seat, seq = h.pending()[0], h.table.seq
+
+    def kinds(sent: list[Any]) -> list[str]:
+        return [type(i).__name__ for i in sent]
+
+    whole = [i for _, i in await h.handle(Resume(seat, 0))]  # the first hand: from seq 1
+    assert kinds(whole) == ["EventOut"] * seq + ["PromptOut"]
+    assert [i.seq for i in whole[:-1]] == list(range(1, seq + 1))
+    current = [i for _, i in await h.handle(Resume(seat, seq))]
+    assert kinds(current) == ["PromptOut"]  # up to date: nothing missed
+    ahead = [i for _, i in await h.handle(Resume(seat, seq + 100))]
+    assert kinds(ahead) == ["SnapshotOut", "PromptOut"] and ahead[0].seq == seq
+    other = (seat + 1) % 4  # owes nothing now: no prompt
+    assert kinds([i for _, i in await h.handle(Resume(other, seq))]) == []
+
+
 # --- leaving ------------------------------------------------------------------------------
 
 
