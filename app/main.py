@@ -54,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.login_attempts, settings.login_window_seconds
     )
     app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
+    app.state.ws_slots = ws.AddressSlots(settings.ws_connections_per_address)  # app/api/ws.py
     errors.install(app)
     for router in (
         auth.router,

@@ -1,11 +1,11 @@
-"""The edge: raw text from a socket in, a client message or an error out, never an
-exception."""
+"""The edge: raw text from a socket in, a client message or an error out (a ``hello`` or
+nothing, for the first message), never an exception."""
 
 from __future__ import annotations
 
 from pydantic import ValidationError
 
-from app.protocol.messages import CLIENT_MESSAGE, ClientMessage, ErrorMessage
+from app.protocol.messages import CLIENT_MESSAGE, HELLO, ClientMessage, ErrorMessage, HelloMessage
 
 MAX_MESSAGE_BYTES = 4096  # the largest client message is an action of about 120 bytes
 _MAX_TEXT = 200
@@ -31,6 +31,17 @@ def parse_client(raw: str | bytes) -> ClientMessage | ErrorMessage:
         return CLIENT_MESSAGE.validate_json(raw)
     except ValidationError as exc:
         return _error_of(exc)
+
+
+def parse_hello(raw: str | bytes) -> HelloMessage | None:
+    """The first message of a socket as a ``hello``, or None if it is anything else (a
+    binary or non-JSON frame, another type, no version 2, no token)."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        return HELLO.validate_json(raw)
+    except ValidationError:
+        return None
 
 
 def _error_of(exc: ValidationError) -> ErrorMessage:
