@@ -2,12 +2,14 @@
 configuration): the hello (in time, with a good token, never a token in the URL, which no
 log line shows either), the Origin allow-list, the cap on sockets per address, the frame
 size limit, the rate limit's one notice a second, a client that stops reading (closed, its
-seat disconnected, and what the node holds for it bounded) and the keepalive."""
+seat disconnected, what the node holds for it bounded, its pings not all answered, its
+connection reset in the end) and the keepalive."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import errno
 import json
 import logging
 import os
@@ -24,6 +26,7 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
+from app.ops import ws_protocol
 from tests.live import live_server, sqlite_settings
 from tests.wsclient import hello, open_socket, table_socket
 
@@ -261,6 +264,14 @@ class RawClient:
     async def send(self, text: str) -> None:
         await asyncio.get_running_loop().sock_sendall(self._sock, _frame(0x1, text.encode()))
 
+    async def ping(self, count: int) -> None:
+        """`count` pings of 125 bytes (the most a ping may carry)."""
+        pings = _frame(0x9, b"p" * 125) * count
+        await asyncio.get_running_loop().sock_sendall(self._sock, pings)
+
+    def reset_by_server(self) -> bool:
+        """Did the server abort the connection (a pending ECONNRESET, nothing read)?"""
+        return self._sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == errno.ECONNRESET
 
     async def _take(self, n: int) -> bytes:
         while len(self._buffer) < n:
@@ -452,3 +463,38 @@ async def test_a_client_that_stops_answering_pings_is_closed_and_its_seat_away(
             await observer.ws.close()
     assert pings >= 1 and code == 1011
 
+
+async def test_a_dropped_client_that_never_reads_is_let_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uvicorn closes a transport by waiting for its buffer to drain, which a peer that
+    never reads never lets happen: the node aborts it instead (app/ops/ws_protocol.py)."""
+    monkeypatch.setattr(ws_protocol, "LINGER_SECONDS", 0.5)
+    settings = {"ws_send_queue_bytes": QUEUE_BYTES, "ws_send_timeout": 1.0,
+                "ws_ping_interval": 300.0}
+    with _server(tmp_path, SEND_BUFFER, **settings) as address:
+        async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{address}") as http:
+            raw, observer, table = await _table_with_a_hand(http, address, "gone")
+            away = asyncio.ensure_future(observer.until(0, connected=False))
+            await _flood(raw, table, away)
+            while not raw.reset_by_server():
+                await asyncio.sleep(0.05)
+            raw.close()
+            await observer.ws.close()
+
+
+async def test_pings_from_a_client_that_never_reads_are_not_answered_without_bound(
+    tmp_path: Path
+) -> None:
+    pings = 20_000  # 2.5 MB of pongs, were each one answered
+    with _server(tmp_path, SEND_BUFFER, ws_ping_interval=300.0) as address:
+        async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{address}") as http:
+            raw = await RawClient.open(address, (await _account(http, "pinger")).token)
+            await raw.ping(pings)  # returns once the server has read all but a few
+            await raw.send(json.dumps({"type": "ping", "nonce": "end"}))  # after them all
+            while (await raw.message()).get("nonce") != "end":
+                pass
+            raw.close()
+    # a pong for the pings read while uvicorn's buffer had room (64 KiB: ~500 pongs), and
+    # for those still in the kernel's buffers when the client began to read; not for each
+    assert 0 < raw.pongs < pings / 4
