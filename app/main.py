@@ -69,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.limits = limits_storage(settings)  # rate-limit counters (app/ops/limits_storage.py)
     app.state.login_limits = LoginLimits(app.state.limits, settings)  # app/api/ratelimit.py
     app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
+    app.state.ws_slots = ws.AddressSlots(settings.ws_connections_per_address)  # app/api/ws.py
     errors.install(app)
     # the edge (docs/architecture.md, "The edge"), outermost first: security headers on
     # every answer, request limits (429), then body sizes (413), both before the app reads

@@ -49,6 +49,18 @@ class Settings(BaseSettings):
     forwarded_allow_ips: str = "127.0.0.1,::1"
     ws_ping_interval: float = Field(default=20.0, gt=0)
     ws_ping_timeout: float = Field(default=20.0, gt=0)
+    # the table WebSocket /ws (app/api/ws.py, docs/protocol.md "Connecting"): seconds a new
+    # socket has to send its hello; the origins, besides the server's own, whose pages may
+    # open it (as a browser sends Origin, scheme://host[:port]; in the environment a JSON
+    # list: WS_ALLOWED_ORIGINS='["https://mahjong.example"]'); sockets open at once per
+    # client address on this node; and a client that does not read what it is sent is
+    # closed (4008) when more than ws_send_queue_bytes wait for it or one message has waited
+    # ws_send_timeout seconds for its connection to take it
+    ws_hello_seconds: float = Field(default=5.0, gt=0)
+    ws_allowed_origins: list[str] = []
+    ws_connections_per_address: int = Field(default=32, ge=1)
+    ws_send_queue_bytes: int = Field(default=256 * 1024, ge=4096)
+    ws_send_timeout: float = Field(default=15.0, gt=0)
     keep_alive_seconds: int = Field(default=5, ge=1, le=300)
     # the API docs (/docs, /redoc, /openapi.json) on the public port; the container image
     # turns them off

@@ -71,7 +71,7 @@ class ModelSink:
     def __init__(self, registry: TableRegistry, table_id: str, seat: int, rng: random.Random,
                  counter: dict[str, int]) -> None:
         self.socket = _Socket()
-        self.connection = Connection(self.socket)  # type: ignore[arg-type]
+        self.connection = Connection(self.socket, 1 << 30, 60.0)  # type: ignore[arg-type]
         self.registry = registry
         self.table_id = table_id
         self.seat = seat

@@ -5,6 +5,7 @@ play against."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -59,21 +60,36 @@ def _fund_house(database_url: str) -> None:
     asyncio.run(fund())
 
 
+def _listener(send_buffer: int) -> socket.socket:
+    """A loopback listening socket whose connections get a kernel send buffer of about
+    `send_buffer` bytes (Linux: an accepted socket inherits it from the listener)."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+    listener.bind(("127.0.0.1", 0))
+    return listener
+
+
 @contextmanager
-def live_server(settings: Settings) -> Iterator[tuple[int, FastAPI]]:
+def live_server(
+    settings: Settings, send_buffer: int | None = None
+) -> Iterator[tuple[int, FastAPI]]:
     """Migrate, serve `settings` on a free loopback port until the block ends; the port
     and the app. Migrations run in their own thread: Playwright's sync API keeps an event
-    loop running in the test's thread, which Alembic's async engine must not find."""
+    loop running in the test's thread, which Alembic's async engine must not find.
+    `send_buffer` shrinks the kernel's send buffer of each connection (on loopback it grows
+    to megabytes): a test of a client that stops reading then fills it in kilobytes."""
     with ThreadPoolExecutor(1) as migration:
         migration.submit(migrate.upgrade, settings.database_url).result()
         migration.submit(_fund_house, settings.database_url).result()
     app = create_app(settings)
-    port = free_port()
+    listener = _listener(send_buffer) if send_buffer is not None else None
+    port = listener.getsockname()[1] if listener is not None else free_port()
     config = uvicorn_config(
         app, settings, host="127.0.0.1", port=port, log_level="warning", log_config=None
     )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    sockets = [listener] if listener is not None else None
+    thread = threading.Thread(target=server.run, kwargs={"sockets": sockets}, daemon=True)
     thread.start()
     while not server.started:
         if not thread.is_alive():

@@ -1,13 +1,20 @@
-"""The table WebSocket: `/ws?token=<access token>`.
+"""The table WebSocket `/ws` (protocol version 2, docs/protocol.md).
 
 Rules:
-- the token is checked like a bearer token (`account_for_token`); a bad, expired or banned
-  one closes the socket with code 4401;
+- before the handshake is accepted (app/api/ws_edge.py): a foreign `Origin` is refused with
+  403 (`forbidden`), and a client address with `ws_connections_per_address` sockets open
+  on this node with 429 (`rate_limited`); the query string is taken out of the request
+  before anything logs it;
+- a handshake with any query string is accepted and closed at once with 4401: the token
+  never travels in the URL;
+- the first message is ``hello`` with the access token, within `ws_hello_seconds`;
+  anything else, nothing in time, or a bad, expired or banned account's token closes the
+  socket with 4401; the token is checked like a bearer token (`account_for_token`);
 - one connection per account: a second one closes the older with code 4000;
 - a ban closes the account's socket at once with code 4004 (`CLOSE_BANNED`), on whichever
   node holds it; its seat escapes (during a hand) or is freed;
-- once the server has decided to close a socket (4000, 4003, 4004) nothing more it sends
-  is routed: frames still in flight are read and dropped until the close goes out;
+- once the server has decided to close a socket (4000, 4003, 4004, 4008) nothing more it
+  sends is routed: frames still in flight are read and dropped until the close goes out;
 - on connecting (and on ``resume``) a seated account gets ``seated`` and ``table_state``
   for each table it sits at; an account kicked by an administrator gets an ``error``
   (``kicked``) and, sitting at no other table, the socket closes with code 4003;
@@ -16,7 +23,14 @@ Rules:
   the account does not sit at);
 - `action`, `resume`, `autoplay` and `leave` go to the inbox of the table's actor for the
   seat this account holds there; `ping` is answered with ``pong`` (`app.tables.routing`);
-- at most `RATE_LIMIT` messages per second per connection (``rate_limited`` beyond);
+- at most `RATE_LIMIT` messages per second per connection; the frames beyond are dropped,
+  answered by at most one ``rate_limited`` error a second;
+- what the server sends waits in the connection's queue (the table never waits on a
+  client); a client that does not read it is closed with 4008 (`CLOSE_TOO_SLOW`) as soon
+  as more than `ws_send_queue_bytes` wait for it (they are dropped at once), or when one
+  message has waited `ws_send_timeout` seconds for the connection to take it (uvicorn's
+  `send` waits while its write buffer is over its high-water mark, 64 KiB: the peer's
+  TCP window is shut); the close frame itself goes out only if the connection takes it;
 - closing the socket tells every table the account sits at that the seat is disconnected
   (not an escape: 托管 plays its timeouts, RULES.md 1).
 """
@@ -30,15 +44,20 @@ from collections import deque
 
 from fastapi import APIRouter, WebSocket
 
-from app.api.errors import ApiError
+from app.api.errors import ApiError, error_response
 from app.api.security import account_for_token
+from app.api.ws_edge import AddressSlots, client_address, origin_allowed, take_query
 from app.ops import logging as ops_logging
 from app.ops import metrics
-from app.protocol import ErrorMessage, ServerMessage, parse_client
+from app.protocol import ErrorMessage, ServerMessage, parse_client, parse_hello
 from app.protocol.encode import Encoded
+from app.settings import Settings
+from app.store.models import Account
 from app.tables.messages import Disconnected
 from app.tables.registry import TableRegistry
 from app.tables.routing import route
+
+__all__ = ["AddressSlots", "Connection", "router"]
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +65,10 @@ router = APIRouter()
 
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_REPLACED = 4000
+CLOSE_TOO_SLOW = 4008
 RATE_LIMIT = 20  # messages per second per connection
 RATE_WINDOW = 1.0
+RATE_NOTICE_SECONDS = 1.0  # at most one rate_limited error in this time
 
 
 def _error(code: str, message: str) -> ErrorMessage:
@@ -72,56 +93,140 @@ class RateLimit:
 
 
 class Connection:
-    """One socket: outgoing messages are queued (the actor never waits on a client) and
-    written by `pump`; `close` queues a close frame after what is already queued. Messages
-    may come as models (`deliver`) or already as their text (`deliver_encoded`: the
-    registry writes events and prompts once and shares an event's text between seats)."""
+    """One socket: outgoing messages wait in a queue of at most `max_bytes` of text (the
+    actor never waits on a client) and are written by `pump`, each within `send_timeout`
+    seconds. `close` sends a close frame after what is already queued; an overflowing
+    queue is dropped and closed with `CLOSE_TOO_SLOW`. Messages may come as models
+    (`deliver`) or already as their text (`deliver_encoded`: the registry writes events and
+    prompts once and shares an event's text between seats)."""
 
-    def __init__(self, websocket: WebSocket) -> None:
+    def __init__(self, websocket: WebSocket, max_bytes: int, send_timeout: float) -> None:
         self._websocket = websocket
-        self._out: asyncio.Queue[ServerMessage | Encoded | int] = asyncio.Queue()
-        self.closing = False  # a close was queued: what the client sends is dropped
+        self._max_bytes = max_bytes
+        self._send_timeout = send_timeout
+        self._out: deque[Encoded] = deque()
+        self._wake = asyncio.Event()
+        self._close_code: int | None = None
+        self._writing = 0  # the size of the text being written
+        self.queued_bytes = 0  # the text waiting for the client, and the one being written
+        self.closing = False  # a close was asked for: nothing more is queued or routed
 
     def deliver(self, message: ServerMessage) -> None:
-        self._out.put_nowait(message)
+        if not self.closing:
+            self.deliver_encoded(Encoded(message.type, message.model_dump_json()))
 
     def deliver_encoded(self, encoded: Encoded) -> None:
-        self._out.put_nowait(encoded)
+        if self.closing:
+            return
+        self.queued_bytes += len(encoded.text)
+        if self.queued_bytes > self._max_bytes:
+            self._out.clear()
+            self.queued_bytes = self._writing
+            log.warning("more than %d bytes wait for a client: its socket is closed (%d)",
+                        self._max_bytes, CLOSE_TOO_SLOW)
+            self.close(CLOSE_TOO_SLOW)
+            return
+        self._out.append(encoded)
+        self._wake.set()
 
     def close(self, code: int) -> None:
-        self.closing = True
-        self._out.put_nowait(code)
+        if not self.closing:
+            self.closing = True
+            self._close_code = code
+            self._wake.set()
 
     async def pump(self) -> None:
-        while True:
-            item = await self._out.get()
-            if isinstance(item, int):
-                await self._websocket.close(code=item)
-                return
-            metrics.message_out(item)
-            text = item.text if isinstance(item, Encoded) else item.model_dump_json()
-            await self._websocket.send_text(text)
+        """Write the queue in order, then the close frame; returns once the close is sent,
+        or when the client has not taken a message for `send_timeout` seconds."""
+        try:
+            while True:
+                if self._out:
+                    item = self._out.popleft()
+                    self._writing = len(item.text)
+                    metrics.message_out(item)
+                    async with asyncio.timeout(self._send_timeout):
+                        await self._websocket.send_text(item.text)
+                    self.queued_bytes -= self._writing
+                    self._writing = 0
+                elif self._close_code is not None:
+                    metrics.message_out(self._close_code)
+                    async with asyncio.timeout(self._send_timeout):
+                        await self._websocket.close(code=self._close_code)
+                    return
+                else:
+                    self._wake.clear()
+                    await self._wake.wait()
+        except TimeoutError:
+            self.closing = True
+            log.warning("a client took no message for %g s: its socket is dropped (%d)",
+                        self._send_timeout, CLOSE_TOO_SLOW)
 
 
 @router.websocket("/ws")
-async def table_socket(websocket: WebSocket, token: str = "") -> None:
-    await websocket.accept()
+async def table_socket(websocket: WebSocket) -> None:
     app = websocket.app
-    try:
-        async with app.state.db.sessions() as session:
-            account = await account_for_token(session, token, app.state.settings)
-    except ApiError:  # unauthorized (a bad or expired token, a deleted account) or banned
-        await websocket.close(code=CLOSE_UNAUTHORIZED)
+    settings: Settings = app.state.settings
+    query = take_query(websocket)
+    if not origin_allowed(websocket.headers, settings.ws_allowed_origins):
+        await websocket.send_denial_response(
+            error_response("forbidden", "this page's origin may not open the table socket")
+        )
         return
-    ops_logging.bind_account(account.id)
-    registry: TableRegistry = app.state.tables
-    connection = Connection(websocket)
-    old = registry.connect(account.id, connection)
+    slots: AddressSlots = app.state.ws_slots
+    address = client_address(websocket)
+    if not slots.take(address):
+        await websocket.send_denial_response(
+            error_response("rate_limited", "too many table sockets open from this address")
+        )
+        return
+    try:
+        await websocket.accept()
+        if query:
+            await websocket.close(
+                CLOSE_UNAUTHORIZED, "no query string: the token goes in the hello message"
+            )
+            return
+        account = await _hello(websocket, settings)
+        if account is not None:
+            await _serve(websocket, account.id, settings)
+    finally:
+        slots.give_back(address)
+
+
+async def _hello(websocket: WebSocket, settings: Settings) -> Account | None:
+    """The account of the socket's ``hello``; None once the socket is closed (4401)."""
+    try:
+        async with asyncio.timeout(settings.ws_hello_seconds):
+            frame = await websocket.receive()
+    except TimeoutError:
+        await websocket.close(CLOSE_UNAUTHORIZED, "no hello in time")
+        return None
+    if frame["type"] == "websocket.disconnect":
+        return None
+    hello = parse_hello(frame.get("text") or frame.get("bytes") or b"")
+    if hello is None:
+        await websocket.close(
+            CLOSE_UNAUTHORIZED, 'the first message is {"v": 2, "type": "hello", "token": ...}'
+        )
+        return None
+    try:
+        async with websocket.app.state.db.sessions() as session:
+            return await account_for_token(session, hello.token, settings)
+    except ApiError as refused:  # a bad or expired token, a deleted or banned account
+        await websocket.close(CLOSE_UNAUTHORIZED, refused.code)
+        return None
+
+
+async def _serve(websocket: WebSocket, account_id: int, settings: Settings) -> None:
+    ops_logging.bind_account(account_id)
+    registry: TableRegistry = websocket.app.state.tables
+    connection = Connection(websocket, settings.ws_send_queue_bytes, settings.ws_send_timeout)
+    old = registry.connect(account_id, connection)
     if old is not None:
         old.close(CLOSE_REPLACED)
     metrics.connection_opened()
     writer = asyncio.create_task(connection.pump())
-    reader = asyncio.create_task(_read(websocket, connection, registry, account.id))
+    reader = asyncio.create_task(_read(websocket, connection, registry, account_id))
     try:
         await asyncio.wait({writer, reader}, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -129,7 +234,7 @@ async def table_socket(websocket: WebSocket, token: str = "") -> None:
         for task in (writer, reader):
             task.cancel()
         await asyncio.gather(writer, reader, return_exceptions=True)
-        for table_id, seat in registry.disconnect(account.id, connection):
+        for table_id, seat in registry.disconnect(account_id, connection):
             registry.submit(table_id, Disconnected(seat))
 
 
@@ -137,18 +242,24 @@ async def _read(
     websocket: WebSocket, connection: Connection, registry: TableRegistry, account_id: int
 ) -> None:
     limit = RateLimit()
+    noticed = -RATE_NOTICE_SECONDS  # when the last rate_limited error was sent
     while True:
         frame = await websocket.receive()
         if frame["type"] == "websocket.disconnect":
             return
         if connection.closing:
-            continue  # replaced, kicked or banned: nothing more of it reaches a table
+            continue  # replaced, kicked, banned or too slow: nothing more reaches a table
+        now = time.monotonic()
+        if not limit.allow(now):
+            if now - noticed >= RATE_NOTICE_SECONDS:
+                noticed = now
+                connection.deliver(
+                    _error("rate_limited", f"at most {RATE_LIMIT} messages a second")
+                )
+            continue
         raw = frame.get("text")
         if raw is None:
             raw = frame.get("bytes") or b""
-        if not limit.allow(time.monotonic()):
-            connection.deliver(_error("rate_limited", f"at most {RATE_LIMIT} messages a second"))
-            continue
         parsed = parse_client(raw)
         metrics.message_in(parsed)
         if isinstance(parsed, ErrorMessage):
@@ -157,4 +268,3 @@ async def _read(
         answer = route(parsed, registry, account_id)
         if answer is not None:
             connection.deliver(answer)
-

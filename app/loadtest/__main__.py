@@ -22,7 +22,11 @@ from app.ops import memory
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m app.loadtest", description=__doc__)
     target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--url", help="the server under test (loopback only)")
+    target.add_argument(
+        "--url",
+        help="the server under test (loopback only; it must allow 4 x --tables sockets from "
+        "one address: WS_CONNECTIONS_PER_ADDRESS)",
+    )
     target.add_argument(
         "--spawn", action="store_true",
         help="start a server in a subprocess (SQLite unless --database-url; cheap Argon2)",

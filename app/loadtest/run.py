@@ -1,13 +1,13 @@
 """One load run: set up the tables, play for the given seconds, measure the echo server, report.
 
 Set-up (not measured), in steps so that no table plays while the next ones are set up: every
-account is registered and logged in over REST, every socket opened (each waits for its
-`pong`, so the server routes to it), every table created with a one-second pause between
-hands and three of its seats taken, and last every fourth player sits (which starts the
-table's first hand). Then every counter starts from zero and the bots play for `seconds`,
-with a progress line once a second. At the end every bot leaves its table (an escape if a hand
-is in play) and closes; then as many echo clients as there were bots run against the bare
-echo server for `echo_seconds`, and the report compares the two.
+account is registered and logged in over REST, every socket opened (each says hello and
+waits for its `pong`, so the server routes to it), every table created with a one-second
+pause between hands and three of its seats taken, and last every fourth player sits (which
+starts the table's first hand). Then every counter starts from zero and the bots play for
+`seconds`, with a progress line once a second. At the end every bot leaves its table (an
+escape if a hand is in play) and closes; then as many echo clients as there were bots run
+against the bare echo server for `echo_seconds`, and the report compares the two.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any, TextIO, TypeVar
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import BaseModel, Field
+from websockets.exceptions import InvalidStatus
 
 from app.loadtest.clients import EchoClient, GameBot
 from app.loadtest.seed import seed_accounts
@@ -116,8 +117,15 @@ async def _account(http: httpx.AsyncClient, username: str) -> str:
 
 
 async def _open_bot(bot: GameBot, ws_url: str, token: str) -> GameBot:
-    await bot.open(f"{ws_url}/ws?token={token}")
-    await bot.ready()
+    try:
+        await bot.join(ws_url, token)
+    except InvalidStatus as refused:
+        if refused.response.status_code == 429:  # WS_CONNECTIONS_PER_ADDRESS
+            raise RuntimeError(
+                "the server refused a socket (429): its WS_CONNECTIONS_PER_ADDRESS must be at "
+                "least 4 x --tables for a load test from one address"
+            ) from refused
+        raise
     return bot
 
 

@@ -3,8 +3,9 @@
 Both listen on a free loopback port in a subprocess of their own, so that they do not share
 the load test's event loop. The spawned game server is `python -m app` on a fresh SQLite file
 (or the `--database-url` given), with cheap Argon2 parameters so that thousands of accounts
-register in seconds, no request limit in the way of its loopback clients, a random JWT
-secret and warnings-only logs.
+register in seconds, a random JWT secret, warnings-only logs, and no request limit or
+cap on the sockets one address may open in the way of its loopback clients (every bot
+connects from 127.0.0.1).
 """
 
 from __future__ import annotations
@@ -141,6 +142,8 @@ async def spawn_game_server(
         JWT_SECRET=secrets.token_hex(32),
         LOG_LEVEL="warning",
         MIGRATE_ON_START="true",
+        # every bot's socket comes from this machine's one address
+        WS_CONNECTIONS_PER_ADDRESS="1000000",
     )
     command = [sys.executable, "-m", "app"]
     if profile is not None:

@@ -13,6 +13,7 @@ from typing import Any
 import uvicorn
 
 from app.ops import logging as ops_logging
+from app.ops.ws_protocol import EdgeWebSocketProtocol
 from app.protocol import MAX_MESSAGE_BYTES
 from app.settings import Settings
 
@@ -25,7 +26,7 @@ def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Co
         "port": settings.port,
         "log_level": settings.log_level,
         "log_config": ops_logging.config(settings.log_level, settings.log_format),
-        "ws": "websockets-sansio",
+        "ws": EdgeWebSocketProtocol,  # websockets-sansio, bounded for peers that do not read
         # game messages are ~200 bytes of JSON: compressing each frame cost more CPU than
         # anything else per frame and saved little (bench/load.md)
         "ws_per_message_deflate": False,

@@ -16,6 +16,7 @@ from app.protocol.messages import (
     ClientMessage,
     ErrorMessage,
     EventMessage,
+    HelloMessage,
     LeaveMessage,
     PingMessage,
     PongMessage,
@@ -27,7 +28,7 @@ from app.protocol.messages import (
     SnapshotMessage,
     TableStateMessage,
 )
-from app.protocol.parse import MAX_MESSAGE_BYTES, parse_client
+from app.protocol.parse import MAX_MESSAGE_BYTES, parse_client, parse_hello
 from app.protocol.tiles import TileCode, to_code, to_tile
 from app.protocol.views import SeatView, view_model
 
@@ -43,6 +44,7 @@ __all__ = [
     "ErrorMessage",
     "EventMessage",
     "EventPayload",
+    "HelloMessage",
     "LeaveMessage",
     "PingMessage",
     "PongMessage",
@@ -59,6 +61,7 @@ __all__ = [
     "event_payload",
     "from_rules_action",
     "parse_client",
+    "parse_hello",
     "seat_payload",
     "to_code",
     "to_rules_action",

@@ -28,7 +28,7 @@ from app.protocol.events import (
     revealed_melds,
     tiles_to_codes,
 )
-from app.protocol.messages import ServerMessage
+from app.protocol.messages import VERSION, ServerMessage
 from app.protocol.tiles import to_code
 from app.rules import actions as rules
 from app.rules.events import Event
@@ -91,7 +91,7 @@ def event_dict(event: Event) -> dict[str, Any]:
 def event_text(table_id: str, hand_id: str, seq: int, event: Event) -> Encoded:
     """``EventMessage(table_id, hand_id, seq, event_payload(event)).model_dump_json()``."""
     return Encoded("event", _dumps({
-        "v": 1, "type": "event", "table_id": table_id, "hand_id": hand_id, "seq": seq,
+        "v": VERSION, "type": "event", "table_id": table_id, "hand_id": hand_id, "seq": seq,
         "event": event_dict(event),
     }))
 
@@ -133,7 +133,7 @@ def prompt_text(
     `timeout_action` meaning pass."""
     timeout = {"type": "pass"} if timeout_action is None else action_dict(timeout_action)
     return Encoded("prompt", _dumps({
-        "v": 1, "type": "prompt", "table_id": table_id, "hand_id": hand_id, "seq": seq,
+        "v": VERSION, "type": "prompt", "table_id": table_id, "hand_id": hand_id, "seq": seq,
         "legal_actions": [action_dict(a) for a in legal],
         "deadline_ms": deadline_ms,
         "timeout_action": timeout,

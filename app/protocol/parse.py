@@ -1,5 +1,5 @@
-"""The edge: raw text from a socket in, a client message or an error out, never an
-exception."""
+"""The edge: raw text from a socket in, a client message or an error out (a ``hello`` or
+nothing, for the first message), never an exception."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pydantic import ValidationError
 from app.protocol.base import MAX_SEQ
 from app.protocol.messages import (
     CLIENT_MESSAGE,
+    HELLO,
     ActionMessage,
     ClientMessage,
     ErrorMessage,
+    HelloMessage,
     ResumeMessage,
 )
 
@@ -65,6 +67,17 @@ def _carried_seq(raw: bytes) -> int | None:
     if isinstance(seq, int) and not isinstance(seq, bool) and 0 <= seq <= MAX_SEQ:
         return seq
     return None
+
+
+def parse_hello(raw: str | bytes) -> HelloMessage | None:
+    """The first message of a socket as a ``hello``, or None if it is anything else (a
+    binary or non-JSON frame, another type, no version 2, no token)."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        return HELLO.validate_json(raw)
+    except ValidationError:
+        return None
 
 
 def _error_of(exc: ValidationError) -> ErrorMessage:

@@ -1,4 +1,5 @@
-"""A complete hand as seat 0's client sees it: every message it receives and sends.
+"""A complete hand as seat 0's client sees it: every message it receives and sends, from its
+``hello``.
 
     python -m app.protocol.transcript
 
@@ -20,6 +21,7 @@ from app.protocol.events import seat_payload
 from app.protocol.messages import (
     ActionMessage,
     EventMessage,
+    HelloMessage,
     PromptMessage,
     SeatedMessage,
     SeatInfo,
@@ -31,6 +33,7 @@ from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
 
 SEED = 80  # a short hand: seat 0 chows, then wins on a discard
+TOKEN = "<access token>"  # what /auth/login answered: a JWT
 TABLE_ID = "T1"
 HAND_ID = "T1-1"
 SEAT = 0
@@ -64,6 +67,7 @@ def transcript(seed: int = SEED) -> list[str]:
     state, events = new_hand(ruleset, seed, ctx)
     bot = GreedyBot()
     lines: list[BaseModel] = [
+        HelloMessage(v=2, token=TOKEN),
         SeatedMessage(table_id=TABLE_ID, seat=SEAT, variant="lishui", stake=STAKE),
         _table_state(ctx.dealer, HAND_ID),
     ]

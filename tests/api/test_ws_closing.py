@@ -12,6 +12,9 @@ from app.store.db import Database
 from app.tables.registry import CLOSE_BANNED, TableRegistry
 from tests.tables.test_penalties import _accounts
 
+QUEUE_BYTES = 1 << 20
+SEND_TIMEOUT = 10.0
+
 
 class FrameSocket:
     """The receiving side of a WebSocket: the frames given, then a disconnect."""
@@ -32,7 +35,7 @@ async def test_frames_after_the_close_reach_no_table(db: Database) -> None:
     try:
         leave = json.dumps({"type": "leave", "table_id": live.table_id})
         socket = FrameSocket(leave)
-        connection = Connection(socket)  # type: ignore[arg-type]
+        connection = Connection(socket, QUEUE_BYTES, SEND_TIMEOUT)  # type: ignore[arg-type]
         registry.connect(account, connection)
         registry.sit(live.table_id, account, 0)
         connection.close(CLOSE_BANNED)  # queued: the frame already sent comes in after
@@ -40,7 +43,7 @@ async def test_frames_after_the_close_reach_no_table(db: Database) -> None:
         assert live.accounts()[0] == account  # the leave was not applied
 
         open_socket = FrameSocket(leave)
-        fresh = Connection(open_socket)  # type: ignore[arg-type]
+        fresh = Connection(open_socket, QUEUE_BYTES, SEND_TIMEOUT)  # type: ignore[arg-type]
         await asyncio.wait_for(_read(open_socket, fresh, registry, account), 5)  # type: ignore[arg-type]
         assert live.accounts()[0] is None  # the same frame on an open socket is
     finally:

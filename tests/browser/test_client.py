@@ -276,7 +276,7 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
         ws.on_message(from_page)
         sockets.append(ws)
 
-    page.route_web_socket(re.compile(r"/ws\?token="), through)
+    page.route_web_socket(re.compile(r"/ws$"), through)
     register(page, server.base, "dropper")
     open_table(page, "shanghai", 1)
     page.click("#fill-bots")
@@ -293,6 +293,8 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
     assert "重新连接" in page.inner_text("#banner")
     page.wait_for_selector("#banner", state="hidden")
     assert len(sockets) == 2
+    hellos = [m for m in sent if m["type"] == "hello"]  # each socket's first message
+    assert len(hellos) == 2 and sent[0] == hellos[0] and hellos[0]["v"] == 2
     resumes = [m for m in sent if m["type"] == "resume"]
     assert resumes[0]["last_seq"] == 0 and int(str(resumes[-1]["last_seq"])) > 0
     page.wait_for_selector("#my-hand button.tile:not([disabled])")

@@ -16,7 +16,9 @@ from typing import Any
 
 import httpx
 import websockets
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
+
+from tests.wsclient import table_socket
 
 Message = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +97,7 @@ async def play(player: Player, fallback: str, stop: asyncio.Event) -> None:
     to `fallback` and resume until the table answers."""
     while not stop.is_set():
         try:
-            async with connect(f"ws://{player.node}/ws?token={player.token}") as ws:
+            async with table_socket(player.node, player.token) as ws:
                 player.ws = ws
                 answered = asyncio.Event()
                 resumer = asyncio.create_task(_resume_until(player, ws, answered))

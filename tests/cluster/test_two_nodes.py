@@ -18,12 +18,12 @@ import httpx
 import pytest
 import websockets
 from redis.asyncio import Redis
-from websockets.asyncio.client import connect
 
 from app.cluster.keys import Keys
 from tests.cluster.processes import Node, Player, play, register
 from tests.outage import check_hands_paid
 from tests.waits import until
+from tests.wsclient import open_socket, table_socket
 
 TAKEOVER_SECONDS = 5.0
 
@@ -68,9 +68,9 @@ async def test_two_nodes_survive_the_owner_being_killed(
         assert taken.json()["error"]["code"] in ("seat_taken", "already_seated")
 
         # a second login on the other node closes the first socket (code 4000)
-        first_socket = await connect(f"ws://{a.address}/ws?token={players[0].token}")
+        first_socket = await open_socket(a.address, players[0].token)
         await _until_present(redis, prefix, players[0], "a")
-        async with connect(f"ws://{b.address}/ws?token={players[0].token}") as second:
+        async with table_socket(b.address, players[0].token) as second:
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 async with asyncio.timeout(5):
                     while True:  # the first hand may have been dealt already
@@ -79,7 +79,7 @@ async def test_two_nodes_survive_the_owner_being_killed(
             await second.send(json.dumps({"type": "ping", "nonce": "still-here"}))
             while (answer := json.loads(await second.recv()))["type"] != "pong":
                 pass
-            assert answer == {"v": 1, "type": "pong", "nonce": "still-here"}
+            assert answer == {"v": 2, "type": "pong", "nonce": "still-here"}
 
         tasks = [asyncio.create_task(play(p, b.address, stop)) for p in players]
         try:

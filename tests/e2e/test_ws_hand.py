@@ -17,7 +17,7 @@ import httpx
 import pytest
 import websockets
 from pydantic import TypeAdapter
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 
 from app.protocol import WireAction, to_rules_action
 from app.rules.actions import Escape
@@ -28,6 +28,7 @@ from app.store import house
 from app.store.db import Database
 from tests.api.helpers import HOUSE_FLOAT
 from tests.live import live_server, sqlite_settings
+from tests.wsclient import open_socket, table_socket
 
 Message = dict[str, Any]
 STAKE = 1
@@ -163,14 +164,14 @@ async def test_one_hand_over_websockets(server: str, database: Path) -> None:
         table_id = created.json()["id"]
 
         # a bad token is refused with close code 4401
-        async with connect(f"ws://{server}/ws?token=nonsense") as bad:
+        async with table_socket(server, "nonsense") as bad:
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 await bad.recv()
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
 
         # connect first, then sit: every event of the hand reaches the sockets live
         for p in players:
-            p.ws = await connect(f"ws://{server}/ws?token={p.token}")
+            p.ws = await open_socket(server, p.token)
         pumps = [asyncio.create_task(p.pump()) for p in players]
         for p in players:
             sat = await http.post(f"/tables/{table_id}/sit", json={"seat": p.seat},
@@ -223,7 +224,7 @@ async def test_one_hand_over_websockets(server: str, database: Path) -> None:
         assert _replayed_net(database, hand_id) == ended["net"]
 
         # a second connection of the same account closes the older one (code 4000)
-        async with connect(f"ws://{server}/ws?token={players[0].token}") as again:
+        async with table_socket(server, players[0].token) as again:
             await asyncio.wait_for(pumps[0], 10)
             assert players[0].ws.close_code == 4000  # type: ignore[union-attr]
             # the new socket is told where the account sits, then answers
@@ -246,7 +247,7 @@ async def test_one_hand_against_bots(server: str, database: Path) -> None:
         created = await http.post("/tables", json={"variant": "lishui", "stake": STAKE},
                                   headers=human.headers)
         table_id = created.json()["id"]
-        human.ws = await connect(f"ws://{server}/ws?token={human.token}")
+        human.ws = await open_socket(server, human.token)
         pump = asyncio.create_task(human.pump())
         await http.post(f"/tables/{table_id}/sit", json={"seat": 2}, headers=human.headers)
         filled = await http.post(f"/tables/{table_id}/fill-bots", headers=human.headers)

@@ -26,7 +26,6 @@ from typing import Any
 import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from websockets.asyncio.client import connect
 
 from app.protocol import ActionMessage, AutoplayMessage, LeaveMessage, PingMessage, ResumeMessage
 from app.protocol.base import MAX_SEQ
@@ -35,6 +34,7 @@ from app.protocol.parse import parse_client
 from app.rules.variants import VARIANTS
 from tests.e2e import test_ws_hand
 from tests.e2e.test_ws_hand import Message, Player, _register
+from tests.wsclient import open_socket
 
 # the live server of the other end-to-end tests (pytest finds fixtures by name here)
 server = test_ws_hand.server
@@ -251,7 +251,7 @@ async def _table_waiting_for(http: httpx.AsyncClient, server: str, name: str,
                                                "timers": timers}, headers=player.headers)
     assert created.status_code == 201, created.text
     table_id = created.json()["id"]
-    player.ws = await connect(f"ws://{server}/ws?token={player.token}")
+    player.ws = await open_socket(server, player.token)
     assert (await http.post(f"/tables/{table_id}/sit", json={"seat": 0},
                             headers=player.headers)).status_code == 200
     assert (await http.post(f"/tables/{table_id}/fill-bots",
@@ -495,7 +495,7 @@ async def no_seat_sees_another_seats_tiles(server: str, database: Path) -> None:
                     headers=player.headers)
                 assert created.status_code == 201, created.text
                 table_id = created.json()["id"]
-                player.ws = await connect(f"ws://{server}/ws?token={player.token}",
+                player.ws = await open_socket(server, player.token,
                                           max_queue=None)
                 players.append((player, table_id, n % 2 == 0, variant))
         pumps = [asyncio.create_task(p.pump()) for p, _, _, _ in players]

@@ -24,11 +24,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from websockets.asyncio.client import connect
 
 from app.rules.variants import VARIANTS
 from tests.e2e.test_ws_hand import GRANT, Message, Player, _register, _settled
 from tests.live import live_server, sqlite_settings
+from tests.wsclient import open_socket
 
 STAKE = 2
 # tests/rules/test_hand.py: the dealer discards 5m, seats 2 and 3 both win on it
@@ -158,7 +158,7 @@ _PUMPS: set[asyncio.Task[None]] = set()  # the readers of the open sockets
 
 async def _connect(server: Server, player: Player) -> None:
     """Open the player's socket and start reading it into the player's inbox."""
-    player.ws = await connect(f"ws://{server.address}/ws?token={player.token}")
+    player.ws = await open_socket(server.address, player.token)
     pump = asyncio.create_task(player.pump())
     _PUMPS.add(pump)
     pump.add_done_callback(_PUMPS.discard)

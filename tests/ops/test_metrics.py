@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from websockets.asyncio.client import connect
 
 from app.loadtest.servers import free_port
 from tests.live import live_server, sqlite_settings
+from tests.wsclient import table_socket
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -59,7 +59,7 @@ async def test_metrics_follow_a_hand(server: str) -> None:
         sent: dict[str, int] = {"action": 0, "turn": 0}
         received: dict[str, int] = {}
         playing: Samples = {}
-        async with connect(f"ws://{server}/ws?token={token}") as ws:
+        async with table_socket(server, token) as ws:
 
             async def send(message: dict[str, Any]) -> None:
                 await ws.send(json.dumps(message))

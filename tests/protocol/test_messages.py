@@ -22,9 +22,11 @@ from app.protocol import (
     SERVER_MESSAGE,
     ActionMessage,
     ErrorMessage,
+    HelloMessage,
     PingMessage,
     from_rules_action,
     parse_client,
+    parse_hello,
     seat_payload,
     to_code,
     to_rules_action,
@@ -32,6 +34,7 @@ from app.protocol import (
     view_model,
 )
 from app.protocol.events import EVENT_PAYLOAD, event_payload
+from app.protocol.messages import HELLO
 from app.protocol.transcript import transcript
 from app.rules import actions as rules
 from app.rules import errors as rules_errors
@@ -61,6 +64,8 @@ def _validate_any(raw: str) -> Any:
     data = json.loads(raw)
     if "kind" in data:
         return EVENT_PAYLOAD.validate_json(raw)
+    if data["type"] == "hello":
+        return HELLO.validate_json(raw)
     if data["type"] in CLIENT_TYPES:
         return CLIENT_MESSAGE.validate_json(raw)
     return SERVER_MESSAGE.validate_json(raw)
@@ -74,13 +79,13 @@ def test_every_documented_example_validates_and_round_trips(raw: str) -> None:
     model = _validate_any(raw)
     assert _validate_any(model.model_dump_json()) == model
     data = json.loads(raw)
-    assert json.loads(model.model_dump_json()) == (data if "kind" in data else {"v": 1, **data})
+    assert json.loads(model.model_dump_json()) == (data if "kind" in data else {"v": 2, **data})
 
 
 def test_the_doc_shows_every_message_type_and_event_kind() -> None:
     shown = [json.loads(raw) for raw in _doc_examples()]
     assert {m["type"] for m in shown if "type" in m and "kind" not in m} == (
-        CLIENT_TYPES | SERVER_TYPES
+        CLIENT_TYPES | SERVER_TYPES | {"hello"}
     )
     kinds = {m["kind"] for m in shown if "kind" in m}
     kinds |= {m["event"]["kind"] for m in shown if m.get("type") == "event"}
@@ -94,8 +99,28 @@ def test_the_doc_shows_every_message_type_and_event_kind() -> None:
 
 def test_the_version_may_be_left_out_but_no_other_version_is_accepted() -> None:
     assert parse_client('{"type": "ping", "nonce": "a"}') == PingMessage(nonce="a")
-    refused = parse_client('{"v": 2, "type": "ping", "nonce": "a"}')
-    assert isinstance(refused, ErrorMessage) and refused.code == "validation_error"
+    assert parse_client('{"v": 2, "type": "ping", "nonce": "a"}') == PingMessage(nonce="a")
+    for other in ('{"v": 1, "type": "ping", "nonce": "a"}', '{"v": 3, "type": "ping", "nonce": "a"}'):
+        refused = parse_client(other)
+        assert isinstance(refused, ErrorMessage) and refused.code == "validation_error"
+
+
+def test_a_hello_names_version_2_and_carries_a_token() -> None:
+    assert parse_hello('{"v": 2, "type": "hello", "token": "eyJ.a.b"}') == HelloMessage(
+        v=2, token="eyJ.a.b")
+    for refused in (
+        '{"type": "hello", "token": "eyJ.a.b"}',  # the version is not optional here
+        '{"v": 1, "type": "hello", "token": "eyJ.a.b"}',
+        '{"v": 2, "type": "hello", "token": ""}',
+        '{"v": 2, "type": "hello", "token": "eyJ.a.b", "extra": 1}',
+        '{"v": 2, "type": "ping", "nonce": "a"}',  # not a hello first
+        '{"v": 2, "type": "hello", "token": 5}',
+        "not json", b'{"v": 2, "type": "hello", "token": "eyJ.a.b"}',  # binary
+    ):
+        assert parse_hello(refused) is None
+    # after the hello, a hello is no message the socket knows
+    late = parse_client('{"v": 2, "type": "hello", "token": "eyJ.a.b"}')
+    assert isinstance(late, ErrorMessage) and late.code == "unknown_type"
 
 
 def test_messages_are_frozen() -> None:
@@ -353,8 +378,8 @@ def test_the_transcript_is_a_valid_conversation() -> None:
     seqs = [m["seq"] for m in messages if m["type"] == "event"]
     assert seqs == list(range(1, len(seqs) + 1))
     for line, message in zip(transcript(), messages, strict=True):
-        adapter = CLIENT_MESSAGE if message["type"] in CLIENT_TYPES else SERVER_MESSAGE
-        assert adapter.validate_json(line).model_dump_json() == line
+        assert _validate_any(line).model_dump_json() == line
+    assert messages[0]["type"] == "hello"
     # each action the client sends answers the prompt just before it, with an offered action
     for before, message in itertools.pairwise(messages):
         if message["type"] == "action":

@@ -1,5 +1,6 @@
-// The one WebSocket of this client: connects with the access token, reconnects with a
-// growing pause after a drop (showing the banner meanwhile), and keeps a ping going.
+// The one WebSocket of this client (protocol version 2, docs/protocol.md): opens /ws and
+// says hello with the access token as its first message (never in the URL), reconnects
+// with a growing pause after a drop (showing the banner meanwhile), and keeps a ping going.
 // Messages go to the handler given to `open`; `send` drops nothing silently: while the
 // socket is down an action is refused and the caller resumes after the reconnect.
 
@@ -8,6 +9,7 @@ import { refreshTokens, session } from "./api.js";
 const CLOSE_UNAUTHORIZED = 4401;
 const CLOSE_REPLACED = 4000;
 const CLOSE_BANNED = 4004; // the account was banned: no reconnecting, the session ends
+const VERSION = 2;
 const PING_MS = 20000;
 
 export class TableSocket {
@@ -26,9 +28,10 @@ export class TableSocket {
     this.stopped = false;
     clearTimeout(this.timer);
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${scheme}://${location.host}/ws?token=${encodeURIComponent(session.access || "")}`);
+    const ws = new WebSocket(`${scheme}://${location.host}/ws`);
     this.ws = ws;
     ws.onopen = () => {
+      ws.send(JSON.stringify({ v: VERSION, type: "hello", token: session.access || "" }));
       this.retries = 0;
       this.onStatus("open");
       this.onOpen();
@@ -72,7 +75,7 @@ export class TableSocket {
 
   send(message) {
     if (!this.isOpen) return false;
-    this.ws.send(JSON.stringify({ v: 1, ...message }));
+    this.ws.send(JSON.stringify({ v: VERSION, ...message }));
     return true;
   }
 
