@@ -15,7 +15,7 @@ from app.api.headers import SecurityHeaders
 from app.api.passwords import Passwords
 from app.api.ratelimit import LoginLimits, MemoryQuota
 from app.api.secret import signing_secret
-from app.api.throttle import RequestLimits
+from app.api.throttle import Bars, RequestLimits
 from app.ops import health, metrics
 from app.ops.limits_storage import limits_storage
 from app.ops.monitoring import monitoring_port
@@ -75,7 +75,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # every answer, request limits (429), then body sizes (413), both before the app reads
     # a byte of the body
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(RequestLimits, settings=settings, storage=app.state.limits)
+    app.state.request_bars = Bars(settings, app.state.limits)  # also counted by app/api/ws.py
+    app.add_middleware(RequestLimits, bars=app.state.request_bars)
     app.add_middleware(SecurityHeaders)
     for router in (
         auth.router,

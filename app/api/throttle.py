@@ -4,9 +4,10 @@ and every WebSocket handshake before the app sees it.
 Rules:
 - two bars for REST requests, two for new WebSocket connections (`/ws` handshakes), each
   within a sliding window of `rate_window_seconds` (app/settings.py): per client address,
-  for every request, and per account, for a request that carries a valid access token (a
-  bearer header on REST, `?token=` on `/ws`, checked by signature and expiry only: the
-  database is not touched here, so a banned account's token still counts as its own);
+  for every request, and per account, for a REST request that carries a valid access token
+  in its bearer header (checked by signature and expiry only: the database is not touched
+  here, so a banned account's token still counts as its own); a table socket's account is
+  counted once its ``hello`` names it (app/api/ws.py: over the bar, closed with 4429);
 - the address is `scope["client"]`, which uvicorn has already replaced by the
   X-Forwarded-For address when the peer is a trusted proxy (FORWARDED_ALLOW_IPS);
 - a token that is not valid counts against the address only: nobody can use up an
@@ -39,7 +40,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from urllib.parse import parse_qs
+from typing import Literal
 
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.aio.storage import Storage
@@ -57,10 +58,7 @@ WARN_EVERY = 60.0  # seconds between warnings that the counters' storage failed
 
 
 def _bearer(scope: Scope) -> str | None:
-    """The access token a request carries: the bearer header (REST), `?token=` (/ws)."""
-    if scope["type"] == "websocket":
-        values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token")
-        return values[0] if values else None
+    """The access token a REST request carries in its bearer header."""
     for name, value in scope["headers"]:
         if name == b"authorization":
             scheme, _, token = value.decode("latin-1").partition(" ")
@@ -68,15 +66,19 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-class RequestLimits:
-    """The middleware: see the module's rules."""
+Kind = Literal["http", "websocket"]
 
-    def __init__(self, app: ASGIApp, settings: Settings, storage: Storage) -> None:
-        self.app = app
+
+class Bars:
+    """The four bars and their counters (`app.state.request_bars`): the middleware counts
+    every request and handshake by address (and a REST request by its token's account);
+    the table socket counts its account once its ``hello`` names it (app/api/ws.py)."""
+
+    def __init__(self, settings: Settings, storage: Storage) -> None:
         self.settings = settings
         self.limiter = SlidingWindowCounterRateLimiter(storage)
         window = settings.rate_window_seconds
-        self.bars: dict[str, tuple[RateLimitItem, RateLimitItem]] = {
+        self.bars: dict[Kind, tuple[RateLimitItem, RateLimitItem]] = {
             "http": (
                 RateLimitItemPerSecond(settings.requests_per_address, window, "requests"),
                 RateLimitItemPerSecond(settings.requests_per_account, window, "requests"),
@@ -88,11 +90,44 @@ class RequestLimits:
         }
         self._warned_at = -math.inf
 
+    async def retry_after(
+        self, kind: Kind, address: str | None, account_id: int | None = None
+    ) -> int | None:
+        """Count one request of `kind` against its address's and its account's bars: None
+        if every one allows it, else the seconds until the one that refused it would."""
+        per_address, per_account = self.bars[kind]
+        checks = []
+        if address is not None:
+            checks.append((per_address, "address", address))
+        if account_id is not None:
+            checks.append((per_account, "account", str(account_id)))
+        try:
+            for bar, who, key in checks:
+                if not await self.limiter.hit(bar, who, key):
+                    reset_at = (await self.limiter.get_window_stats(bar, who, key)).reset_time
+                    return max(1, math.ceil(reset_at - time.time()))
+        except Exception as exc:  # noqa: BLE001 - any storage failure: serve uncounted
+            now = time.monotonic()
+            if now - self._warned_at >= WARN_EVERY:
+                self._warned_at = now
+                log.warning("request limits not counted: their storage failed: %r", exc)
+        return None
+
+
+class RequestLimits:
+    """The middleware: see the module's rules."""
+
+    def __init__(self, app: ASGIApp, bars: Bars) -> None:
+        self.app = app
+        self.bars = bars
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in self.bars or scope["path"] in UNCOUNTED:
+        if scope["type"] not in self.bars.bars or scope["path"] in UNCOUNTED:
             await self.app(scope, receive, send)
             return
-        retry_after = await self._retry_after(scope)
+        retry_after = await self.bars.retry_after(
+            scope["type"], _address(scope), self._account(scope)
+        )
         if retry_after is None:
             await self.app(scope, receive, send)
             return
@@ -110,27 +145,18 @@ class RequestLimits:
         )
         await response(scope, receive, send)
 
-    async def _retry_after(self, scope: Scope) -> int | None:
-        """Count the request against its bars: None if every one allows it, else the
-        seconds until the one that refused it would."""
-        per_address, per_account = self.bars[scope["type"]]
-        client = scope.get("client")
-        checks = [(per_address, "address", client[0] if client else "unknown")]
-        token = _bearer(scope)
-        if token:
-            try:
-                account_id = tokens.account_id_of(token, self.settings)
-                checks.append((per_account, "account", str(account_id)))
-            except ApiError:
-                pass  # not a valid access token: the address alone is counted
+    def _account(self, scope: Scope) -> int | None:
+        """A REST request's account, by a valid access token (a handshake carries none:
+        the socket counts its account at its hello)."""
+        token = _bearer(scope) if scope["type"] == "http" else None
+        if not token:
+            return None
         try:
-            for bar, kind, who in checks:
-                if not await self.limiter.hit(bar, kind, who):
-                    reset_at = (await self.limiter.get_window_stats(bar, kind, who)).reset_time
-                    return max(1, math.ceil(reset_at - time.time()))
-        except Exception as exc:  # noqa: BLE001 - any storage failure: serve uncounted
-            now = time.monotonic()
-            if now - self._warned_at >= WARN_EVERY:
-                self._warned_at = now
-                log.warning("request limits not counted: their storage failed: %r", exc)
-        return None
+            return tokens.account_id_of(token, self.bars.settings)
+        except ApiError:
+            return None  # not a valid access token: the address alone is counted
+
+
+def _address(scope: Scope) -> str:
+    client = scope.get("client")
+    return client[0] if client else "unknown"

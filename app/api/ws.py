@@ -10,6 +10,9 @@ Rules:
 - the first message is ``hello`` with the access token, within `ws_hello_seconds`;
   anything else, nothing in time, or a bad, expired or banned account's token closes the
   socket with 4401; the token is checked like a bearer token (`account_for_token`);
+- an account that opened `ws_connects_per_account` sockets within the window (app/api/
+  throttle.py) has the new one closed after its hello with 4429 (`CLOSE_TOO_MANY`, the
+  reason saying when to retry);
 - one connection per account: a second one closes the older with code 4000;
 - a ban closes the account's socket at once with code 4004 (`CLOSE_BANNED`), on whichever
   node holds it; its seat escapes (during a hand) or is freed;
@@ -46,6 +49,7 @@ from fastapi import APIRouter, WebSocket
 
 from app.api.errors import ApiError, error_response
 from app.api.security import account_for_token
+from app.api.throttle import Bars
 from app.api.ws_edge import AddressSlots, client_address, origin_allowed, take_query
 from app.ops import logging as ops_logging
 from app.ops import metrics
@@ -66,6 +70,7 @@ router = APIRouter()
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_REPLACED = 4000
 CLOSE_TOO_SLOW = 4008
+CLOSE_TOO_MANY = 4429  # the account opened ws_connects_per_account sockets in the window
 RATE_LIMIT = 20  # messages per second per connection
 RATE_WINDOW = 1.0
 RATE_NOTICE_SECONDS = 1.0  # at most one rate_limited error in this time
@@ -187,8 +192,16 @@ async def table_socket(websocket: WebSocket) -> None:
             )
             return
         account = await _hello(websocket, settings)
-        if account is not None:
-            await _serve(websocket, account.id, settings)
+        if account is None:
+            return
+        bars: Bars = app.state.request_bars
+        retry_after = await bars.retry_after("websocket", None, account.id)
+        if retry_after is not None:
+            await websocket.close(
+                CLOSE_TOO_MANY, f"too many connections; try again in {retry_after} s"
+            )
+            return
+        await _serve(websocket, account.id, settings)
     finally:
         slots.give_back(address)
 

@@ -25,6 +25,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from app.settings import Settings
 from tests.api.helpers import assert_error, login, register
 from tests.live import live_server, sqlite_settings
+from tests.wsclient import hello
 
 BAR = 10  # requests per address and per account in these tests' window
 WS_BAR = 3  # new WebSocket connections per address and per account
@@ -131,9 +132,11 @@ async def test_an_account_has_one_bar_whatever_address_it_calls_from(
 
 
 async def _handshake(address: str, query: str, origin: str) -> ClientConnection | InvalidStatus:
-    """Open `/ws?{query}` as if from `origin`: the open connection, or the refusal."""
+    """Open `/ws` (with `?{query}` if any) as if from `origin`: the open connection, or the
+    refusal."""
+    url = f"ws://{address}/ws" + (f"?{query}" if query else "")
     try:
-        return await connect(f"ws://{address}/ws?{query}", additional_headers=at(origin))
+        return await connect(url, additional_headers=at(origin))
     except InvalidStatus as refused:
         return refused
 
@@ -152,35 +155,52 @@ async def test_websocket_handshakes_over_a_bar_are_refused_before_the_upgrade(
     server: tuple[str, Settings],
 ) -> None:
     address, _ = server
-    # per address: connections with no valid token are upgraded (then closed with 4401)
-    # until the address's bar is used up
+    # per address: connections with no hello are upgraded (then closed with 4401) until the
+    # address's bar is used up
     opened = []
     for _ in range(WS_BAR + 2):
-        result = await _handshake(address, "token=nonsense", "203.0.113.20")
+        result = await _handshake(address, "", "203.0.113.20")
         if isinstance(result, ClientConnection):
+            await result.send("not a hello")
             with pytest.raises(ConnectionClosed) as closed:
                 await result.recv()
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
         opened.append(isinstance(result, ClientConnection))
     assert opened[:WS_BAR] == [True] * WS_BAR and opened.count(True) in (WS_BAR, WS_BAR + 1)
-    assert_refused_handshake(await _handshake(address, "token=nonsense", "203.0.113.20"))
-    elsewhere = await _handshake(address, "token=nonsense", "203.0.113.21")
+    assert_refused_handshake(await _handshake(address, "", "203.0.113.20"))
+    elsewhere = await _handshake(address, "", "203.0.113.21")
     assert isinstance(elsewhere, ClientConnection)
     await elsewhere.close()
 
-    # per account: the same token from ever new addresses
+
+async def test_an_account_opening_too_many_sockets_is_closed_after_its_hello(
+    server: tuple[str, Settings],
+) -> None:
+    """The same token from ever new addresses: its hello counts it against the account's
+    bar, shared by every address; over it the socket closes with 4429; another account is
+    not affected."""
+    address, _ = server
     (_, ann), (_, bob) = await _players(address, "ann", "bob")
-    sockets = []
+    codes = []
     for i in range(WS_BAR + 2):
-        result = await _handshake(address, f"token={ann}", f"198.51.100.{i}")
-        if isinstance(result, ClientConnection):
-            sockets.append(result)
-    assert len(sockets) in (WS_BAR, WS_BAR + 1)
-    assert_refused_handshake(await _handshake(address, f"token={ann}", "198.51.100.99"))
-    bobs = await _handshake(address, f"token={bob}", "198.51.100.0")
+        opened = await _handshake(address, "", f"198.51.100.{i}")
+        assert isinstance(opened, ClientConnection)
+        await opened.send(hello(ann))
+        try:
+            await asyncio.wait_for(opened.recv(), 1)  # open: nothing to say (ann sits nowhere)
+        except TimeoutError:
+            codes.append(None)
+        except ConnectionClosed as closed:
+            codes.append(closed.rcvd.code if closed.rcvd is not None else None)
+            assert closed.rcvd is None or "try again in" in closed.rcvd.reason
+        await opened.close()
+    assert codes[:WS_BAR].count(4429) == 0 and codes[-1] == 4429
+    bobs = await _handshake(address, "", "198.51.100.0")
     assert isinstance(bobs, ClientConnection)
-    for socket in [*sockets, bobs]:
-        await socket.close()
+    await bobs.send(hello(bob))
+    with pytest.raises(TimeoutError):  # not closed: bob's bar is his own
+        await asyncio.wait_for(bobs.recv(), 1)
+    await bobs.close()
 
 
 async def _raw_exchange(address: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
