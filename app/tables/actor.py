@@ -375,26 +375,45 @@ class Table:
         if not self._check_seat(seat):
             return
         self.seats[seat].connected = True
-        state = self._state
-        if state is None:
+        if self._state is None:
             self._error(seat, "no_hand", "no hand has been played at this table", last_seq)
             return
+        for item in self._missed(seat, last_seq):
+            self._send(seat, item)
+
+    def catch_up(self, seat: int, from_seq: int) -> list[Outbound]:
+        """What a seat's new connection needs of the hand in play, as of now, when what the
+        actor sent from event `from_seq` on reached no socket: those events (a snapshot if
+        they were of an older hand) and the seat's prompt; nothing between hands. Called by
+        the registry as the connection is made, so that nothing is lost and nothing sent
+        after it is repeated."""
+        if self._live() is None or not 0 <= seat < 4:
+            return []
+        return self._missed(seat, from_seq - 1)
+
+    def _missed(self, seat: int, last_seq: int) -> list[Outbound]:
+        """The answer to a resume from `last_seq` (docs/protocol.md, `resume`): the events
+        after it in the current hand, or a snapshot; then the seat's prompt, if any."""
+        state = self._state
+        assert state is not None
         now = self.clock.now()
         prompt = self._prompts.get(seat)
         shown = self._seq - len(self._held)  # a result not yet stored is not resent
+        items: list[Outbound] = []
         if self._first_seq - 1 <= last_seq <= shown:
             first = last_seq + 1
             missed = self._events[first - self._first_seq:shown + 1 - self._first_seq]
             for offset, event in enumerate(missed):
-                self._send(seat, EventOut(first + offset, self._hand_id, event.for_seat(seat)))
+                items.append(EventOut(first + offset, self._hand_id, event.for_seat(seat)))
         else:
             remaining = prompt.remaining(now) if prompt is not None else None
             view = seat_view(state, seat)
             if self._held:
                 view["net"] = None
-            self._send(seat, SnapshotOut(shown, self._hand_id, view, remaining))
+            items.append(SnapshotOut(shown, self._hand_id, view, remaining))
         if prompt is not None:
-            self._send(seat, self._prompt_out(prompt, now))
+            items.append(self._prompt_out(prompt, now))
+        return items
 
     async def _on_autoplay(self, msg: Autoplay) -> None:
         if not self._check_seat(msg.seat):

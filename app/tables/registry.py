@@ -77,6 +77,7 @@ from app.tables.messages import (
     AdminPause,
     AdminResume,
     Connected,
+    EventOut,
     Flush,
     HandRecordData,
     Inbound,
@@ -192,6 +193,13 @@ class TableRegistry:
         self._owed: dict[str, set[int]] = {}
         self._owed_seated: dict[str, set[int]] = {}
         self._senders: dict[str, asyncio.Task[None]] = {}
+        # seats owed a `seated` (and its table_state) that is not out yet, and what the
+        # table sent them meanwhile: held until it is (`_send`, `_release`)
+        self._seating: dict[str, set[int]] = {}
+        self._behind: dict[tuple[str, int], list[Outbound]] = {}
+        # (table, seat) -> the first event seq the table sent it that reached no socket:
+        # its next connection gets the hand from there (`connect`)
+        self._lost: dict[tuple[str, int], int] = {}
         # table -> the accounts seated there as last seen: their seat claims (`_seats_moved`)
         self._held: dict[str, frozenset[int]] = {}
         self._sitting: dict[int, tuple[asyncio.Lock, int]] = {}  # account -> its sits' lock
@@ -268,6 +276,7 @@ class TableRegistry:
         elif accounts[seat] is not None:
             raise TableError("seat_taken", f"seat {seat} is taken")
         live.table.seats[seat] = SeatState(account_id, autoplay=bot, house_bot=bot)
+        self._lost.pop((table_id, seat), None)  # what the seat's last holder missed
         if bot:
             live.bots.add(account_id)
         self.announce(table_id)
@@ -468,6 +477,7 @@ class TableRegistry:
         voided = await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
         await _stop_tables([live])
         self._tables.pop(table_id, None)
+        self._forget_seating(table_id)
         for account in sorted(self._held.pop(table_id, frozenset())):
             self.network.release_seat(account, table_id)  # (the seats were freed already)
         self._owed.pop(table_id, None)
@@ -486,6 +496,7 @@ class TableRegistry:
     async def drop(self, table_id: str) -> None:
         """Stop serving a table without ending its hand (another node owns it now)."""
         live = self._tables.pop(table_id, None)
+        self._forget_seating(table_id)
         self._held.pop(table_id, None)  # the seats stay claimed: the new owner holds them
         if live is not None:
             await _stop_tables([live])
@@ -511,6 +522,12 @@ class TableRegistry:
                 live.table.submit(Connected(seat))  # after any Disconnected of the old one
                 self.announce(live.table_id)
                 self.announce(live.table_id, [seat], seated=True)
+                # what the table sent that reached no socket (it sat before this socket
+                # was connected, or while it was away), cut now: nothing lost or repeated
+                lost = self._lost.pop((live.table_id, seat), None)
+                if lost is not None:
+                    for item in live.table.catch_up(seat, lost):
+                        self._send(live.table_id, seat, item)
         self.network.connected(account_id, sink)
         return old
 
@@ -531,6 +548,30 @@ class TableRegistry:
         return held
 
     def _send(self, table_id: str, seat: int, item: Outbound) -> None:
+        """Send a table's item to a seat: after the seat's `seated` and `table_state` when
+        those are owed (a seat learns its seat before any event of a hand it is in)."""
+        if seat in self._seating.get(table_id, ()):
+            self._behind.setdefault((table_id, seat), []).append(item)
+            return
+        self._send_now(table_id, seat, item)
+
+    def _release(self, table_id: str, seat: int) -> None:
+        """The seat's `seated` and `table_state` are out: send what waited behind them."""
+        if seat in self._owed_seated.get(table_id, ()):
+            return  # another `seated` is owed: hold on until that one is out
+        seating = self._seating.get(table_id)
+        if seating is not None:
+            seating.discard(seat)
+        for item in self._behind.pop((table_id, seat), []):
+            self._send_now(table_id, seat, item)
+
+    def _forget_seating(self, table_id: str) -> None:
+        self._seating.pop(table_id, None)
+        for seat in range(4):
+            self._behind.pop((table_id, seat), None)
+            self._lost.pop((table_id, seat), None)
+
+    def _send_now(self, table_id: str, seat: int, item: Outbound) -> None:
         live = self._tables.get(table_id)
         if live is None:
             return
@@ -540,6 +581,9 @@ class TableRegistry:
             if sink is None:
                 if account is not None and self.network.remote:  # a socket on another node
                     self.network.deliver(account, wire_message(live, seat, item))
+                elif account is not None:  # kept for the seat's next connection
+                    lost = item.seq if isinstance(item, EventOut) else live.table.seq + 1
+                    self._lost.setdefault((table_id, seat), lost)
                 return
             deliver_encoded = getattr(sink, "deliver_encoded", None)
             if deliver_encoded is None:
@@ -561,6 +605,7 @@ class TableRegistry:
         self._owed.setdefault(table_id, set()).update(chosen)
         if seated:
             self._owed_seated.setdefault(table_id, set()).update(chosen)
+            self._seating.setdefault(table_id, set()).update(chosen)
         sender = self._senders.get(table_id)
         if sender is None or sender.done():
             self._senders[table_id] = asyncio.create_task(
@@ -573,6 +618,7 @@ class TableRegistry:
             try:
                 live = self._tables.get(table_id)
                 if live is None:
+                    self._forget_seating(table_id)
                     return
                 profiles: dict[int, tuple[str, int]] = {}
                 for _ in range(3):  # a seat may change while the profiles are read
@@ -587,7 +633,10 @@ class TableRegistry:
                         profiles = live.profiles
                         break
                 message = self.table_state(live, profiles)
+                owed_seated = self._owed_seated.get(table_id, set())
                 for seat in sorted(seats):
+                    if seat in owed_seated and seat not in seated:
+                        continue  # sat meanwhile: `seated` first, in the next round
                     if seat in seated:
                         self._deliver(live, seat, SeatedMessage(
                             table_id=table_id, seat=seat, variant=live.variant, stake=live.stake
@@ -595,6 +644,9 @@ class TableRegistry:
                     self._deliver(live, seat, message)
             except Exception:
                 log.exception("table %s: cannot send table_state", table_id)
+            finally:
+                for seat in seated:
+                    self._release(table_id, seat)
 
     async def _profiles(self, accounts: set[int]) -> dict[int, tuple[str, int]]:
         """Each account's name and silver, as the store has them now."""
