@@ -1,13 +1,14 @@
 """`python -m app`: upgrade the database to the latest migration, grant the house its
-opening float once (setting `house_float`: bots can be called on a fresh install), then
-serve."""
+opening float once (setting `house_float`: bots can be called on a fresh install), raise
+the open-file limit (app/ops/serve.py), then serve."""
 
 import asyncio
+import logging
 
 import uvicorn
 
 from app.ops import memory
-from app.ops.serve import uvicorn_config
+from app.ops.serve import FEW_FILES, raise_open_file_limit, uvicorn_config
 from app.settings import get_settings
 from app.store import migrate
 from app.store.house import open_house
@@ -20,4 +21,10 @@ if __name__ == "__main__":
     from app.main import app  # built before the heap is frozen
 
     memory.tune(settings.gc_thresholds)
-    uvicorn.Server(uvicorn_config(app, settings)).run()
+    config = uvicorn_config(app, settings)  # also sets up the logs
+    before, after = raise_open_file_limit()
+    logging.getLogger("app.ops.serve").log(
+        logging.INFO if after >= FEW_FILES else logging.WARNING,
+        "open-file limit: %d (was %d)", after, before, extra={"open_files": after},
+    )
+    uvicorn.Server(config).run()

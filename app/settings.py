@@ -50,6 +50,12 @@ class Settings(BaseSettings):
     ws_ping_interval: float = Field(default=20.0, gt=0)
     ws_ping_timeout: float = Field(default=20.0, gt=0)
     keep_alive_seconds: int = Field(default=5, ge=1, le=300)
+    # the connections' own limits (app/ops/transport.py): a connection that has not sent a
+    # whole request (head and body) this long after opening or after its last response is
+    # closed (WebSockets are not, once upgraded); a peer address other than a trusted proxy
+    # (forwarded_allow_ips) holds at most this many open connections, more are closed at once
+    request_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    max_connections_per_peer: int = Field(default=256, ge=1)
 
     # the token signing secret; empty: see app/api/secret.py (a kept random one for a single
     # process, a refusal to start with REDIS_URL or REQUIRE_JWT_SECRET)

@@ -50,17 +50,19 @@ def _fund_house(database_url: str) -> None:
 
 
 @contextmanager
-def live_server(settings: Settings) -> Iterator[tuple[int, FastAPI]]:
+def live_server(settings: Settings, **overrides: Any) -> Iterator[tuple[int, FastAPI]]:
     """Migrate, serve `settings` on a free loopback port until the block ends; the port
-    and the app. Migrations run in their own thread: Playwright's sync API keeps an event
-    loop running in the test's thread, which Alembic's async engine must not find."""
+    and the app. `overrides` replace options of the uvicorn configuration. Migrations run
+    in their own thread: Playwright's sync API keeps an event loop running in the test's
+    thread, which Alembic's async engine must not find."""
     with ThreadPoolExecutor(1) as migration:
         migration.submit(migrate.upgrade, settings.database_url).result()
         migration.submit(_fund_house, settings.database_url).result()
     app = create_app(settings)
     port = free_port()
     config = uvicorn_config(
-        app, settings, host="127.0.0.1", port=port, log_level="warning", log_config=None
+        app, settings, host="127.0.0.1", port=port, log_level="warning", log_config=None,
+        **overrides,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
