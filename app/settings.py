@@ -52,9 +52,12 @@ class Settings(BaseSettings):
     keep_alive_seconds: int = Field(default=5, ge=1, le=300)
     # the connections' own limits (app/ops/transport.py): a connection that has not sent a
     # whole request (head and body) this long after opening or after its last response is
-    # closed (WebSockets are not, once upgraded); a peer address other than a trusted proxy
-    # (forwarded_allow_ips) holds at most this many open connections, more are closed at once
+    # closed (WebSockets are not, once upgraded); one whose peer reads nothing of what it is
+    # sent for this long is dropped (HTTP and WebSocket); a peer address other than a trusted
+    # proxy (forwarded_allow_ips) holds at most this many open connections, more are closed
+    # at once
     request_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    write_stall_seconds: float = Field(default=30.0, gt=0, le=600)
     max_connections_per_peer: int = Field(default=256, ge=1)
 
     # the token signing secret; empty: see app/api/secret.py (a kept random one for a single

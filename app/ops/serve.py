@@ -35,7 +35,7 @@ def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Co
         "port": settings.port,
         "log_level": settings.log_level,
         "log_config": ops_logging.config(settings.log_level, settings.log_format),
-        "ws": "websockets-sansio",
+        "ws": transport.websocket_protocol(settings),  # websockets-sansio
         # game messages are ~200 bytes of JSON: compressing each frame cost more CPU than
         # anything else per frame and saved little (bench/load.md)
         "ws_per_message_deflate": False,

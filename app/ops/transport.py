@@ -1,29 +1,35 @@
-"""The HTTP connections' own limits, below the app: uvicorn's HTTP protocol classes
-(httptools and h11) with two rules added, so that idle or half-sent connections cannot hold
-the process's sockets.
+"""The connections' own limits, below the app: uvicorn's HTTP protocol classes (httptools
+and h11) and its WebSocket protocol (websockets-sansio) with three rules added, so that
+idle, half-sent or unread connections cannot hold the process's sockets and memory.
 
-- **Request time limit** (`request_timeout_seconds`): a connection must deliver a whole
-  request, head and body, within that many seconds of being opened, or of the end of the
-  previous response (keep-alive); otherwise it is closed, without an answer. Bytes that
+- **Request time limit** (`request_timeout_seconds`, HTTP): a connection must deliver a
+  whole request, head and body, within that many seconds of being opened, or of the end of
+  the previous response (keep-alive); otherwise it is closed, without an answer. Bytes that
   arrive do not restart the clock: a client that trickles its head a byte at a time is
   closed like one that sends nothing. While the app works on a request it received whole,
   the clock is stopped (a slow answer is the server's own doing); the end of the response
   starts it again. A connection that becomes a WebSocket leaves the limit at the upgrade
   (its keepalive pings take over).
+- **Stalled writes** (`write_stall_seconds`, HTTP and WebSocket): a connection whose peer
+  reads nothing of what is sent to it for that long (the transport's buffer stays above
+  its high-water mark, asyncio's `pause_writing` without `resume_writing`) is dropped
+  (`abort`: what is buffered is discarded). Without it a client that never reads holds
+  its socket and the server's buffers for good: closing such a connection waits for a
+  flush that never comes, the WebSocket keepalive's close included.
 - **Connections per peer** (`max_connections_per_peer`): a peer address holds at most that
   many open TCP connections, WebSockets included; one more is closed as soon as it is
   accepted, before a byte is read. The peers in `forwarded_allow_ips` (trusted proxies)
   are exempt: behind a proxy every client shares its address, and the per-address
   WebSocket cap (app/api/ws.py) counts the forwarded address instead.
 
-What this relies on in uvicorn (`HOOKS`, checked when a class is made, and by
-tests/ops/test_transport.py against the installed uvicorn): the protocol methods
+What this relies on in uvicorn (`HOOKS`, checked at import and by
+tests/ops/test_transport.py against the installed uvicorn): the HTTP protocol methods
 `connection_made`, `connection_lost`, `on_response_complete` (called when a response has
 been written whole) and `handle_websocket_upgrade` (the switch to the WebSocket protocol;
 the transport then belongs to that protocol and `connection_lost` is not called here), and
 the attributes `transport` and `cycle`, the current request's cycle, whose `more_body` is
 False once the request's body is in whole and `response_complete` True once it has been
-answered.
+answered; of both protocols, asyncio's `pause_writing` and `resume_writing`.
 """
 
 from __future__ import annotations
@@ -34,10 +40,15 @@ from typing import Any, ClassVar, Literal
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from app.settings import Settings
 
-HOOKS = ("connection_made", "connection_lost", "on_response_complete", "handle_websocket_upgrade")
+HOOKS = (
+    "connection_made", "connection_lost", "on_response_complete", "handle_websocket_upgrade",
+    "pause_writing", "resume_writing",
+)
+WEBSOCKET_HOOKS = ("connection_lost", "pause_writing", "resume_writing")
 Parser = Literal["httptools", "h11"]
 
 
@@ -123,13 +134,39 @@ class PeerConnections:
         return held
 
 
-class _Limits(asyncio.Protocol):
-    """The two rules over either uvicorn protocol (first in the bases of a class that also
-    derives from one: `super()` is then that protocol)."""
+class _Stalls(asyncio.Protocol):
+    """The stalled-writes rule over any uvicorn protocol (first in the bases of a class that
+    also derives from one: `super()` is then that protocol)."""
+
+    write_stall: ClassVar[float]
+    transport: asyncio.Transport
+    _stall: asyncio.TimerHandle | None = None
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall is None:
+            loop = asyncio.get_running_loop()
+            self._stall = loop.call_later(self.write_stall, self.transport.abort)
+
+    def resume_writing(self) -> None:
+        self._end_stall()
+        super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end_stall()
+        super().connection_lost(exc)
+
+    def _end_stall(self) -> None:
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
+
+
+class _Limits(_Stalls):
+    """The HTTP rules over either uvicorn HTTP protocol (first in the bases, as `_Stalls`)."""
 
     request_timeout: ClassVar[float]
     peers: ClassVar[PeerConnections]
-    transport: asyncio.Transport
     cycle: Any
     _deadline: asyncio.TimerHandle | None = None
 
@@ -152,6 +189,7 @@ class _Limits(asyncio.Protocol):
 
     def handle_websocket_upgrade(self, *args: Any) -> None:
         self._stop_clock()
+        self._end_stall()
         super().handle_websocket_upgrade(*args)  # type: ignore[misc]
 
     def _start_clock(self) -> None:
@@ -180,12 +218,16 @@ class H11Limits(_Limits, H11Protocol):
     pass
 
 
+class WebSocketLimits(_Stalls, WebSocketsSansIOProtocol):
+    pass
+
+
 _PARSERS: dict[Parser, type[_Limits]] = {"httptools": HttpToolsLimits, "h11": H11Limits}
 
 
-def check_hooks(base: type) -> None:
+def check_hooks(base: type, hooks: tuple[str, ...] = HOOKS) -> None:
     """Refuse to serve over a uvicorn whose protocol class lacks a hook these rules need."""
-    missing = [name for name in HOOKS if not callable(getattr(base, name, None))]
+    missing = [name for name in hooks if not callable(getattr(base, name, None))]
     if missing:
         raise RuntimeError(
             f"{base.__qualname__} has no {', '.join(missing)}: this uvicorn does not fit "
@@ -195,6 +237,7 @@ def check_hooks(base: type) -> None:
 
 for _base in (HttpToolsProtocol, H11Protocol):
     check_hooks(_base)
+check_hooks(WebSocketsSansIOProtocol, WEBSOCKET_HOOKS)
 
 
 def http_protocol(settings: Settings, parser: Parser = "httptools") -> type[asyncio.Protocol]:
@@ -207,6 +250,15 @@ def http_protocol(settings: Settings, parser: Parser = "httptools") -> type[asyn
         (limited,),
         {
             "request_timeout": settings.request_timeout_seconds,
+            "write_stall": settings.write_stall_seconds,
             "peers": PeerConnections(settings.max_connections_per_peer, trusted),
         },
+    )
+
+
+def websocket_protocol(settings: Settings) -> type[asyncio.Protocol]:
+    """The WebSocket protocol class (uvicorn's `ws=`): websockets-sansio with the
+    stalled-writes rule of `settings`."""
+    return type(
+        WebSocketLimits.__name__, (WebSocketLimits,), {"write_stall": settings.write_stall_seconds}
     )

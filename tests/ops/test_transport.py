@@ -9,8 +9,9 @@ import selectors
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI, WebSocket
+from fastapi.responses import StreamingResponse
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.sync.client import connect as ws_connect
@@ -37,18 +39,28 @@ LOGIN_HEAD = (
 
 @contextmanager
 def _server(tmp_path: Path, parser: Parser = "httptools", **options: Any) -> Iterator[int]:
-    """A live server with `options` as settings (a request time limit of `LIMIT` unless
-    given); its port. Routes for the tests: /test/slow answers after twice the limit,
-    /test/echo is a WebSocket that echoes."""
+    """A live server with `options` as settings (request and write-stall limits of `LIMIT`
+    unless given); its port. Routes for the tests: /test/slow answers after twice the
+    limit, /test/echo is a WebSocket that echoes, /test/bursts sends `BURSTS` bursts half
+    the limit apart, /test/stream and /test/flood send without end (HTTP, WebSocket) and
+    set `GAVE_UP[port]` when the server gives up on them."""
     settings = sqlite_settings(
-        tmp_path / "edge.db", **{"request_timeout_seconds": LIMIT, **options}
+        tmp_path / "edge.db",
+        **{"request_timeout_seconds": LIMIT, "write_stall_seconds": LIMIT, **options},
     )
     with live_server(settings, http=http_protocol(settings, parser)) as (port, app):
-        _add_test_routes(app)
+        GAVE_UP[port] = _add_test_routes(app)
         yield port
 
 
-def _add_test_routes(app: FastAPI) -> None:
+GAVE_UP: dict[int, threading.Event] = {}
+CHUNK = "x" * 1000
+BURSTS, BURST = 4, 16 << 20
+
+
+def _add_test_routes(app: FastAPI) -> threading.Event:
+    gave_up = threading.Event()
+
     async def slow() -> dict[str, str]:
         await asyncio.sleep(2 * LIMIT)
         return {"status": "late"}
@@ -58,8 +70,39 @@ def _add_test_routes(app: FastAPI) -> None:
         while True:
             await websocket.send_text(await websocket.receive_text())
 
+    async def chunks() -> AsyncIterator[str]:
+        try:
+            while True:
+                yield CHUNK
+                await asyncio.sleep(0)  # a send to a lost client returns without waiting
+        finally:
+            gave_up.set()
+
+    async def stream() -> StreamingResponse:
+        return StreamingResponse(chunks(), media_type="text/plain")
+
+    async def burst_chunks() -> AsyncIterator[bytes]:
+        for _ in range(BURSTS):
+            yield b"x" * BURST
+            await asyncio.sleep(LIMIT / 2)
+
+    async def bursts() -> StreamingResponse:
+        return StreamingResponse(burst_chunks(), media_type="text/plain")
+
+    async def flood(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            while True:
+                await websocket.send_text(CHUNK)
+        finally:  # the socket is gone, however the server says it
+            gave_up.set()
+
     app.add_api_route("/test/slow", slow)
+    app.add_api_route("/test/stream", stream)
+    app.add_api_route("/test/bursts", bursts)
     app.add_api_websocket_route("/test/echo", echo)
+    app.add_api_websocket_route("/test/flood", flood)
+    return gave_up
 
 
 def _connect(port: int, source: str = "127.0.0.1") -> socket.socket:
@@ -174,6 +217,54 @@ def test_a_websocket_outlives_the_limit(tmp_path: Path, parser: Parser) -> None:
         time.sleep(3 * LIMIT)
         ws.send("still here")
         assert ws.recv(timeout=WAIT) == "still here"
+
+
+def _unread_until_dropped(port: int, request: bytes) -> None:
+    """Send `request` and read nothing until the server has given up sending (fails after
+    `WAIT` seconds); then the connection is found closed."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(WAIT)
+    with sock:
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(request)
+        assert GAVE_UP[port].wait(WAIT), "the server kept sending to a client that reads nothing"
+        received = 0
+        while received < 64 << 20:  # what the buffers held (a few MiB at most), then the end
+            try:
+                chunk = sock.recv(1 << 20)
+            except ConnectionResetError:
+                return
+            if not chunk:
+                return
+            received += len(chunk)
+        raise AssertionError("the server still sends")
+
+
+def test_a_response_nobody_reads_is_dropped(tmp_path: Path, parser: Parser) -> None:
+    with _server(tmp_path, parser) as port:
+        _unread_until_dropped(port, b"GET /test/stream HTTP/1.1\r\nHost: test\r\n\r\n")
+
+
+def test_a_websocket_that_reads_nothing_is_dropped(tmp_path: Path) -> None:
+    upgrade = (
+        b"GET /test/flood HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\n"
+        b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        b"Sec-WebSocket-Version: 13\r\n\r\n"
+    )
+    with _server(tmp_path) as port:
+        _unread_until_dropped(port, upgrade)
+
+
+def test_a_client_that_reads_keeps_its_stream(tmp_path: Path) -> None:
+    """Writes that wait for the client and then go on are no stall: a response sent in
+    bursts of 16 MiB (each more than the kernel takes, so the transport waits), half the
+    limit apart, reaches a client that reads, though it takes twice the limit."""
+    with (
+        _server(tmp_path) as port,
+        httpx.stream("GET", f"http://127.0.0.1:{port}/test/bursts", timeout=WAIT) as answer,
+    ):
+        assert len(b"".join(answer.iter_bytes())) == BURSTS * BURST
 
 
 def test_a_peer_over_its_cap_is_closed_at_once_another_is_served(tmp_path: Path) -> None:
