@@ -13,9 +13,10 @@ idle, half-sent or unread connections cannot hold the process's sockets and memo
 - **Stalled writes** (`write_stall_seconds`, HTTP and WebSocket): a connection whose peer
   reads nothing of what is sent to it for that long (the transport's buffer stays above
   its high-water mark, asyncio's `pause_writing` without `resume_writing`) is dropped
-  (`abort`: what is buffered is discarded). Without it a client that never reads holds
-  its socket and the server's buffers for good: closing such a connection waits for a
-  flush that never comes, the WebSocket keepalive's close included.
+  with a reset (what is buffered, in the process and in the kernel, is discarded).
+  Without it a client that never reads holds its socket and the server's buffers for
+  good: closing such a connection waits for a flush that never comes, the WebSocket
+  keepalive's close included.
 - **Connections per peer** (`max_connections_per_peer`): a peer address holds at most that
   many open TCP connections, WebSockets included; one more is closed as soon as it is
   accepted, before a byte is read. The peers in `forwarded_allow_ips` (trusted proxies)
@@ -36,6 +37,8 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import socket
+import struct
 from typing import Any, ClassVar, Literal
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -49,6 +52,7 @@ HOOKS = (
     "pause_writing", "resume_writing",
 )
 WEBSOCKET_HOOKS = ("connection_lost", "pause_writing", "resume_writing")
+LINGER_OFF = struct.pack("ii", 1, 0)  # SO_LINGER on with 0 s: close() resets the connection
 Parser = Literal["httptools", "h11"]
 
 
@@ -146,7 +150,7 @@ class _Stalls(asyncio.Protocol):
         super().pause_writing()
         if self._stall is None:
             loop = asyncio.get_running_loop()
-            self._stall = loop.call_later(self.write_stall, self.transport.abort)
+            self._stall = loop.call_later(self.write_stall, self._drop)
 
     def resume_writing(self) -> None:
         self._end_stall()
@@ -160,6 +164,17 @@ class _Stalls(asyncio.Protocol):
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
+
+    def _drop(self) -> None:
+        """Close with a reset: a plain close would leave the kernel sending what is
+        buffered (megabytes) to a peer that does not read."""
+        self._stall = None
+        sock = self.transport.get_extra_info("socket")
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_OFF)
+        except (AttributeError, OSError):
+            pass  # no socket (a test transport) or already closed: abort alone then
+        self.transport.abort()
 
 
 class _Limits(_Stalls):
