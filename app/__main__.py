@@ -3,12 +3,11 @@ opening float once (setting `house_float`: bots can be called on a fresh install
 the open-file limit (app/ops/serve.py), then serve."""
 
 import asyncio
-import logging
 
 import uvicorn
 
 from app.ops import memory
-from app.ops.serve import FEW_FILES, raise_open_file_limit, uvicorn_config
+from app.ops.serve import raise_open_file_limit, uvicorn_config
 from app.settings import get_settings
 from app.store import migrate
 from app.store.house import open_house
@@ -22,9 +21,5 @@ if __name__ == "__main__":
 
     memory.tune(settings.gc_thresholds)
     config = uvicorn_config(app, settings)  # also sets up the logs
-    before, after = raise_open_file_limit()
-    logging.getLogger("app.ops.serve").log(
-        logging.INFO if after >= FEW_FILES else logging.WARNING,
-        "open-file limit: %d (was %d)", after, before, extra={"open_files": after},
-    )
+    raise_open_file_limit()
     uvicorn.Server(config).run()

@@ -12,6 +12,7 @@ default of 1,024 stops accepting, health probes included, once that many are ope
 
 from __future__ import annotations
 
+import logging
 import resource
 from typing import Any
 
@@ -23,7 +24,9 @@ from app.protocol import MAX_MESSAGE_BYTES
 from app.settings import Settings
 
 UNLIMITED_FILES = 1 << 20  # what an unlimited hard limit is raised to (Linux's default nr_open)
-FEW_FILES = 4096  # below this open-file limit `python -m app` logs it as a warning
+FEW_FILES = 4096  # an open-file limit below this is logged as a warning
+
+log = logging.getLogger(__name__)
 
 
 def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Config:
@@ -53,14 +56,20 @@ def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Co
 
 def raise_open_file_limit() -> tuple[int, int]:
     """Raise this process's open-file soft limit to its hard limit (an unlimited hard limit
-    stands for `UNLIMITED_FILES`); the soft limit before and after. A refusal leaves the
-    limit as it was."""
+    stands for `UNLIMITED_FILES`) and log it, as a warning below `FEW_FILES`; the soft
+    limit before and after. A refusal leaves the limit as it was."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = UNLIMITED_FILES if hard == resource.RLIM_INFINITY else hard
+    after = soft
     if soft != resource.RLIM_INFINITY and soft < wanted:
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            after = wanted
         except (ValueError, OSError):
-            return soft, soft
-        return soft, wanted
-    return soft, soft
+            pass
+    few = after != resource.RLIM_INFINITY and after < FEW_FILES
+    log.log(
+        logging.WARNING if few else logging.INFO, "open-file limit: %d (was %d)", after, soft,
+        extra={"open_files": after},
+    )
+    return soft, after

@@ -128,9 +128,6 @@ class PeerConnections:
         if host is not None:
             self._prune(host)
 
-    def count(self, host: str) -> int:
-        return len(self._prune(host))
-
     def _prune(self, host: str) -> set[asyncio.BaseTransport]:
         held = {transport for transport in self._open.pop(host, ()) if not transport.is_closing()}
         if held:
@@ -173,7 +170,7 @@ class _Stalls(asyncio.Protocol):
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_OFF)
         except (AttributeError, OSError):
-            pass  # no socket (a test transport) or already closed: abort alone then
+            pass  # no socket object, or closed already: the abort alone then
         self.transport.abort()
 
 

@@ -24,7 +24,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.sync.client import connect as ws_connect
 
-from app.ops.serve import raise_open_file_limit
+from app.ops.serve import FEW_FILES, raise_open_file_limit
 from app.ops.transport import HOOKS, Parser, TrustedPeers, check_hooks, http_protocol
 from tests.live import live_server, sqlite_settings
 
@@ -341,25 +341,33 @@ def test_health_answers_while_2000_idle_sockets_are_open(tmp_path: Path) -> None
                     selector.unregister(key.fileobj)
 
 
-def test_the_open_file_limit_is_raised_to_the_hard_limit() -> None:
+@pytest.mark.parametrize("hard_limit", [None, 1024])
+def test_the_open_file_limit_is_raised_to_the_hard_limit(hard_limit: int | None) -> None:
+    """A process started with a soft limit of 256 (a common default) raises it to its hard
+    limit and logs the figure; a warning when the hard limit leaves few files."""
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    hard = hard if hard_limit is None else min(hard, hard_limit)
     if hard != resource.RLIM_INFINITY and hard <= 256:
         pytest.skip(f"the hard limit ({hard}) leaves nothing to raise")
     script = (
-        "import resource; from app.ops.serve import raise_open_file_limit; "
+        "import logging, resource; logging.basicConfig(format='%(levelname)s %(message)s'); "
+        "logging.getLogger().setLevel('INFO'); "
+        "from app.ops.serve import raise_open_file_limit; "
         "print(*raise_open_file_limit(), *resource.getrlimit(resource.RLIMIT_NOFILE))"
     )
 
-    def lowered() -> None:  # what a process started with a common default of 256 gets
+    def lowered() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
 
-    out = subprocess.run(
+    ran = subprocess.run(
         [sys.executable, "-c", script], preexec_fn=lowered, capture_output=True, text=True,
         check=True,
-    ).stdout
-    before, after, soft_now, hard_now = map(int, out.split())
+    )
+    before, after, soft_now, hard_now = map(int, ran.stdout.split())
     assert (before, after) == (256, soft_now)
     assert soft_now == (hard_now if hard_now != resource.RLIM_INFINITY else 1 << 20)
+    level = "WARNING" if soft_now < FEW_FILES else "INFO"
+    assert f"{level} open-file limit: {soft_now} (was 256)" in ran.stderr
 
 
 @pytest.mark.parametrize("base", [HttpToolsProtocol, H11Protocol])
