@@ -13,10 +13,12 @@ idle, half-sent or unread connections cannot hold the process's sockets and memo
 - **Stalled writes** (`write_stall_seconds`, HTTP and WebSocket): a connection whose peer
   reads nothing of what is sent to it for that long (the transport's buffer stays above
   its high-water mark, asyncio's `pause_writing` without `resume_writing`) is dropped
-  with a reset (what is buffered, in the process and in the kernel, is discarded).
-  Without it a client that never reads holds its socket and the server's buffers for
-  good: closing such a connection waits for a flush that never comes, the WebSocket
-  keepalive's close included.
+  with a reset (what is buffered, in the process and in the kernel, is discarded); so is
+  a connection the server has closed that is still not gone one to two times that long
+  later (what was left to send was under the high-water mark). Without this a client that
+  never reads holds its socket and the server's buffers for good: closing such a
+  connection waits for a flush that never comes, the WebSocket keepalive's close
+  included.
 - **Connections per peer** (`max_connections_per_peer`): a peer address holds at most that
   many open TCP connections, WebSockets included; one more is closed as soon as it is
   accepted, before a byte is read. The peers in `forwarded_allow_ips` (trusted proxies)
@@ -30,7 +32,8 @@ been written whole) and `handle_websocket_upgrade` (the switch to the WebSocket 
 the transport then belongs to that protocol and `connection_lost` is not called here), and
 the attributes `transport` and `cycle`, the current request's cycle, whose `more_body` is
 False once the request's body is in whole and `response_complete` True once it has been
-answered; of both protocols, asyncio's `pause_writing` and `resume_writing`.
+answered; of both protocols, asyncio's `connection_made`, `connection_lost`,
+`pause_writing` and `resume_writing`.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ HOOKS = (
     "connection_made", "connection_lost", "on_response_complete", "handle_websocket_upgrade",
     "pause_writing", "resume_writing",
 )
-WEBSOCKET_HOOKS = ("connection_lost", "pause_writing", "resume_writing")
+WEBSOCKET_HOOKS = ("connection_made", "connection_lost", "pause_writing", "resume_writing")
 LINGER_OFF = struct.pack("ii", 1, 0)  # SO_LINGER on with 0 s: close() resets the connection
 Parser = Literal["httptools", "h11"]
 
@@ -135,13 +138,19 @@ class PeerConnections:
         return held
 
 
-class _Stalls(asyncio.Protocol):
+class StalledWrites(asyncio.Protocol):
     """The stalled-writes rule over any uvicorn protocol (first in the bases of a class that
     also derives from one: `super()` is then that protocol)."""
 
     write_stall: ClassVar[float]
     transport: asyncio.Transport
     _stall: asyncio.TimerHandle | None = None
+    _watch: asyncio.TimerHandle | None = None
+    _seen_closing = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self._look_later()
 
     def pause_writing(self) -> None:
         super().pause_writing()
@@ -150,22 +159,39 @@ class _Stalls(asyncio.Protocol):
             self._stall = loop.call_later(self.write_stall, self._drop)
 
     def resume_writing(self) -> None:
-        self._end_stall()
-        super().resume_writing()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._end_stall()
-        super().connection_lost(exc)
-
-    def _end_stall(self) -> None:
         if self._stall is not None:
             self._stall.cancel()
             self._stall = None
+        super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_watching()
+        super().connection_lost(exc)
+
+    def _look_later(self) -> None:
+        self._watch = asyncio.get_running_loop().call_later(self.write_stall, self._look)
+
+    def _look(self) -> None:
+        """A connection the server closed, still there a whole `write_stall` later, is
+        waiting for a peer that reads nothing (below the high-water mark, so without a
+        stall): it is dropped too."""
+        if self.transport.is_closing():
+            if self._seen_closing:
+                self._drop()
+                return
+            self._seen_closing = True
+        self._look_later()
+
+    def _stop_watching(self) -> None:
+        for timer in (self._stall, self._watch):
+            if timer is not None:
+                timer.cancel()
+        self._stall = self._watch = None
 
     def _drop(self) -> None:
         """Close with a reset: a plain close would leave the kernel sending what is
         buffered (megabytes) to a peer that does not read."""
-        self._stall = None
+        self._stop_watching()
         sock = self.transport.get_extra_info("socket")
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_OFF)
@@ -174,8 +200,9 @@ class _Stalls(asyncio.Protocol):
         self.transport.abort()
 
 
-class _Limits(_Stalls):
-    """The HTTP rules over either uvicorn HTTP protocol (first in the bases, as `_Stalls`)."""
+class _Limits(StalledWrites):
+    """The HTTP rules over either uvicorn HTTP protocol (first in the bases, as
+    `StalledWrites`)."""
 
     request_timeout: ClassVar[float]
     peers: ClassVar[PeerConnections]
@@ -201,7 +228,7 @@ class _Limits(_Stalls):
 
     def handle_websocket_upgrade(self, *args: Any) -> None:
         self._stop_clock()
-        self._end_stall()
+        self._stop_watching()  # the WebSocket protocol watches the transport from now on
         super().handle_websocket_upgrade(*args)  # type: ignore[misc]
 
     def _start_clock(self) -> None:
@@ -230,7 +257,7 @@ class H11Limits(_Limits, H11Protocol):
     pass
 
 
-class WebSocketLimits(_Stalls, WebSocketsSansIOProtocol):
+class WebSocketLimits(StalledWrites, WebSocketsSansIOProtocol):
     pass
 
 

@@ -25,10 +25,11 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.sync.client import connect as ws_connect
 
 from app.ops.serve import FEW_FILES, raise_open_file_limit
-from app.ops.transport import HOOKS, Parser, TrustedPeers, check_hooks, http_protocol
+from app.ops.transport import HOOKS, Parser, StalledWrites, TrustedPeers, check_hooks, http_protocol
 from tests.live import live_server, sqlite_settings
 
 LIMIT = 1.0  # the request time limit of these servers, seconds
+TCP_ESTABLISHED = 1  # the first byte of Linux's TCP_INFO
 WAIT = 15.0  # how long a test waits for the server to close a connection
 HEALTH = b"GET /health HTTP/1.1\r\nHost: test\r\n\r\n"
 LOGIN_HEAD = (
@@ -254,6 +255,36 @@ def test_a_websocket_that_reads_nothing_is_dropped(tmp_path: Path) -> None:
     )
     with _server(tmp_path) as port:
         _unread_until_dropped(port, upgrade)
+
+
+async def test_a_closed_connection_left_unread_is_reset() -> None:
+    """The server closes a connection with 16 MiB still to send (under the transport's
+    high-water mark, so its writes never stall) to a client that reads nothing: a plain
+    close would wait for ever; the connection is reset instead."""
+
+    class Closes(StalledWrites):
+        write_stall = 0.2
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            assert isinstance(transport, asyncio.Transport)
+            self.transport = transport
+            super().connection_made(transport)
+            transport.set_write_buffer_limits(high=64 << 20)
+            transport.write(b"x" * (16 << 20))
+            transport.close()
+
+    server = await asyncio.get_running_loop().create_server(Closes, "127.0.0.1", 0)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    async with server:
+        sock.connect(server.sockets[0].getsockname())
+        with sock:
+            for _ in range(int(WAIT / 0.05)):
+                if sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] != TCP_ESTABLISHED:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError("the closed connection was never reset")
 
 
 def test_a_client_that_reads_keeps_its_stream(tmp_path: Path) -> None:
