@@ -1,13 +1,13 @@
 """`python -m app`: upgrade the database to the latest migration, grant the house its
-opening float once (setting `house_float`: bots can be called on a fresh install), then
-serve."""
+opening float once (setting `house_float`: bots can be called on a fresh install), raise
+the open-file limit (app/ops/serve.py), then serve."""
 
 import asyncio
 
 import uvicorn
 
 from app.ops import memory
-from app.ops.serve import uvicorn_config
+from app.ops.serve import raise_open_file_limit, uvicorn_config
 from app.settings import get_settings
 from app.store import migrate
 from app.store.house import open_house
@@ -20,4 +20,6 @@ if __name__ == "__main__":
     from app.main import app  # built before the heap is frozen
 
     memory.tune(settings.gc_thresholds)
-    uvicorn.Server(uvicorn_config(app, settings)).run()
+    config = uvicorn_config(app, settings)  # also sets up the logs
+    raise_open_file_limit()
+    uvicorn.Server(config).run()

@@ -62,6 +62,15 @@ class Settings(BaseSettings):
     ws_send_queue_bytes: int = Field(default=256 * 1024, ge=4096)
     ws_send_timeout: float = Field(default=15.0, gt=0)
     keep_alive_seconds: int = Field(default=5, ge=1, le=300)
+    # the connections' own limits (app/ops/transport.py): a connection that has not sent a
+    # whole request (head and body) this long after opening or after its last response is
+    # closed (WebSockets are not, once upgraded); one whose peer reads nothing of what it is
+    # sent for this long is dropped (HTTP and WebSocket); a peer address other than a trusted
+    # proxy (forwarded_allow_ips) holds at most this many open connections, more are closed
+    # at once
+    request_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    write_stall_seconds: float = Field(default=30.0, gt=0, le=600)
+    max_connections_per_peer: int = Field(default=256, ge=1)
     # the API docs (/docs, /redoc, /openapi.json) on the public port; the container image
     # turns them off
     api_docs: bool = True

@@ -11,7 +11,7 @@ import platform
 import sys
 from pathlib import Path
 
-from bench import bench_selfplay, bench_winning
+from bench import bench_abuse, bench_selfplay, bench_winning
 
 
 def machine() -> str:
@@ -55,6 +55,8 @@ def main() -> None:
         "",
         bench_selfplay.compare(),
         "",
+        # run on its own (python -m bench.bench_abuse --write): kept from the last run
+        *([bench_abuse.kept(), ""] if bench_abuse.kept() else []),
         "## See also",
         "",
         "- [load.md](load.md): the WebSocket load runs (`python -m app.loadtest`).",

@@ -71,13 +71,14 @@ def _listener(send_buffer: int) -> socket.socket:
 
 @contextmanager
 def live_server(
-    settings: Settings, send_buffer: int | None = None
+    settings: Settings, send_buffer: int | None = None, **overrides: Any
 ) -> Iterator[tuple[int, FastAPI]]:
     """Migrate, serve `settings` on a free loopback port until the block ends; the port
-    and the app. Migrations run in their own thread: Playwright's sync API keeps an event
-    loop running in the test's thread, which Alembic's async engine must not find.
-    `send_buffer` shrinks the kernel's send buffer of each connection (on loopback it grows
-    to megabytes): a test of a client that stops reading then fills it in kilobytes."""
+    and the app. `overrides` replace options of the uvicorn configuration. Migrations run
+    in their own thread: Playwright's sync API keeps an event loop running in the test's
+    thread, which Alembic's async engine must not find. `send_buffer` shrinks the kernel's
+    send buffer of each connection (on loopback it grows to megabytes): a test of a client
+    that stops reading then fills it in kilobytes."""
     with ThreadPoolExecutor(1) as migration:
         migration.submit(migrate.upgrade, settings.database_url).result()
         migration.submit(_fund_house, settings.database_url).result()
@@ -85,7 +86,8 @@ def live_server(
     listener = _listener(send_buffer) if send_buffer is not None else None
     port = listener.getsockname()[1] if listener is not None else free_port()
     config = uvicorn_config(
-        app, settings, host="127.0.0.1", port=port, log_level="warning", log_config=None
+        app, settings, host="127.0.0.1", port=port, log_level="warning", log_config=None,
+        **overrides,
     )
     server = uvicorn.Server(config)
     sockets = [listener] if listener is not None else None

@@ -2,31 +2,43 @@
 servers (tests/live.py) and the cluster's test nodes all use, so that what is tested is the
 edge that is deployed.
 
-The limits of the edge are settings (app/settings.py) and are documented in
-docs/architecture.md, "The edge".
+The limits of the edge are settings (app/ops/transport.py for the connections' own,
+app/settings.py for all) and are documented in docs/architecture.md, "The edge".
+
+`python -m app` also raises its open-file soft limit to the hard limit
+(`raise_open_file_limit`): every connection is a file, and a process left at a common
+default of 1,024 stops accepting, health probes included, once that many are open.
 """
 
 from __future__ import annotations
 
+import logging
+import resource
 from typing import Any
 
 import uvicorn
 
 from app.ops import logging as ops_logging
-from app.ops.ws_protocol import EdgeWebSocketProtocol
+from app.ops import transport
 from app.protocol import MAX_MESSAGE_BYTES
 from app.settings import Settings
+
+UNLIMITED_FILES = 1 << 20  # what an unlimited hard limit is raised to (Linux's default nr_open)
+FEW_FILES = 4096  # an open-file limit below this is logged as a warning
+
+log = logging.getLogger(__name__)
 
 
 def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Config:
     """The uvicorn configuration of `app` for `settings`; `overrides` replace single
     options (a test's port, its log level)."""
     options: dict[str, Any] = {
+        "http": transport.http_protocol(settings),
         "host": settings.host,
         "port": settings.port,
         "log_level": settings.log_level,
         "log_config": ops_logging.config(settings.log_level, settings.log_format),
-        "ws": EdgeWebSocketProtocol,  # websockets-sansio, bounded for peers that do not read
+        "ws": transport.websocket_protocol(settings),  # websockets-sansio
         # game messages are ~200 bytes of JSON: compressing each frame cost more CPU than
         # anything else per frame and saved little (bench/load.md)
         "ws_per_message_deflate": False,
@@ -40,3 +52,24 @@ def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Co
     }
     options.update(overrides)
     return uvicorn.Config(app, **options)
+
+
+def raise_open_file_limit() -> tuple[int, int]:
+    """Raise this process's open-file soft limit to its hard limit (an unlimited hard limit
+    stands for `UNLIMITED_FILES`) and log it, as a warning below `FEW_FILES`; the soft
+    limit before and after. A refusal leaves the limit as it was."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = UNLIMITED_FILES if hard == resource.RLIM_INFINITY else hard
+    after = soft
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            after = wanted
+        except (ValueError, OSError):
+            pass
+    few = after != resource.RLIM_INFINITY and after < FEW_FILES
+    log.log(
+        logging.WARNING if few else logging.INFO, "open-file limit: %d (was %d)", after, soft,
+        extra={"open_files": after},
+    )
+    return soft, after

@@ -26,7 +26,6 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
-from app.ops import ws_protocol
 from tests.live import live_server, sqlite_settings
 from tests.wsclient import hello, open_socket, table_socket
 
@@ -464,14 +463,11 @@ async def test_a_client_that_stops_answering_pings_is_closed_and_its_seat_away(
     assert pings >= 1 and code == 1011
 
 
-async def test_a_dropped_client_that_never_reads_is_let_go(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_dropped_client_that_never_reads_is_let_go(tmp_path: Path) -> None:
     """uvicorn closes a transport by waiting for its buffer to drain, which a peer that
-    never reads never lets happen: the node aborts it instead (app/ops/ws_protocol.py)."""
-    monkeypatch.setattr(ws_protocol, "LINGER_SECONDS", 0.5)
+    never reads never lets happen: the node resets it instead (app/ops/transport.py)."""
     settings = {"ws_send_queue_bytes": QUEUE_BYTES, "ws_send_timeout": 1.0,
-                "ws_ping_interval": 300.0}
+                "ws_ping_interval": 300.0, "write_stall_seconds": 0.5}
     with _server(tmp_path, SEND_BUFFER, **settings) as address:
         async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{address}") as http:
             raw, observer, table = await _table_with_a_hand(http, address, "gone")
