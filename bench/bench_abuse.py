@@ -62,7 +62,7 @@ HEADING = "## Abuse of the edge (`python -m bench.bench_abuse`)"
 
 # the table socket's protocol: 1 takes the token in the query (`/ws?token=`), 2 in a
 # `hello` message first; `socket_opening` is the one place that differs
-PROTOCOL = 1
+PROTOCOL = 2
 
 SERVER_FILES = 1024  # the open-file soft limit the server is started with
 HOST = "127.0.0.1"

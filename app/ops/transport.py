@@ -35,7 +35,8 @@ False once the request's body is in whole and `response_complete` True once it h
 answered; of both protocols, asyncio's `connection_made`, `connection_lost`,
 `pause_writing` and `resume_writing`; of the WebSocket protocol, `handle_ping` and its
 `writable` event and `conn` (the websockets connection), for the ping rule of
-`WebSocketLimits`.
+`WebSocketLimits`, and `send` and `handshake_complete`, so that a refused handshake is not
+logged as an error.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ HOOKS = (
 )
 WEBSOCKET_HOOKS = (
     "connection_made", "connection_lost", "pause_writing", "resume_writing", "handle_ping",
+    "send",
 )
 LINGER_OFF = struct.pack("ii", 1, 0)  # SO_LINGER on with 0 s: close() resets the connection
 Parser = Literal["httptools", "h11"]
@@ -271,6 +273,13 @@ class WebSocketLimits(StalledWrites, WebSocketsSansIOProtocol):
             super().handle_ping()
         else:
             self.conn.data_to_send()  # the pong is dropped: the peer is not reading
+
+    async def send(self, message: Any) -> None:
+        """A handshake refused with an HTTP answer (a foreign Origin, a limit) is a
+        handshake completed: uvicorn 0.54 logged each one as an error of the app."""
+        await super().send(message)
+        if message["type"] == "websocket.http.response.body" and not message.get("more_body"):
+            self.handshake_complete = True
 
 
 _PARSERS: dict[Parser, type[_Limits]] = {"httptools": HttpToolsLimits, "h11": H11Limits}
