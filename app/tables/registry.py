@@ -391,10 +391,14 @@ class TableRegistry:
     # --- administration ---------------------------------------------------------------------
 
     async def flush(self, table_id: str) -> None:
-        """Return once the table's actor has handled every message submitted so far."""
+        """Return once the table's actor has handled every message submitted so far, and
+        the `table_state` (and `seated`) owed then is out, with what waited behind it."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.require(table_id).table.submit(Flush(done))
         await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
+        sender = self._senders.get(table_id)
+        if sender is not None and not sender.done():
+            await asyncio.wait_for(asyncio.shield(sender), ADMIN_WAIT_SECONDS)
 
     async def pause(self, table_id: str) -> None:
         """Freeze the table: deadlines keep their remaining time, actions are refused."""

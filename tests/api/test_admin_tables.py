@@ -21,7 +21,7 @@ from app.rules.views import seat_view
 from app.settings import Settings
 from app.store.db import Database
 from app.store.models import AuditLog, HandRecord, LedgerEntry
-from app.tables.messages import PlayerAction, Resume
+from app.tables.messages import PlayerAction
 from app.tables.registry import LiveTable, TableRegistry
 from tests.api.helpers import admin, assert_error, player
 from tests.sinks import LONG, Sink
@@ -272,8 +272,7 @@ async def test_test_table_deals_exactly_the_arranged_hands(
     timers = game.live.table.timers
     assert (timers.discard, timers.claim, timers.decide) == (90, 45, 8)  # the rest: the house's
     sink = Sink()
-    game.registry.connect(game.ids[0], sink)
-    game.registry.submit(game.table_id, Resume(0, 0))
+    game.registry.connect(game.ids[0], sink)  # the hand so far comes with the connection
     await game.registry.flush(game.table_id)
     dealt = [m.event for m in sink.messages if isinstance(m, EventMessage)
              and m.event.kind == "dealt"]

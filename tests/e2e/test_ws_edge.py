@@ -469,7 +469,7 @@ async def test_a_dropped_client_that_never_reads_is_let_go(tmp_path: Path) -> No
     """uvicorn closes a transport by waiting for its buffer to drain, which a peer that
     never reads never lets happen: the node resets it instead (app/ops/transport.py)."""
     settings = {"ws_send_queue_bytes": QUEUE_BYTES, "ws_send_timeout": 1.0,
-                "ws_ping_interval": 300.0, "write_stall_seconds": 0.5}
+                "ws_ping_interval": 300.0, "write_stall_seconds": 3.0}
     with _server(tmp_path, SEND_BUFFER, **settings) as address:
         async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{address}") as http:
             raw, observer, table = await _table_with_a_hand(http, address, "gone")
