@@ -26,7 +26,7 @@ from tests.live import live_server, sqlite_settings
 from tests.wsclient import open_socket
 
 TABLES = 50  # at once, each round
-ROUNDS = 4
+ROUNDS = 3
 TIMERS = {"discard": 60, "claim": 60, "decide": 60, "ready": 1}
 
 
