@@ -3,6 +3,9 @@ with the access token as the first message (the token never goes in the URL)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -10,6 +13,27 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from app.protocol import HelloMessage
+
+SEND_BUDGET = 16  # client-side pacing: at most this many frames in any second (server: 20)
+
+
+class Pacer:
+    """At most `limit` sends in any one-second window, so the server's 20 msgs/s rate
+    limit never drops a message the test counts on."""
+
+    def __init__(self, limit: int = SEND_BUDGET) -> None:
+        self._limit = limit
+        self._times: deque[float] = deque()
+
+    async def wait(self) -> None:
+        while True:
+            now = time.monotonic()
+            while self._times and now - self._times[0] >= 1.0:
+                self._times.popleft()
+            if len(self._times) < self._limit:
+                self._times.append(now)
+                return
+            await asyncio.sleep(1.0 - (now - self._times[0]) + 0.01)
 
 
 def hello(token: str) -> str:

@@ -28,7 +28,7 @@ from app.store import house
 from app.store.db import Database
 from tests.api.helpers import HOUSE_FLOAT
 from tests.live import live_server, sqlite_settings
-from tests.wsclient import open_socket, table_socket
+from tests.wsclient import Pacer, open_socket, table_socket
 
 Message = dict[str, Any]
 STAKE = 1
@@ -58,6 +58,7 @@ class Player:
     last_seq: int = 0
     errors: list[str] = field(default_factory=list)
     ended: Message | None = None
+    pacer: Pacer = field(default_factory=Pacer)
 
     async def pump(self) -> None:
         assert self.ws is not None
@@ -69,6 +70,7 @@ class Player:
 
     async def send(self, message: Message) -> None:
         assert self.ws is not None
+        await self.pacer.wait()  # under the server's rate: a message over it is dropped
         await self.ws.send(json.dumps(message))
 
     async def next_of(self, kind: str) -> tuple[Message, list[Message]]:

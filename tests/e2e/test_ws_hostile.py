@@ -16,8 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import time
-from collections import Counter, deque
+from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,34 +33,14 @@ from app.protocol.parse import parse_client
 from app.rules.variants import VARIANTS
 from tests.e2e import test_ws_hand
 from tests.e2e.test_ws_hand import Message, Player, _register
-from tests.wsclient import open_socket
+from tests.wsclient import Pacer, open_socket
 
 # the live server of the other end-to-end tests (pytest finds fixtures by name here)
 server = test_ws_hand.server
 database = test_ws_hand.database
 
-SEND_BUDGET = 16  # client-side pacing: at most this many frames in any second (server: 20)
 EXAMPLES = 150
 HANDS = 4  # privacy: hands each table plays at least (and 丽水 one after a reseat)
-
-
-class Pacer:
-    """At most `limit` sends in any one-second window, so the server's 20 msgs/s rate
-    limit never drops a message the test counts on."""
-
-    def __init__(self, limit: int = SEND_BUDGET) -> None:
-        self._limit = limit
-        self._times: deque[float] = deque()
-
-    async def wait(self) -> None:
-        while True:
-            now = time.monotonic()
-            while self._times and now - self._times[0] >= 1.0:
-                self._times.popleft()
-            if len(self._times) < self._limit:
-                self._times.append(now)
-                return
-            await asyncio.sleep(1.0 - (now - self._times[0]) + 0.01)
 
 
 # --- 1. hostile input --------------------------------------------------------------------

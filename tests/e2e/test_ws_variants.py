@@ -213,7 +213,8 @@ async def test_one_hand_of_every_variant(server: Server, variant: str) -> None:
     async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
         players = await _players(http, variant[:4])
         created = await http.post(
-            "/tables", json={"variant": variant, "stake": STAKE}, headers=players[0].headers
+            "/tables", json={"variant": variant, "stake": STAKE, "timers": {"ready": 1}},
+            headers=players[0].headers,
         )
         assert created.status_code == 201, created.text
         table_id = created.json()["id"]
