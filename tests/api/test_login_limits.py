@@ -26,17 +26,12 @@ PAIR, ADDRESS, ACCOUNT = 3, 4, 6  # attempts per name and address, per address, 
 
 
 @pytest.fixture
-def settings(database_url: str) -> Settings:
-    return Settings(
-        database_url=database_url,
-        jwt_secret="test-secret-" + "x" * 32,
-        argon2_time_cost=1,
-        argon2_memory_kib=1024,
-        argon2_parallelism=1,
-        login_attempts=PAIR,
-        login_address_attempts=ADDRESS,
-        login_account_attempts=ACCOUNT,
-    )
+def settings(settings: Settings) -> Settings:
+    """The API tests' settings (tests/api/conftest.py) with this module's limits."""
+    return settings.model_copy(update={
+        "login_attempts": PAIR, "login_address_attempts": ADDRESS,
+        "login_account_attempts": ACCOUNT,
+    })
 
 
 class Clock:

@@ -55,16 +55,9 @@ class WatchedHasher(PasswordHasher):
 
 
 @pytest.fixture
-def settings(database_url: str) -> Settings:
-    return Settings(
-        database_url=database_url,
-        jwt_secret="test-secret-" + "x" * 32,
-        argon2_time_cost=1,
-        argon2_memory_kib=1024,
-        argon2_parallelism=1,
-        password_hashes_at_once=2,
-        password_wait_seconds=30,
-    )
+def settings(settings: Settings) -> Settings:
+    """The API tests' settings (tests/api/conftest.py) with this module's limits."""
+    return settings.model_copy(update={"password_hashes_at_once": 2, "password_wait_seconds": 30})
 
 
 async def test_hashes_in_flight_never_exceed_the_setting(
