@@ -9,7 +9,18 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import accounts, admin, admin_tables, auth, errors, leaderboard, lobby, replay, ws
+from app.api import (
+    accounts,
+    admin,
+    admin_tables,
+    auth,
+    errors,
+    leaderboard,
+    lobby,
+    openapi,
+    replay,
+    ws,
+)
 from app.api.body_limit import BodyLimit
 from app.api.headers import SecurityHeaders
 from app.api.passwords import Passwords
@@ -71,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
     app.state.ws_slots = ws.AddressSlots(settings.ws_connections_per_address)  # app/api/ws.py
     errors.install(app)
+    openapi.install(app)  # the edge's answers in the document (app/api/openapi.py)
     # the edge (docs/architecture.md, "The edge"), outermost first: security headers on
     # every answer, request limits (429), then body sizes (413), both before the app reads
     # a byte of the body

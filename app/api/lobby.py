@@ -163,8 +163,8 @@ async def create_table(body: CreateTableIn, account: CurrentAccount, request: Re
 @router.post(
     "/tables/{table_id}/sit",
     responses=errors.responses(
-        "insufficient_balance", "seated_elsewhere", "not_found", "table_unavailable",
-        *AUTH_ERRORS,
+        "validation_error", "insufficient_balance", "seat_taken", "table_full",
+        "already_seated", "seated_elsewhere", "not_found", "table_unavailable", *AUTH_ERRORS,
     ),
 )
 async def sit(
@@ -192,7 +192,8 @@ async def sit(
 
 
 @router.post(
-    "/tables/{table_id}/leave", responses=errors.responses("not_found", *AUTH_ERRORS)
+    "/tables/{table_id}/leave",
+    responses=errors.responses("not_found", "wrong_table", "table_unavailable", *AUTH_ERRORS),
 )
 async def leave(table_id: str, account: CurrentAccount, request: Request) -> TableOut:
     """Get up: free between hands, an escape (逃跑) during one (`wrong_table`: not seated)."""

@@ -1,0 +1,56 @@
+"""The OpenAPI document says what the answers are: every route's document gains what the
+edge answers before the route runs, and the validation error's real body.
+
+Rules:
+- a 422 is the project's error shape (`validation_error`), not FastAPI's
+  `HTTPValidationError`, which no answer ever has;
+- every route may answer 429 `rate_limited` (app/api/throttle.py), except the probes;
+- every route that takes a body may answer 413 `too_large` (app/api/body_limit.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+
+from app.api.throttle import UNCOUNTED
+
+ERROR_SCHEMA = {"$ref": "#/components/schemas/ErrorResponse"}
+METHODS = {"get", "post", "put", "patch", "delete"}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+
+
+def with_edge(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` (FastAPI's document) with the rules above applied, in place."""
+    for path, item in schema.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in METHODS:
+                continue
+            responses = operation.setdefault("responses", {})
+            if "422" in responses:
+                responses["422"] = _error("validation_error")
+            if "requestBody" in operation:
+                responses.setdefault("413", _error("too_large"))
+            if path not in UNCOUNTED:
+                responses.setdefault("429", _error("rate_limited"))
+    schemas = schema.get("components", {}).get("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    return schema
+
+
+def install(app: FastAPI) -> None:
+    """Serve `app`'s document with the edge's answers in it."""
+    build: Callable[[], dict[str, Any]] = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = with_edge(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -1,0 +1,56 @@
+"""The OpenAPI document lists what the answers are (app/api/openapi.py): the error shape for
+422, 429 on every route the request limits count, 413 on every route that takes a body, and
+the refusals of sitting down and getting up."""
+
+from __future__ import annotations
+
+import httpx
+
+from app.api.throttle import UNCOUNTED
+from tests.api.helpers import assert_error, player
+
+METHODS = {"get", "post", "put", "patch", "delete"}
+
+
+async def _document(client: httpx.AsyncClient) -> dict:  # type: ignore[type-arg]
+    answer = await client.get("/openapi.json")
+    assert answer.status_code == 200
+    return answer.json()  # type: ignore[no-any-return]
+
+
+async def test_every_route_lists_the_edges_answers(client: httpx.AsyncClient) -> None:
+    document = await _document(client)
+    error = {"$ref": "#/components/schemas/ErrorResponse"}
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if method not in METHODS:
+                continue
+            responses = operation["responses"]
+            assert ("429" in responses) == (path not in UNCOUNTED), (method, path)
+            if "requestBody" in operation:
+                assert responses["413"]["content"]["application/json"]["schema"] == error
+            if "422" in responses:
+                assert responses["422"]["content"]["application/json"]["schema"] == error
+    assert "HTTPValidationError" not in str(document)
+
+
+async def test_a_422_answer_has_the_documented_body(client: httpx.AsyncClient) -> None:
+    refused = await client.post("/auth/register", json={"username": "x"})
+    assert_error(refused, 422, "validation_error")
+
+
+async def test_sitting_and_getting_up_list_their_refusals(client: httpx.AsyncClient) -> None:
+    paths = (await _document(client))["paths"]
+    sit = paths["/tables/{table_id}/sit"]["post"]["responses"]
+    assert set(sit["409"]["description"].split(", ")) >= {
+        "insufficient_balance", "seat_taken", "table_full", "already_seated", "seated_elsewhere"
+    }
+    leave = paths["/tables/{table_id}/leave"]["post"]["responses"]
+    assert "wrong_table" in leave["409"]["description"]
+    # and the server answers as listed: getting up from a table one does not sit at
+    _, owner = await player(client, "owner")
+    _, other = await player(client, "other")
+    table = await client.post("/tables", json={"variant": "lishui", "stake": 1}, headers=owner)
+    assert table.status_code == 201, table.text
+    left = await client.post(f"/tables/{table.json()['id']}/leave", headers=other)
+    assert_error(left, 409, "wrong_table")
