@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 
 from fastapi import FastAPI
 
@@ -56,11 +56,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 settings, app.state.tables, app.state.db.sessions
             )
         await app.state.tables.network.start()
-        async with AsyncExitStack() as stack:
-            if settings.metrics_port is not None:  # /metrics on its own listener only
-                await stack.enter_async_context(
-                    monitoring_port(app, settings.metrics_host, settings.metrics_port)
-                )
+        listener = (  # /metrics on its own listener only
+            monitoring_port(app, settings.metrics_host, settings.metrics_port)
+            if settings.metrics_port is not None
+            else nullcontext()
+        )
+        async with listener:
             yield
         await app.state.tables.stop()
         await app.state.tables.network.stop()

@@ -24,10 +24,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 from sqlalchemy.pool import NullPool
 
-from app.main import create_app
 from app.settings import Settings
 from app.store import migrate
 from app.store.db import Database, async_url
+from tests.api.helpers import app_client
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgresql"] if POSTGRES_URL else [])
@@ -155,8 +155,5 @@ def settings(database_url: str) -> Settings:
 
 @pytest.fixture
 async def client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
-            yield http
+    async with app_client(settings) as http:
+        yield http

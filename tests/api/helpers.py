@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 from sqlalchemy import update
 
+from app.main import create_app
+from app.settings import Settings
 from app.store import house, ledger
 from app.store.db import Database
 from app.store.models import Account, VariantStats
 
 PASSWORD = "correct horse battery"
+
+
+@asynccontextmanager
+async def app_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of an app of `settings` served in this process, its lifespan started for the
+    block (the database connected, the tables' registry running)."""
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            yield http
 
 
 def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:

@@ -7,11 +7,8 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
-import httpx
 import jwt
 import pytest
 
@@ -19,19 +16,10 @@ from app.api.secret import SecretError, secret_path
 from app.main import create_app
 from app.settings import Settings
 from app.store.db import Database
-from tests.api.helpers import admin, assert_error, login, register
+from tests.api.helpers import admin, app_client, assert_error, login, register
 
 # the secret the server fell back to before, and any constant an attacker might try
 CONSTANTS = ["dev-only-secret-change-me-dev-only-secret", "x" * 40, "secret" * 6]
-
-
-@asynccontextmanager
-async def _server(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    application = create_app(settings)
-    async with application.router.lifespan_context(application):
-        transport = httpx.ASGITransport(app=application)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
-            yield http
 
 
 def _forged(account_id: int, secret: str) -> dict[str, str]:
@@ -46,7 +34,7 @@ async def test_without_jwt_secret_a_kept_random_secret_signs_and_survives_a_rest
     database_url: str, db: Database
 ) -> None:
     settings = Settings(database_url=database_url)  # no JWT_SECRET
-    async with _server(settings) as http:
+    async with app_client(settings) as http:
         boss_id, boss = await admin(http, db)
         for constant in CONSTANTS:  # an admin token forged with a constant: refused
             forged = await http.get("/admin/accounts", headers=_forged(boss_id, constant))
@@ -59,7 +47,7 @@ async def test_without_jwt_secret_a_kept_random_secret_signs_and_survives_a_rest
     assert kept == Path(f"{database_url.removeprefix('sqlite:///')}.jwt-secret")
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert len(kept.read_text()) >= 32
-    async with _server(settings) as http:  # a restart: the same secret, the token still works
+    async with app_client(settings) as http:  # a restart: the same secret, the token still works
         me = await http.get("/me", headers={"Authorization": f"Bearer {tokens['access_token']}"})
         assert me.status_code == 200 and me.json()["username"] == "ann"
 

@@ -5,28 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
 
-import httpx
 import pytest
 
-from app.main import create_app
 from app.ops.health import readiness
 from app.settings import Settings
 from app.store.db import Database
-from tests.api.helpers import assert_error
+from tests.api.helpers import app_client, assert_error
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL")
 NOWHERE_REDIS = "redis://127.0.0.1:1/0"  # port 1: nothing listens there
 NOWHERE_DATABASE = "postgresql://postgres@127.0.0.1:1/nothing"
-
-
-async def _client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
-            yield http
 
 
 def _settings(database_url: str, redis_url: str | None = None) -> Settings:
@@ -36,7 +25,7 @@ def _settings(database_url: str, redis_url: str | None = None) -> Settings:
 
 
 async def test_health_and_ready_without_redis(database_url: str) -> None:
-    async for http in _client(_settings(database_url)):
+    async with app_client(_settings(database_url)) as http:
         health = await http.get("/health")
         assert health.status_code == 200 and health.json() == {"status": "ok"}
         ready = await http.get("/ready")
@@ -55,12 +44,12 @@ async def test_ready_names_an_unreachable_redis(db: Database) -> None:
 
 async def test_a_node_does_not_start_without_its_redis(database_url: str) -> None:
     with pytest.raises(Exception, match="127.0.0.1:1"):
-        async for _ in _client(_settings(database_url, NOWHERE_REDIS)):
+        async with app_client(_settings(database_url, NOWHERE_REDIS)):
             pass
 
 
 async def test_ready_names_an_unreachable_database(caplog: pytest.LogCaptureFixture) -> None:
-    async for http in _client(_settings(NOWHERE_DATABASE)):
+    async with app_client(_settings(NOWHERE_DATABASE)) as http:
         assert (await http.get("/health")).status_code == 200
         answer = await http.get("/ready")
         error = assert_error(answer, 503, "not_ready")
@@ -76,7 +65,7 @@ async def test_ready_with_redis(database_url: str) -> None:
     # waiting for a leaderboard task whose cancellation had been lost; stop now cancels again
     # (app/ops/tasks.py), and a hang of any other kind fails here with its traceback
     async with asyncio.timeout(60):
-        async for http in _client(_settings(database_url, REDIS_URL)):
+        async with app_client(_settings(database_url, REDIS_URL)) as http:
             ready = await http.get("/ready")
             assert ready.status_code == 200, ready.text
             assert ready.json()["checks"] == {"database": "ok", "redis": "ok"}

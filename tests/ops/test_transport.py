@@ -298,6 +298,14 @@ def test_a_client_that_reads_keeps_its_stream(tmp_path: Path) -> None:
         assert len(b"".join(answer.iter_bytes())) == BURSTS * BURST
 
 
+def _until_served(port: int, failure: str) -> None:
+    """Wait (at most `WAIT`) until 127.0.0.1 is served again; `failure` if it is not."""
+    deadline = time.monotonic() + WAIT
+    while not _served(port):
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.05)
+
+
 def test_a_peer_over_its_cap_is_closed_at_once_another_is_served(tmp_path: Path) -> None:
     """127.0.0.1 is no trusted proxy here: its fourth connection is closed at once (the
     time limit is far), while 127.0.0.2 is served; a closed connection frees its place."""
@@ -312,10 +320,7 @@ def test_a_peer_over_its_cap_is_closed_at_once_another_is_served(tmp_path: Path)
             assert _until_closed(extra) == b""
         assert _served(port, source="127.0.0.2")
         first[0].close()
-        deadline = time.monotonic() + WAIT
-        while not _served(port):
-            assert time.monotonic() < deadline, "a closed connection kept its place"
-            time.sleep(0.05)
+        _until_served(port, "a closed connection kept its place")
 
 
 def test_a_websocket_counts_as_a_connection_of_its_peer(tmp_path: Path) -> None:
@@ -326,10 +331,7 @@ def test_a_websocket_counts_as_a_connection_of_its_peer(tmp_path: Path) -> None:
             ws_connect(f"ws://127.0.0.1:{port}/test/echo"),
         ):
             assert not _served(port)
-        deadline = time.monotonic() + WAIT
-        while not _served(port):
-            assert time.monotonic() < deadline, "closed WebSockets kept their places"
-            time.sleep(0.05)
+        _until_served(port, "closed WebSockets kept their places")
 
 
 def test_a_trusted_proxy_is_not_capped(tmp_path: Path) -> None:
