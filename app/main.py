@@ -18,6 +18,7 @@ from app.api import (
     leaderboard,
     lobby,
     openapi,
+    protocol_docs,
     replay,
     ws,
 )
@@ -100,6 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby.router,
         ws.router,
         replay.router,
+        protocol_docs.router,
         web.router,
         health.router,
     ):

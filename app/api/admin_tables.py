@@ -81,6 +81,14 @@ class DissolveOut(BaseModel):
 
 
 class TestTableIn(BaseModel):
+    """A test-mode table whose first hand is arranged: the deal, the draws and the wild are
+    as given (`app.rules.scenario.arrange`). The wall is built in drawing order: the deal
+    (the variant's usual order), then `draws` from the front, and `replacements` from the
+    tail (the first listed is the wall's last tile); the indicator sits where the variant
+    turns it. Every tile not listed fills the middle of the wall in tile order (1m-9m,
+    1p-9p, 1s-9s, 1z-7z, 1f-8f), so a hand that outlasts the listed draws goes on with
+    those. The later hands of the table are shuffled as usual."""
+
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
@@ -94,7 +102,7 @@ class TestTableIn(BaseModel):
         },
     )
 
-    variant: str
+    variant: str = Field(description="the variant: lishui, wenzhou, huzhou, fuzhou, shanghai")
     stake: int = Field(ge=1, le=1_000_000, strict=True, description="silver per point")
     hands: list[Annotated[str, Field(max_length=64)]] = Field(
         min_length=4, max_length=4,
@@ -104,7 +112,8 @@ class TestTableIn(BaseModel):
     )
     draws: str = Field(
         default="", max_length=256,
-        description="the tiles drawn from the front after the deal, in order (notation)",
+        description="the tiles drawn from the front after the deal, in order (notation); "
+        "after them the wall goes on with the unlisted tiles in tile order",
     )
     replacements: str = Field(
         default="", max_length=256,
@@ -121,8 +130,8 @@ class TestTableIn(BaseModel):
     wild_dice: tuple[Die, Die] = Field(
         default=(1, 1), description="the roll that places the indicator (丽水, 温州)"
     )
-    dealer: int = Field(default=0, ge=0, le=3)
-    timers: TimersIn | None = None
+    dealer: int = Field(default=0, ge=0, le=3, description="the first hand's dealer (庄家)")
+    timers: TimersIn | None = Field(default=None, description="the table's timers (default: the server's)")
 
 
 async def _command(

@@ -11,6 +11,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.protocol.vocabulary import LedgerReason
+
 # A username's NFKC form has 3 to 32 letters, digits and _ (ASCII) and CJK ideographs (the
 # unified block, extension A and extensions B and beyond). The name is kept as typed (at
 # most 32 characters), so any form NFKC maps into these is welcome: fullwidth letters
@@ -118,13 +120,13 @@ class LedgerEntryOut(BaseModel):
         },
     )
 
-    id: int
-    delta: int
-    balance_after: int
-    reason: str
-    hand_id: str | None
-    note: str | None
-    created_at: datetime
+    id: int = Field(description="the row's id; rows are numbered in the order they were written")
+    delta: int = Field(description="silver in (+) or out (-)")
+    balance_after: int = Field(description="the account's silver after this row")
+    reason: LedgerReason = Field(description="why the silver moved")
+    hand_id: str | None = Field(description="the hand a settlement or penalty row belongs to")
+    note: str | None = Field(description="an operator's note (admin adjustments), or null")
+    created_at: datetime = Field(description="when the row was written (UTC)")
 
 
 class LedgerPage(BaseModel):

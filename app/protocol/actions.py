@@ -10,8 +10,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from app.protocol.base import ClientModel, Name
+from app.protocol.base import ClientModel
 from app.protocol.tiles import TileCode, to_code, to_tile
+from app.protocol.vocabulary import Decision, SpecialActionName
 from app.rules import actions as rules
 
 
@@ -20,6 +21,7 @@ class DiscardAction(ClientModel):
 
     type: Literal["discard"] = "discard"
     tile: TileCode
+    """the tile to discard"""
 
 
 class ChowAction(ClientModel):
@@ -27,6 +29,8 @@ class ChowAction(ClientModel):
 
     type: Literal["chow"] = "chow"
     low: TileCode
+    """the lowest tile of the run as it plays (a 财神 standing in plays as the tile it
+    replaces)"""
 
 
 class PungAction(ClientModel):
@@ -46,6 +50,7 @@ class ConcealedKongAction(ClientModel):
 
     type: Literal["concealed_kong"] = "concealed_kong"
     tile: TileCode
+    """the tile of which the hand holds four"""
 
 
 class AddedKongAction(ClientModel):
@@ -53,6 +58,7 @@ class AddedKongAction(ClientModel):
 
     type: Literal["added_kong"] = "added_kong"
     tile: TileCode
+    """the fourth tile, added to the 碰 of its kind"""
 
 
 class HuAction(ClientModel):
@@ -71,15 +77,18 @@ class DecideAction(ClientModel):
     """A decision before the deal (温州 买底 / 顶底: "buy", "counter", "decline")."""
 
     type: Literal["decide"] = "decide"
-    choice: Name
+    choice: Decision
+    """the decision"""
 
 
 class SpecialAction(ClientModel):
     """A variant's own action by name (福州 抢金: "rob_gold" with the tile discarded)."""
 
     type: Literal["special"] = "special"
-    name: Name
+    name: SpecialActionName
+    """the variant's action"""
     tile: TileCode
+    """the tile the action concerns (抢金: the tile put out for the 金)"""
 
 
 WireAction = Annotated[
@@ -143,7 +152,7 @@ def from_rules_action(action: rules.Action) -> WireAction:
         case rules.Pass():
             return PassAction()
         case rules.Decide(choice=choice):
-            return DecideAction(choice=choice)
+            return DecideAction.model_validate({"choice": choice})
         case rules.Special(name=name, tile=tile):
-            return SpecialAction(name=name, tile=to_code(tile))
+            return SpecialAction.model_validate({"name": name, "tile": to_code(tile)})
     raise ValueError(f"{action!r} has no wire action (an escape is sent as a leave message)")

@@ -16,21 +16,33 @@ MAX_SEQ = 2**53 - 1  # the largest integer a JavaScript client holds exactly
 Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
 """A per-table event sequence number (0 = nothing seen yet)."""
 
-TableId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
-HandId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
-Name = Annotated[str, StringConstraints(pattern=r"^[a-z_]{1,32}$")]
-"""A short lower-case name: a decision choice, a special action, a reason."""
-
+TableId = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$"),
+    Field(description="the table's id (as in REST's /tables/{id})"),
+]
+HandId = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$"),
+    Field(description="the hand's id (as in REST's hand records and replays)"),
+]
 SeatNumber = Annotated[int, Field(ge=0, le=3)]
 
 
 class WireModel(BaseModel):
     """A server -> client value: frozen, unknown fields refused."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        use_attribute_docstrings=True,
+        json_schema_serialization_defaults_required=True,  # the server writes every field
+    )
 
 
 class ClientModel(BaseModel):
     """A client -> server value: frozen, unknown fields refused, no coercion."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", strict=True, use_attribute_docstrings=True
+    )

@@ -6,37 +6,52 @@ A client branches on the code, never on the message text. The rules core's codes
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-ErrorCode = Literal[
-    # the edge: the message itself
-    "malformed",  # not JSON, not a JSON object, or not UTF-8
-    "too_large",  # longer than MAX_MESSAGE_BYTES
-    "unknown_type",  # a message `type` this version does not know
-    "validation_error",  # a known type with a missing, extra or invalid field
-    # the table: who may send what, when
-    "unauthorized",  # not signed in, or the token expired
-    "wrong_table",  # the sender is not seated at that table
-    "stale",  # the client's seq is behind: resume first
-    "not_in_hand",  # an action between hands
-    "no_hand",  # a resume while the table has no hand in play
-    "paused",  # an admin paused the table: actions wait for resume
-    "hand_voided",  # the hand was voided (dissolved, or failed twice): no silver moved
-    "rate_limited",  # too many messages; slow down
-    "kicked",  # an administrator removed the player from the table
-    "internal",  # the server failed; the hand is restored from its action log
-    # the rules core (IllegalAction codes)
-    "hand_over",
-    "not_your_turn",
-    "bad_seat",
-    "tile_not_in_hand",
-    "wild_discard_forbidden",
-    "discard_restricted",
-    "not_offered",
-    "already_answered",
-    "cannot_win",
-    "no_tiles_left",
+from app.protocol.vocabulary import Meanings
+
+_ErrorCode = Literal[
+    "malformed", "too_large", "unknown_type", "validation_error",
+    "unauthorized", "wrong_table", "stale", "not_in_hand", "no_hand", "paused", "hand_voided",
+    "rate_limited", "kicked", "internal",
+    "hand_over", "not_your_turn", "bad_seat", "tile_not_in_hand", "wild_discard_forbidden",
+    "discard_restricted", "not_offered", "already_answered", "cannot_win", "no_tiles_left",
     "unknown_action",
-]
+]  # fmt: skip
+ERROR_MEANINGS: dict[str, str] = {
+    # the edge: the message itself
+    "malformed": "not UTF-8 JSON, or not a JSON object",
+    "too_large": "more than 4096 bytes",
+    "unknown_type": "a `type` this version does not know (also a second `hello`)",
+    "validation_error": "a known type with a missing, extra or invalid field (the message "
+    "names it)",
+    # the table: who may send what, when
+    "unauthorized": "not signed in, or the token expired",
+    "wrong_table": "not seated at that table",
+    "stale": "sent on an older state than the seat's pending decision (a late answer to a "
+    "prompt that has passed): resume",
+    "not_in_hand": "an action between hands",
+    "no_hand": "a `resume` while the table has never dealt",
+    "paused": "an admin paused the table; actions wait for the resume",
+    "hand_voided": "the hand was voided (dissolved, or failed twice inside the server); no "
+    "silver moved",
+    "rate_limited": "more than 20 messages a second: the frames beyond were dropped, not "
+    "answered (at most one such error a second); send a dropped action again",
+    "kicked": "an administrator removed the player from the table",
+    "internal": "the server failed; the hand is restored from its action log",
+    # the rules core (IllegalAction codes)
+    "hand_over": "the hand has ended",
+    "not_your_turn": "it is another seat's turn, or the claim window has closed",
+    "bad_seat": "no such seat",
+    "tile_not_in_hand": "the tile is not in the seat's hand",
+    "wild_discard_forbidden": "the variant forbids discarding the wild",
+    "discard_restricted": "the variant's discard rule forbids this tile now (温州 honours first)",
+    "not_offered": "the prompt did not offer this action",
+    "already_answered": "the seat has already answered this claim window or decision",
+    "cannot_win": "the hand is not complete with this tile",
+    "no_tiles_left": "the wall has no tile left for a kong's replacement",
+    "unknown_action": "an action the variant does not have",
+}
+ErrorCode = Annotated[_ErrorCode, Meanings(_ErrorCode, ERROR_MEANINGS)]
 
-ERROR_CODES: frozenset[str] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]
+ERROR_CODES: frozenset[str] = frozenset(ERROR_MEANINGS)

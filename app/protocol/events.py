@@ -13,29 +13,45 @@ from pydantic import Field, TypeAdapter
 
 from app.protocol.base import SeatNumber, WireModel
 from app.protocol.tiles import TileCode, to_code
+from app.protocol.vocabulary import (
+    Decision,
+    MeldKind,
+    Outcome,
+    PenaltyReason,
+    Special,
+    TransferReason,
+    Variant,
+)
 from app.rules.events import Event
 
-Dice = tuple[int, int]
-MeldKind = Literal["chow", "pung", "exposed_kong", "concealed_kong", "added_kong"]
+Dice = Annotated[tuple[int, int], Field(description="two dice, each 1-6")]
 
 
 class HandStartedPayload(WireModel):
-    """A hand (盘) begins: the variant, the dealer (庄家) and the dice."""
+    """A hand (盘) begins: the variant, the dealer (庄家) and the dice. The first event of
+    every hand."""
 
     kind: Literal["hand_started"] = "hand_started"
-    variant: str
+    variant: Variant
+    """the variant the table plays"""
     dealer: SeatNumber
+    """the dealer (庄家) of this hand"""
     dice: Dice
-    wall_size: int
+    """the dice thrown to break the wall"""
+    wall_size: int = Field(ge=0)
+    """the number of tiles in the wall before the deal (136, or 144 with flowers)"""
 
 
 class DealtPayload(WireModel):
-    """A seat's dealt hand; `tiles` is null unless it is the receiver's own."""
+    """A seat's dealt hand, one event per seat."""
 
     kind: Literal["dealt"] = "dealt"
     seat: SeatNumber
-    count: int
+    """the seat dealt to"""
+    count: int = Field(ge=0)
+    """how many tiles it was dealt (the dealer one more)"""
     tiles: list[TileCode] | None
+    """the tiles, in the receiver's own copy only; null for another seat"""
 
 
 class WildTurnedPayload(WireModel):
@@ -44,9 +60,13 @@ class WildTurnedPayload(WireModel):
 
     kind: Literal["wild_turned"] = "wild_turned"
     dice: Dice | None
+    """the dice thrown to find the indicator, where the variant throws them; else null"""
     indicator: TileCode
+    """the tile turned face up"""
     wild: TileCode
+    """the kind of tile that is wild in this hand"""
     substitute: TileCode | None
+    """the tile that plays as the wild's face (白板), or null"""
 
 
 class DecidedPayload(WireModel):
@@ -54,15 +74,20 @@ class DecidedPayload(WireModel):
 
     kind: Literal["decided"] = "decided"
     seat: SeatNumber
-    choice: str
+    """the seat that decided"""
+    choice: Decision
+    """what it chose"""
 
 
 class FloweredPayload(WireModel):
-    """补花: a flower laid out face up; its replacement arrives as a ``drew`` from the tail."""
+    """补花: a flower laid out face up; its replacement arrives as a ``drew`` from the tail
+    (福州's turned 金 is also announced by `wild_turned`)."""
 
     kind: Literal["flowered"] = "flowered"
     seat: SeatNumber
+    """the seat that laid the flower out"""
     tile: TileCode
+    """the flower (or, in 福州, an honour that counts as one)"""
 
 
 class DrewPayload(WireModel):
@@ -70,17 +95,23 @@ class DrewPayload(WireModel):
 
     kind: Literal["drew"] = "drew"
     seat: SeatNumber
+    """the seat that drew"""
     from_tail: bool
+    """true for a replacement from the tail (after a kong or a flower)"""
     tile: TileCode | None
+    """the tile, in the drawer's own copy only; null for another seat"""
 
 
 class DiscardedPayload(WireModel):
-    """出牌; `wild` is true when the tile is the wild (丽水 误打财神)."""
+    """出牌: a tile discarded; a claim window may follow (each offered seat gets a prompt)."""
 
     kind: Literal["discarded"] = "discarded"
     seat: SeatNumber
+    """the seat that discarded"""
     tile: TileCode
+    """the discarded tile"""
     wild: bool
+    """true when the tile is the wild (丽水 误打财神, a penalty)"""
 
 
 class MeldedPayload(WireModel):
@@ -88,10 +119,15 @@ class MeldedPayload(WireModel):
 
     kind: Literal["melded"] = "melded"
     seat: SeatNumber
+    """the seat that declared the set"""
     meld: MeldKind
+    """which set"""
     tiles: list[TileCode] | None
+    """the set's tiles as they lie (a 加杠: all four); null for another seat's 暗杠"""
     claimed: TileCode | None = None
+    """the discard taken into the set (吃, 碰, 明杠), or the tile added (加杠); else null"""
     from_seat: SeatNumber | None = None
+    """the seat whose discard was taken; null for 暗杠 and 加杠"""
 
 
 class PenalizedPayload(WireModel):
@@ -99,8 +135,11 @@ class PenalizedPayload(WireModel):
 
     kind: Literal["penalized"] = "penalized"
     seat: SeatNumber
-    reason: str
+    """the seat that pays"""
+    reason: PenaltyReason
+    """why"""
     tile: TileCode | None = None
+    """the tile concerned (the followed tile, the discarded wild), or null"""
 
 
 class GoldRobbedPayload(WireModel):
@@ -108,21 +147,36 @@ class GoldRobbedPayload(WireModel):
 
     kind: Literal["gold_robbed"] = "gold_robbed"
     seat: SeatNumber
+    """the seat that robs the gold"""
     tile: TileCode
+    """the turned 金, which joins its hand (the tile put out for it came as a `discarded`)"""
 
 
 class WonPayload(WireModel):
-    """胡: the winner's hand, the specials and the multiplier."""
+    """胡: the winner's hand, its specials and its multiplier. With several winners (上海
+    一炮多响) one `won` per winner, nearest the discarder first."""
 
     kind: Literal["won"] = "won"
     seat: SeatNumber
+    """the winner"""
     from_seat: SeatNumber | None
+    """the seat whose discard (or added kong tile) was won on; null: 自摸 (self-drawn)"""
     tile: TileCode | None
+    """the winning tile (福州 抢金: the turned 金); null when no tile completed it (a dealt 天胡, 福州 三金倒)"""
     self_draw: bool
+    """自摸: the winner drew the winning tile (福州 抢金 and 三金倒 count as 自摸)"""
     robbed_kong: bool
+    """抢杠: the tile was robbed from another seat's 加杠"""
     hand: list[TileCode]
-    specials: list[str]
-    multiplier: int
+    """the winner's concealed tiles, the winning tile included (not its melds)"""
+    specials: list[Special]
+    """the named specials (番种) the win scored, highest first; empty for a plain win"""
+    multiplier: int = Field(ge=0)
+    """what the specials make of the base, by the variant's rule (docs/rules.md): 丽水 the
+    sum of the specials' multipliers (1 or 2 for a plain win); 温州 the highest multiplier
+    (1 soft, 2 hard, 4...); 湖州 the product of its doublings (2^n); 福州 the special's
+    multiple of the base (1: no special); 上海 the hand's value in 花 (喇 x 20, or 花 x 2^番,
+    capped), before the 抢杠 and 荒番 factors"""
 
 
 class ExhaustiveDrawPayload(WireModel):
@@ -136,41 +190,63 @@ class EscapedPayload(WireModel):
 
     kind: Literal["escaped"] = "escaped"
     seat: SeatNumber
+    """the seat that left"""
 
 
 class TransferPayload(WireModel):
     """Points moving from `payer` to `payee` for `reason`."""
 
     payer: SeatNumber
+    """the seat that pays"""
     payee: SeatNumber
-    points: int
-    reason: str
+    """the seat that receives"""
+    points: int = Field(ge=0)
+    """how many points (silver = points x the table's stake)"""
+    reason: TransferReason
+    """why"""
 
 
 class RevealedMeld(WireModel):
     """A seat's declared set as revealed at the end of a hand (a 暗杠's tiles too)."""
 
     meld: MeldKind
+    """which set"""
     tiles: list[TileCode]
+    """its tiles as they lie"""
     claimed: TileCode | None = None
+    """the discard taken into the set, or the tile added to a 加杠; else null"""
     from_seat: SeatNumber | None = None
+    """the seat whose discard was taken; null for 暗杠 and 加杠"""
 
 
 class HandEndedPayload(WireModel):
-    """The end of a hand: every seat's tiles revealed, per seat: `hands` its concealed
-    tiles (a winner's with its winning tile), `melds` its declared sets, `flowers` its
-    flowers; the settlement in points (`net` per seat)."""
+    """The end of a hand: every seat's tiles revealed and the settlement in points. Sent
+    once the hand's record and silver are stored (see `settling` in `table_state`). Lists
+    of four are by seat."""
 
     kind: Literal["hand_ended"] = "hand_ended"
-    outcome: str
+    outcome: Outcome
+    """how the hand ended"""
     winners: list[SeatNumber]
-    hands: list[list[TileCode]]
+    """the winning seats (empty unless `outcome` is win), nearest the discarder first"""
+    hands: list[list[TileCode]] = Field(min_length=4, max_length=4)
+    """per seat, its concealed tiles (a winner's with its winning tile, every winner's of
+    一炮多响); not its melds or flowers"""
     transfers: list[TransferPayload]
-    net: list[int]
-    house: list[int]
-    house_silver: list[int]
-    melds: list[list[RevealedMeld]]
-    flowers: list[list[TileCode]]
+    """every payment between seats, in points"""
+    net: list[int] = Field(min_length=4, max_length=4)
+    """per seat, points won (+) or lost (-): the transfers plus `house`; a seat's silver moves
+    by net x stake + `house_silver`"""
+    house: list[int] = Field(min_length=4, max_length=4)
+    """per seat, points paid by the house rather than by a seat (in points, like `net`, and
+    included in it; no variant pays any today)"""
+    house_silver: list[int] = Field(min_length=4, max_length=4)
+    """per seat, silver (银两, not points: not multiplied by the stake) paid by the house (湖州
+    起手四财神: 500000)"""
+    melds: list[list[RevealedMeld]] = Field(min_length=4, max_length=4)
+    """per seat, its declared sets, 暗杠 tiles shown"""
+    flowers: list[list[TileCode]] = Field(min_length=4, max_length=4)
+    """per seat, the flowers it laid out"""
 
 
 EventPayload = Annotated[

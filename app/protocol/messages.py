@@ -20,6 +20,7 @@ from app.protocol.base import ClientModel, HandId, SeatNumber, Seq, TableId, Wir
 from app.protocol.errors import ErrorCode
 from app.protocol.events import EventPayload
 from app.protocol.views import SeatView
+from app.protocol.vocabulary import Variant
 
 Nonce = Annotated[str, StringConstraints(max_length=64)]
 VERSION: Final = 2  # docs/protocol.md: what changed from version 1
@@ -36,8 +37,10 @@ class HelloMessage(ClientModel):
     /auth/refresh). The token never travels in the URL."""
 
     v: Version
+    """the protocol version the client speaks (required here)"""
     type: Literal["hello"] = "hello"
     token: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TOKEN_LENGTH)]
+    """an access token from POST /auth/login or /auth/refresh"""
 
 
 class ActionMessage(ClientModel):
@@ -45,19 +48,27 @@ class ActionMessage(ClientModel):
     server may refuse an action sent on an older state with ``stale``)."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["action"] = "action"
     table_id: TableId
     seq: Seq
+    """the last event seq the client saw (the prompt's seq); an error refusing this action
+    carries it as `ref_seq`"""
     action: WireAction
+    """the action, one the last prompt offered"""
 
 
 class ResumeMessage(ClientModel):
-    """After a (re)connect: send a snapshot of my view and every event after `last_seq`."""
+    """After connecting or reconnecting: what the seat missed at the table since `last_seq`
+    (the events after it, or a snapshot when they are not at hand; see docs/protocol.md),
+    then its prompt if it owes a decision."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["resume"] = "resume"
     table_id: TableId
     last_seq: Seq
+    """the last event seq the client saw at this table (0: none)"""
 
 
 class AutoplayMessage(ClientModel):
@@ -65,9 +76,11 @@ class AutoplayMessage(ClientModel):
     until the player turns it off (or acts: any action turns it off)."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["autoplay"] = "autoplay"
     table_id: TableId
     on: bool
+    """true: turn 托管 on; false: off"""
 
 
 class LeaveMessage(ClientModel):
@@ -75,6 +88,7 @@ class LeaveMessage(ClientModel):
     the hand ends at once and the leaver pays the variant's escape penalty."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["leave"] = "leave"
     table_id: TableId
 
@@ -83,8 +97,10 @@ class PingMessage(ClientModel):
     """Keep-alive; the server answers ``pong`` with the same nonce."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["ping"] = "ping"
     nonce: Nonce
+    """any string of at most 64 characters, echoed in the pong"""
 
 
 ClientMessage = Annotated[
@@ -102,11 +118,14 @@ class EventMessage(WireModel):
     """Something happened in the hand, as this seat may see it."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["event"] = "event"
     table_id: TableId
     hand_id: HandId
     seq: Seq
+    """this event's number: the table's last seq plus one"""
     event: EventPayload
+    """what happened; `kind` says which"""
 
 
 class PromptMessage(WireModel):
@@ -115,13 +134,18 @@ class PromptMessage(WireModel):
     last event the prompt follows."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["prompt"] = "prompt"
     table_id: TableId
     hand_id: HandId
     seq: Seq
-    legal_actions: list[WireAction]
+    """the seq of the last event the prompt follows; the answering action carries it"""
+    legal_actions: list[WireAction] = Field(min_length=1)
+    """every action the seat may take now"""
     deadline_ms: int = Field(ge=0)
+    """the milliseconds left to decide when the prompt was sent"""
     timeout_action: WireAction
+    """what the server plays for the seat when the time runs out"""
 
 
 class SnapshotMessage(WireModel):
@@ -129,12 +153,16 @@ class SnapshotMessage(WireModel):
     `deadline_ms` is the time left for the seat's own pending decision, if any."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["snapshot"] = "snapshot"
     table_id: TableId
     hand_id: HandId
     seq: Seq
+    """the seq of the last event the view includes; events after it follow"""
     view: SeatView
+    """the seat's whole view of the hand"""
     deadline_ms: int | None = Field(default=None, ge=0)
+    """the milliseconds left for the seat's own pending decision; null: none pending"""
 
 
 class ErrorMessage(WireModel):
@@ -142,29 +170,41 @@ class ErrorMessage(WireModel):
     people; `ref_seq` is the seq the refused message carried, if it was readable."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["error"] = "error"
     code: ErrorCode
+    """what went wrong; branch on this, never on `message`"""
     message: str = Field(max_length=300)
+    """an explanation for people (English), never to parse"""
     ref_seq: Seq | None = None
+    """the seq the refused message carried (an action's `seq`, a resume's `last_seq`);
+    null when it carried none or it could not be read, and for errors that answer no
+    message (`hand_voided`, `kicked`)"""
 
 
 class PongMessage(WireModel):
     """The answer to ``ping``."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["pong"] = "pong"
     nonce: Nonce
+    """the ping's nonce"""
 
 
 class SeatedMessage(WireModel):
     """You sit at `seat` of `table_id`, which plays `variant` at `stake` silver per point."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["seated"] = "seated"
     table_id: TableId
     seat: SeatNumber
-    variant: str
+    """the receiver's seat, 0-3"""
+    variant: Variant
+    """the variant the table plays"""
     stake: int = Field(ge=0)
+    """silver (银两) per point: a hand moves net x stake silver"""
 
 
 class SeatInfo(WireModel):
@@ -172,12 +212,20 @@ class SeatInfo(WireModel):
     silver (银两), whether they are connected, ready for the next hand, or on 托管."""
 
     seat: SeatNumber
+    """the seat, 0-3"""
     name: str | None
+    """the player's name as they typed it (bots: bot-<n>); null: the seat is empty"""
     title: str | None
+    """the player's title (称号) by their silver, the 丽水 ladder of RULES.md 2 (菜鸟 ...
+    万赌之王); null: empty"""
     balance: int | None
+    """the player's silver (银两); null: empty"""
     connected: bool
+    """the player has a socket and is not away (a bot always is)"""
     ready: bool
+    """taken and connected: the seat will be dealt the next hand"""
     autoplay: bool
+    """托管: the server plays for the seat (bots; two timeouts in a row; until it acts)"""
 
 
 class TableStateMessage(WireModel):
@@ -185,17 +233,20 @@ class TableStateMessage(WireModel):
     between hands). Sent on joining and whenever a seat changes."""
 
     v: Version = VERSION
+    """the protocol version, 2"""
     type: Literal["table_state"] = "table_state"
     table_id: TableId
-    variant: str
+    variant: Variant
+    """the variant the table plays"""
     dealer: SeatNumber
+    """the dealer (庄家) of the hand in play, or of the next one"""
     hand_id: HandId | None
+    """the hand in play; null between hands"""
     seats: list[SeatInfo] = Field(min_length=4, max_length=4)
-    settling: bool = Field(
-        default=False,
-        description="the last hand's result is being stored: its hand_ended comes once the "
-        "database has it, and no hand is dealt before",
-    )
+    """the four seats, by seat number"""
+    settling: bool = False
+    """the last hand's result is being stored: its hand_ended comes once the database has
+    it, and no hand is dealt before"""
 
 
 ServerMessage = Annotated[

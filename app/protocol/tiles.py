@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import StringConstraints
+from pydantic import Field, StringConstraints
 
 from app.rules.tiles import Tile, parse_one, tile_code
 
 TILE_CODE_PATTERN = r"^[1-9][mps]$|^[1-7]z$|^[1-8]f$"
 
-TileCode = Annotated[str, StringConstraints(pattern=TILE_CODE_PATTERN)]
+TileCode = Annotated[
+    str,
+    StringConstraints(pattern=TILE_CODE_PATTERN),
+    Field(description="a tile: 1m-9m 万, 1p-9p 筒, 1s-9s 条, 1z-7z 东南西北白发中, 1f-8f 春夏秋冬梅兰竹菊"),
+]
 """One tile in notation, e.g. "5m", "7z", "1f"."""
 
 

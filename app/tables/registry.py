@@ -64,6 +64,7 @@ from app.protocol import (
     TableStateMessage,
 )
 from app.protocol.encode import Encoded
+from app.protocol.vocabulary import as_variant
 from app.rules.events import Event
 from app.rules.hand import Preset
 from app.rules.variants import get_ruleset
@@ -643,7 +644,7 @@ class TableRegistry:
                         continue  # sat meanwhile: `seated` first, in the next round
                     if seat in seated:
                         self._deliver(live, seat, SeatedMessage(
-                            table_id=table_id, seat=seat, variant=live.variant, stake=live.stake
+                            table_id=table_id, seat=seat, variant=as_variant(live.variant), stake=live.stake
                         ))
                     self._deliver(live, seat, message)
             except Exception:
@@ -690,7 +691,7 @@ class TableRegistry:
         table = live.table
         return TableStateMessage(
             table_id=live.table_id,
-            variant=live.variant,
+            variant=as_variant(live.variant),
             dealer=table.dealer,
             hand_id=table.hand_id if table.hand is not None else None,
             seats=seats,

@@ -23,6 +23,7 @@ from app.protocol import (
 )
 from app.protocol.actions import PassAction, WireAction
 from app.protocol.encode import Encoded, event_text, message_text, prompt_text
+from app.protocol.vocabulary import as_variant
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import TimeoutBot
 from app.tables.messages import (
@@ -67,7 +68,7 @@ def wire_message(live: LiveTable, seat: int, item: Outbound) -> ServerMessage:
         )
     if isinstance(item, SeatedOut):
         return SeatedMessage(
-            table_id=table_id, seat=item.seat, variant=live.variant, stake=live.stake
+            table_id=table_id, seat=item.seat, variant=as_variant(live.variant), stake=live.stake
         )
     assert isinstance(item, ErrorOut)
     # a code the actor uses that the wire protocol does not list reaches the client as internal

@@ -27,6 +27,7 @@ from app.rules.variants.base import TableContext
 from app.store import house
 from app.store.db import Database
 from tests.api.helpers import HOUSE_FLOAT
+from tests.contract import check_server_message
 from tests.live import live_server, sqlite_settings
 from tests.wsclient import Pacer, open_socket, table_socket
 
@@ -64,7 +65,9 @@ class Player:
         assert self.ws is not None
         try:
             async for raw in self.ws:
-                await self.inbox.put(json.loads(raw))
+                message = json.loads(raw)
+                check_server_message(message)  # tests/e2e/conftest.py asserts none failed
+                await self.inbox.put(message)
         except websockets.ConnectionClosed:
             pass  # closed by the server: the test looks at the close code
 

@@ -22,6 +22,7 @@ from websockets.asyncio.client import ClientConnection
 
 from app.loadtest.seed import seed_accounts
 from app.settings import Settings
+from tests.contract import check_server_message
 from tests.live import live_server, sqlite_settings
 from tests.wsclient import open_socket
 
@@ -59,6 +60,7 @@ async def _until_hand(ws: ClientConnection) -> list[dict[str, Any]]:
     async with asyncio.timeout(20):
         while dealt < 4:
             message = json.loads(await ws.recv())
+            check_server_message(message)  # tests/e2e/conftest.py asserts none failed
             got.append(message)
             if message["type"] == "event" and message["event"]["kind"] == "dealt":
                 dealt += 1

@@ -193,6 +193,21 @@ async def _test_table(
     return table_id
 
 
+async def _public_table(
+    server: Server, http: httpx.AsyncClient, players: list[Player], variant: str
+) -> str:
+    """A lobby table of `variant` (ready timer 1 s) with the four players connected and
+    seated; its id."""
+    created = await http.post(
+        "/tables", json={"variant": variant, "stake": STAKE, "timers": {"ready": 1}},
+        headers=players[0].headers,
+    )
+    assert created.status_code == 201, created.text
+    table_id = str(created.json()["id"])
+    await _seat_all(server, http, players, table_id)
+    return table_id
+
+
 async def _assert_settled(http: httpx.AsyncClient, players: list[Player], ended: Message) -> None:
     """Each balance over REST is 10000 + net x stake + house silver; the ledger sums to it."""
     for p in players:
@@ -212,13 +227,7 @@ async def _close(players: list[Player]) -> None:
 async def test_one_hand_of_every_variant(server: Server, variant: str) -> None:
     async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
         players = await _players(http, variant[:4])
-        created = await http.post(
-            "/tables", json={"variant": variant, "stake": STAKE, "timers": {"ready": 1}},
-            headers=players[0].headers,
-        )
-        assert created.status_code == 201, created.text
-        table_id = created.json()["id"]
-        await _seat_all(server, http, players, table_id)
+        table_id = await _public_table(server, http, players, variant)
 
         seen = await asyncio.gather(*(_play(p, table_id) for p in players))
 

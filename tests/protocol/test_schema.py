@@ -1,0 +1,133 @@
+"""The protocol's JSON Schema and AsyncAPI document (`app.protocol.schema`) as a client
+developer reads them: every field described, every vocabulary an enumeration with the
+meaning of each value and the same values as the server's code, every reference
+resolving, and docs/protocol.md's generated reference equal to the schema."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from app.protocol import doc
+from app.protocol.schema import asyncapi_document, protocol_schema
+from app.protocol.vocabulary import LEDGER_REASONS, SPECIALS, VARIANTS
+from app.rules.variants import VARIANTS as RULESETS
+from app.rules.variants import fuzhou, huzhou, lishui, shanghai, wenzhou
+from app.store.models import REASONS
+from tests.contract import violation
+
+
+def _properties(schema: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(schema, dict):
+        for name, prop in schema.get("properties", {}).items():
+            yield f"{where}.{name}", prop
+        for key, value in schema.items():
+            yield from _properties(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            yield from _properties(value, f"{where}[{i}]")
+
+
+def test_the_schema_is_valid_json_schema_2020_12() -> None:
+    Draft202012Validator.check_schema(protocol_schema())
+
+
+def test_every_field_of_every_message_is_described() -> None:
+    undescribed = [where for where, prop in _properties(protocol_schema())
+                   if not prop.get("description", "").strip()]
+    assert undescribed == []
+
+
+def _enums(schema: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(schema, dict):
+        if "enum" in schema:
+            yield schema
+        for value in schema.values():
+            yield from _enums(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _enums(value)
+
+
+def test_every_vocabulary_gives_the_meaning_of_each_value() -> None:
+    enums = list(_enums(protocol_schema()))
+    assert len(enums) > 10
+    for enum in enums:
+        meanings = enum.get("x-enum-descriptions", [])
+        assert len(meanings) == len(enum["enum"]), enum["enum"]
+        assert all(m.strip() for m in meanings)
+
+
+def test_the_vocabularies_name_what_the_code_produces() -> None:
+    assert set(VARIANTS) == set(RULESETS)
+    assert set(LEDGER_REASONS) == set(REASONS)
+    specials = (
+        set(lishui.SPECIALS) | set(wenzhou.SPECIALS) | {"three_wilds_any_shape"}
+        | set(huzhou.DOUBLINGS) | {"robbing_kong", "dealt_four_wilds"}
+        | {fuzhou.ROB_GOLD, fuzhou.FLOWERLESS, fuzhou.THREE_GOLDS, fuzhou.GOLDEN_PAIR}
+        | {name for name, _ in shanghai.LA_HANDS}
+        | {"mixed_suit", "all_pungs", "kong_win", "concealed_hand", "robbing_kong", "draw_bonus"}
+    )
+    assert specials == set(SPECIALS)
+
+
+def test_a_message_outside_a_vocabulary_is_refused_by_the_schema() -> None:
+    won = {"kind": "won", "seat": 0, "from_seat": None, "tile": "5s", "self_draw": True,
+           "robbed_kong": False, "hand": ["5s"], "specials": ["pure_suit"], "multiplier": 8}
+    event = {"v": 2, "type": "event", "table_id": "T1", "hand_id": "T1-1", "seq": 3,
+             "event": won}
+    assert violation(event) is None
+    assert violation({**event, "event": {**won, "specials": ["big_pungs"]}}) is not None
+    assert violation({**event, "event": {**won, "surprise": 1}}) is not None
+    assert violation({**event, "seq": -1}) is not None
+
+
+def _refs(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == "$ref":
+                yield inner
+            else:
+                yield from _refs(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _refs(inner)
+
+
+def _resolve(document: dict[str, Any], ref: str) -> Any:
+    assert ref.startswith("#/"), ref
+    node: Any = document
+    for part in ref[2:].split("/"):
+        node = node[part]
+    return node
+
+
+@pytest.mark.parametrize("make", [protocol_schema, asyncapi_document])
+def test_every_reference_resolves(make: Any) -> None:
+    document = make()
+    refs = set(_refs(document))
+    assert refs
+    for ref in refs:
+        assert _resolve(document, ref) is not None
+
+
+def test_the_asyncapi_document_lists_every_message_both_ways() -> None:
+    document = asyncapi_document()
+    assert document["asyncapi"] == "3.0.0"
+    assert document["channels"]["table"]["address"] == "/ws"
+    operations = document["operations"]
+    received = {r["$ref"].rsplit("/", 1)[1] for r in operations["receiveClientMessages"]["messages"]}
+    sent = {r["$ref"].rsplit("/", 1)[1] for r in operations["sendServerMessages"]["messages"]}
+    assert received == {"hello", "action", "resume", "autoplay", "leave", "ping"}
+    assert sent == {"seated", "table_state", "event", "prompt", "snapshot", "error", "pong"}
+    for name in received | sent:
+        payload = _resolve(document, document["components"]["messages"][name]["payload"]["$ref"])
+        assert payload["properties"]["type"]["const"] == name
+
+
+def test_docs_protocol_md_holds_the_generated_reference_and_examples() -> None:
+    text = doc.DOC.read_text(encoding="utf-8")
+    assert doc.render(text, doc.blocks()) == text, "run: python -m app.protocol.doc"
