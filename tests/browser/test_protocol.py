@@ -3,7 +3,8 @@ against a real server: a lost event is resumed from the last seq and a duplicate
 a refused action comes back paired with the message that carried its ref_seq; after the
 connection is closed from the server's side the client reconnects, resumes and holds the
 server's own view of the hand; a `rate_limited` notice makes it send a dropped action once
-more, and the refusal of a copy of an action that was taken is not reported.
+more, and the refusal of a copy of an action that was taken is not reported; a newer
+connection of the account (4000) ends it.
 
 The page's socket class is wrapped (`TapSocket`) to see every frame and to lose or
 duplicate chosen events before the client reads them; the server is the real one."""
@@ -330,3 +331,26 @@ def test_rate_limited_sends_the_dropped_action_once_more(page: Page, server: Ser
         "no_hand", "rate_limited", "rate_limited"]
     assert not [m for m in page.evaluate("() => tap.received")
                 if m["type"] == "error" and m["ref_seq"] == following["seq"]]
+
+
+def test_a_newer_connection_of_the_account_ends_the_older_client(
+    page: Page, server: Server
+) -> None:
+    token, table_id = _seated_player(server, "twice")
+    _start(page, token, table_id)
+    page.evaluate("""async ([token, tableId]) => {
+      const { ProtocolClient } = await import("/static/js/protocol.js");
+      tap.newer = [];
+      tap.second = new ProtocolClient({ url: `ws://${location.host}/ws`, token: () => token,
+        onSeated: (m) => tap.newer.push(m), onStatus: (s) => tap.newer.push(s) });
+      tap.second.follow(tableId);
+      tap.second.connect();
+    }""", [token, table_id])
+    page.wait_for_function("() => tap.log.some((x) => x.kind === 'status' &&"
+                           " x.m.status === 'replaced')")
+    statuses = [x["m"]["status"] for x in _log(page, "status")]
+    assert statuses == ["connecting", "open", "replaced"]  # closed with 4000, not reconnecting
+    assert _log(page, "status")[-1]["m"]["code"] == 4000
+    assert page.evaluate("() => tap.client.stopped && !tap.client.isOpen")
+    page.wait_for_function("() => tap.newer.some((m) => m.type === 'seated')")
+    assert page.evaluate("() => tap.second.isOpen")
