@@ -1,17 +1,16 @@
-// The table controller: one per open table page. It owns the socket, keeps the hand model
-// in step with the server (events in seq order, snapshots, resume after a gap or a
-// reconnect), holds the current prompt, sends the player's actions and asks the view to
-// redraw. Rendering is in tableview.js.
+// The table controller: one per open table page. It owns the protocol client
+// (protocol.js: the socket, seq order, resume, resends, reconnects), keeps the hand model
+// from the events and snapshots it passes on, holds the current prompt, sends the player's
+// actions and asks the view to redraw. Rendering is in tableview.js.
 
-import { api, ApiError } from "./api.js";
+import { api, ApiError, refreshTokens, session } from "./api.js";
 import { announce } from "./dom.js";
 import { t } from "./i18n.js";
 import { applyEvent, emptyHand, fromSnapshot } from "./model.js";
-import { TableSocket } from "./socket.js";
+import { ProtocolClient } from "./protocol.js";
 import { tileName } from "./tiles.js";
 import { renderTable, restoreFocus, focusKey, updateCountdown } from "./tableview.js";
 
-const RESYNC_MS = 3000; // a resume not answered within this is sent again on the next gap
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 // events that leave a pending decision open (another seat's answer in the same 买底 round,
 // a penalty); any other event means the decision was taken or the window closed
@@ -29,19 +28,32 @@ export class TableController {
     this.players = [0, 1, 2, 3].map((seat) => ({ seat, name: null }));
     this.tableState = null; // the latest table_state, once the server sends one
     this.hand = null; // the model of the hand in play (or the last one)
-    this.lastSeq = 0;
-    this.resyncUntil = 0;
     this.prompt = null; // {legal, deadline (ms since epoch), timeout, seq}
     this.autoplay = false;
     this.settlement = null; // {ended, handId, balance, wins}
     this.notice = "";
     this.waiting = true; // no hand has been seen at this table yet
     this.closed = false;
-    this.socket = new TableSocket({
-      onMessage: (m) => this.onMessage(m),
-      onOpen: () => this.resume(),
-      onStatus: (s) => this.onStatus(s),
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    // each message of this table changes the controller, then the page is drawn again
+    const then = (fn, opts = {}) => (m) => {
+      if (m.table_id && m.table_id !== this.tableId) return;
+      fn(m);
+      this.render(opts);
+    };
+    this.client = new ProtocolClient({
+      url: `${scheme}://${location.host}/ws`,
+      token: () => session.access,
+      refresh: refreshTokens,
+      onSeated: then((m) => this.onSeated(m)),
+      onTableState: then((m) => this.onTableState(m)),
+      onEvent: then((m) => this.onEvent(m)),
+      onPrompt: then((m) => this.onPrompt(m), { prompted: true }),
+      onSnapshot: then((m) => this.onSnapshot(m)),
+      onError: then((m) => this.onError(m)),
+      onStatus: (status) => this.onStatus(status),
     });
+    this.client.follow(tableId);
     this.onKey = (ev) => this.keydown(ev);
     this.ticker = null;
   }
@@ -50,7 +62,7 @@ export class TableController {
     await this.loadPlayers();
     document.addEventListener("keydown", this.onKey);
     this.ticker = setInterval(() => this.tick(), 250);
-    this.socket.connect();
+    this.client.connect();
     this.render();
   }
 
@@ -58,7 +70,7 @@ export class TableController {
     this.closed = true;
     document.removeEventListener("keydown", this.onKey);
     clearInterval(this.ticker);
-    this.socket.close();
+    this.client.close();
     this.onBanner(null);
   }
 
@@ -98,89 +110,56 @@ export class TableController {
     }
   }
 
-  resume() {
-    this.resyncUntil = Date.now() + RESYNC_MS;
-    this.socket.send({ type: "resume", table_id: this.tableId, last_seq: this.lastSeq });
-  }
-
   onStatus(status) {
     if (status === "open") this.onBanner(null);
     else if (status === "reconnecting") this.onBanner({ text: t("reconnecting") });
     else if (status === "replaced") {
-      this.onBanner({ text: t("replaced"), action: t("reconnect"), onAction: () => this.socket.connect() });
+      this.onBanner({ text: t("replaced"), action: t("reconnect"), onAction: () => this.client.connect() });
+    } else if (status === "kicked") {
+      this.onBanner({ text: t("kicked"), action: t("nav_lobby"), onAction: () => { location.hash = "#/lobby"; } });
+    } else if (status === "banned" || status === "unauthorized") {
+      this.onBanner(null);
+      session.clear(); // the session is over: back to the sign-in page
     }
   }
 
-  onMessage(m) {
-    if (m.table_id && m.table_id !== this.tableId) return;
-    switch (m.type) {
-      case "seated":
-        this.seat = m.seat;
-        this.variant = m.variant;
-        this.stake = m.stake;
-        break;
-      case "table_state":
-        this.tableState = m;
-        this.variant = m.variant;
-        this.players = m.seats.map((s) => ({ ...s, bot: Boolean(s.name && s.name.startsWith("bot-")) }));
-        if (this.seat !== null && m.seats[this.seat]) this.autoplay = m.seats[this.seat].autoplay;
-        break;
-      case "event":
-        this.onEvent(m);
-        break;
-      case "prompt":
-        // a prompt keeps its seq while other seats answer in the same window or round, so
-        // it may follow later events; one ahead of what we have waits for the resume
-        if (m.seq > this.lastSeq) {
-          this.gap();
-          return;
-        }
-        this.prompt = { legal: m.legal_actions, deadline: Date.now() + m.deadline_ms,
-          timeout: m.timeout_action, seq: m.seq };
-        this.render({ prompted: true });
-        return;
-      case "snapshot":
-        this.hand = fromSnapshot(m.view, m.hand_id);
-        this.seat = m.view.seat ?? this.seat;
-        this.lastSeq = m.seq;
-        this.resyncUntil = 0;
-        this.prompt = null;
-        this.waiting = false;
-        if (this.settlement && this.settlement.handId !== m.hand_id) this.settlement = null;
-        break;
-      case "error":
-        this.onError(m);
-        break;
-      default:
-        return;
-    }
-    this.render();
+  onSeated(m) {
+    this.seat = m.seat;
+    this.variant = m.variant;
+    this.stake = m.stake;
   }
 
-  gap() {
-    if (Date.now() > this.resyncUntil) this.resume();
+  onTableState(m) {
+    this.tableState = m;
+    this.variant = m.variant;
+    this.players = m.seats.map((s) => ({ ...s, bot: Boolean(s.name && s.name.startsWith("bot-")) }));
+    if (this.seat !== null && m.seats[this.seat]) this.autoplay = m.seats[this.seat].autoplay;
   }
 
+  onPrompt(m) {
+    this.prompt = { legal: m.legal_actions, deadline: Date.now() + m.deadline_ms,
+      timeout: m.timeout_action, seq: m.seq };
+  }
+
+  onSnapshot(m) {
+    this.hand = fromSnapshot(m.view, m.hand_id);
+    this.seat = m.view.seat ?? this.seat;
+    this.prompt = null;
+    this.waiting = false;
+    if (this.settlement && this.settlement.handId !== m.hand_id) this.settlement = null;
+  }
+
+  // an event in seq order (protocol.js drops duplicates and resumes over gaps)
   onEvent(m) {
-    if (m.seq <= this.lastSeq) return; // already applied
-    if (m.seq !== this.lastSeq + 1) {
-      this.gap(); // missed something: the resume replays it, or sends a snapshot
-      return;
-    }
     const e = m.event;
-    if (e.kind !== "hand_started" && (!this.hand || this.hand.handId !== m.hand_id)) {
-      this.gap();
-      return;
-    }
     if (e.kind === "hand_started") {
       this.hand = emptyHand();
       this.settlement = null;
       this.waiting = false;
       this.loadPlayers().then(() => this.render(), () => {});
     }
+    if (!this.hand) return; // followed from a seq this page never had: cannot happen here
     applyEvent(this.hand, e, m.hand_id);
-    this.lastSeq = m.seq;
-    this.resyncUntil = 0;
     if (this.prompt && !KEEPS_PROMPT.has(e.kind)) this.prompt = null;
     this.announceEvent(e);
     if (e.kind === "hand_ended") this.settle(m.hand_id, e);
@@ -188,14 +167,11 @@ export class TableController {
 
   onError(m) {
     if (m.code === "no_hand") {
-      this.resyncUntil = 0;
       this.waiting = !this.hand;
       return;
     }
-    if (m.code === "stale") {
-      this.resume();
-      return;
-    }
+    // stale: protocol.js resumes; rate_limited: it sends the dropped action again
+    if (m.code === "stale" || m.code === "rate_limited") return;
     if (m.code === "hand_voided") {
       this.notice = t("outcome_voided");
       this.prompt = null;
@@ -258,8 +234,7 @@ export class TableController {
 
   act(action) {
     if (!this.prompt) return;
-    const sent = this.socket.send({ type: "action", table_id: this.tableId, seq: this.lastSeq, action });
-    if (!sent) return;
+    if (!this.client.act(this.tableId, action)) return; // not connected: the prompt comes back
     this.prompt = null;
     this.autoplay = false; // any action of the player ends 托管 (server side too)
     this.render();
@@ -273,7 +248,7 @@ export class TableController {
 
   toggleAutoplay() {
     const on = !this.autoplay;
-    if (this.socket.send({ type: "autoplay", table_id: this.tableId, on })) {
+    if (this.client.autoplay(this.tableId, on)) {
       this.autoplay = on;
       this.render();
     }
