@@ -18,9 +18,10 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import closing
 from pathlib import Path
 
+import asyncpg
 import httpx
 import pytest
-from sqlalchemy import text
+from sqlalchemy import make_url, text
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 from sqlalchemy.pool import NullPool
 
@@ -29,6 +30,44 @@ from app.store import migrate
 from app.store.db import Database, async_url
 from tests.api.helpers import app_client
 
+
+def _own_databases_per_worker() -> None:
+    """Under pytest-xdist (``-n``), each worker process gets its own PostgreSQL database
+    (``<name>_gw0``, made if missing, on the server of TEST_DATABASE_URL) and its own Redis
+    database (the index of TEST_REDIS_URL + 1 + the worker's number): the tests reset their
+    database's schema and share no state across processes. The variables are rewritten here,
+    before any test module reads them, and the node processes of tests/cluster inherit them."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return
+    number = int(worker.removeprefix("gw"))
+    if url := os.environ.get("TEST_DATABASE_URL"):
+        parsed = make_url(url)
+        name = f"{parsed.database}_{worker}"
+        asyncio.run(_create_database(url, name))
+        os.environ["TEST_DATABASE_URL"] = parsed.set(database=name).render_as_string(
+            hide_password=False
+        )
+    if url := os.environ.get("TEST_REDIS_URL"):
+        base, _, index = url.rstrip("/").rpartition("/")
+        if not index.isdigit():
+            base, index = url.rstrip("/"), "0"
+        os.environ["TEST_REDIS_URL"] = f"{base}/{int(index) + 1 + number}"
+
+
+async def _create_database(url: str, name: str) -> None:
+    try:
+        conn = await asyncpg.connect(url)
+    except Exception:  # noqa: BLE001 - unreachable: pytest_sessionstart says so, loudly
+        return
+    try:
+        if not await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+            await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+
+
+_own_databases_per_worker()
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgresql"] if POSTGRES_URL else [])
 
