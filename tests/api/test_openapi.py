@@ -54,3 +54,17 @@ async def test_sitting_and_getting_up_list_their_refusals(client: httpx.AsyncCli
     assert table.status_code == 201, table.text
     left = await client.post(f"/tables/{table.json()['id']}/leave", headers=other)
     assert_error(left, 409, "wrong_table")
+
+
+async def test_a_method_a_path_does_not_take_is_405_with_allow(
+    client: httpx.AsyncClient,
+) -> None:
+    """Not a 422 `validation_error`: nothing about the request's data was wrong."""
+    refused = await client.put("/health")
+    assert_error(refused, 405, "method_not_allowed")
+    assert refused.headers["allow"] == "GET"
+    # Starlette names the methods of the first route that matched the path only
+    refused = await client.delete("/tables")
+    assert_error(refused, 405, "method_not_allowed")
+    assert refused.headers["allow"] in ("GET", "POST")
+    assert_error(await client.get("/no/such/path"), 404, "not_found")
