@@ -37,6 +37,7 @@ from app.api.deps import SessionDep, commit_open
 from app.api.errors import ApiError
 from app.api.lobby import registry_of
 from app.api.pages import Before, Limit, ledger_page_out
+from app.api.params import AccountId, Offset
 from app.api.profiles import account_out
 from app.api.schemas import AccountOut, LedgerEntryOut, LedgerPage
 from app.api.security import ADMIN_ERRORS, AdminAccount
@@ -155,7 +156,7 @@ async def search_accounts(
     session: SessionDep,
     q: Annotated[str, Query(max_length=32, description="a username prefix (any case or form)")] = "",
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> list[AccountOut]:
     """Accounts whose username starts with `q`, by username."""
     async with session.begin():
@@ -175,7 +176,7 @@ async def search_accounts(
     responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS),
 )
 async def account_ledger(
-    account_id: int,
+    account_id: AccountId,
     admin: AdminAccount,
     session: SessionDep,
     limit: Limit = 20,
@@ -197,7 +198,7 @@ ADJUST_ERRORS = (
 
 @router.post("/accounts/{account_id}/adjust", responses=errors.responses(*ADJUST_ERRORS))
 async def adjust(
-    account_id: int,
+    account_id: AccountId,
     body: AdjustIn,
     admin: AdminAccount,
     session: SessionDep,
@@ -316,7 +317,7 @@ async def _set_banned(
     responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS),
 )
 async def ban(
-    account_id: int,
+    account_id: AccountId,
     admin: AdminAccount,
     session: SessionDep,
     request: Request,
@@ -334,7 +335,7 @@ async def ban(
     responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS),
 )
 async def unban(
-    account_id: int, admin: AdminAccount, session: SessionDep, body: BanIn | None = None
+    account_id: AccountId, admin: AdminAccount, session: SessionDep, body: BanIn | None = None
 ) -> AccountOut:
     """Lift a ban."""
     return await _set_banned(session, admin, account_id, False, body.reason if body else None)

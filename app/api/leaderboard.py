@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
+from app.api.params import INT32_MAX, Offset
 from app.rules.variants import VARIANTS
 from app.store import ranks
 from app.store.models import Account, VariantStats
@@ -25,7 +26,6 @@ from app.store.models import Account, VariantStats
 router = APIRouter(prefix="/leaderboards", tags=["leaderboards"])
 
 PageLimit = Annotated[int, Query(ge=1, le=100)]
-PageOffset = Annotated[int, Query(ge=0)]
 
 
 class Row(BaseModel):
@@ -149,7 +149,7 @@ async def _from_cluster(
 
 @router.get("/silver", responses=errors.responses("validation_error"))
 async def silver(
-    session: SessionDep, request: Request, limit: PageLimit = 20, offset: PageOffset = 0
+    session: SessionDep, request: Request, limit: PageLimit = 20, offset: Offset = 0
 ) -> Board:
     """Accounts by silver (银两)."""
     clustered = await _from_cluster(request, session, "silver", limit, offset)
@@ -187,7 +187,7 @@ async def points(
     session: SessionDep,
     request: Request,
     limit: PageLimit = 20,
-    offset: PageOffset = 0,
+    offset: Offset = 0,
 ) -> Board:
     """Accounts by points (积分) in one variant."""
     _known(variant)
@@ -209,9 +209,11 @@ async def points(
 async def win_rate(
     variant: str,
     session: SessionDep,
-    min_hands: Annotated[int, Query(ge=1, description="only accounts with this many hands")] = 20,
+    min_hands: Annotated[
+        int, Query(ge=1, le=INT32_MAX, description="only accounts with this many hands")
+    ] = 20,
     limit: PageLimit = 20,
-    offset: PageOffset = 0,
+    offset: Offset = 0,
 ) -> RateBoard:
     """Accounts by win rate (wins / hands) in one variant."""
     _known(variant)

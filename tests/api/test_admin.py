@@ -214,3 +214,24 @@ async def test_a_ban_reaches_the_live_session(
     assert sockets[bob_id].closed is None
     listed = (await client.get("/tables", headers=bob)).json()
     assert listed[0]["seats"] == [None, bob_id, None, None]
+
+
+async def test_ids_and_offsets_past_the_databases_range_are_refused_not_failed(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """A 422, not a driver's overflow answered as a 500; the largest id is just not found."""
+    _, boss = await admin(client, db)
+    _, ann = await player(client, "ann")
+    for path in ("/admin/accounts/9223372036854775808/ledger", "/admin/accounts/0/ledger"):
+        assert_error(await client.get(path, headers=boss), 422, "validation_error")
+    for verb in ("ban", "unban"):
+        refused = await client.post(f"/admin/accounts/{2**63}/{verb}", headers=boss)
+        assert_error(refused, 422, "validation_error")
+    refused = await client.get("/admin/accounts", params={"offset": 2**63}, headers=boss)
+    assert_error(refused, 422, "validation_error")
+    missing = await client.get(f"/admin/accounts/{2**63 - 1}/ledger", headers=boss)
+    assert_error(missing, 404, "not_found")
+    refused = await client.get("/me/ledger", params={"before": 2**63}, headers=ann)
+    assert_error(refused, 422, "validation_error")
+    oldest = await client.get("/me/ledger", params={"before": 2**63 - 1}, headers=ann)
+    assert oldest.status_code == 200 and len(oldest.json()["entries"]) == 1, oldest.text
