@@ -26,6 +26,7 @@ from app.api import errors
 from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
 from app.api.lobby import TimersIn, registry_of
+from app.api.params import VARIANT_NAMES
 from app.api.security import ADMIN_ERRORS, AdminAccount
 from app.rules import scenario
 from app.rules.variants import VARIANTS, get_ruleset
@@ -94,7 +95,7 @@ class TestTableIn(BaseModel):
         },
     )
 
-    variant: str
+    variant: str = Field(description="a rule set", json_schema_extra=VARIANT_NAMES)
     stake: int = Field(ge=1, le=1_000_000, strict=True, description="silver per point")
     hands: list[Annotated[str, Field(max_length=64)]] = Field(
         min_length=4, max_length=4,

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
-from app.api.params import INT32_MAX, Offset
+from app.api.params import INT32_MAX, Offset, VariantPath
 from app.rules.variants import VARIANTS
 from app.store import ranks
 from app.store.models import Account, VariantStats
@@ -183,7 +183,7 @@ def _in_variant(variant: str) -> Select[*tuple[Any, ...]]:
 
 @router.get("/points/{variant}", responses=errors.responses("not_found", "validation_error"))
 async def points(
-    variant: str,
+    variant: VariantPath,
     session: SessionDep,
     request: Request,
     limit: PageLimit = 20,
@@ -207,7 +207,7 @@ async def points(
 
 @router.get("/win-rate/{variant}", responses=errors.responses("not_found", "validation_error"))
 async def win_rate(
-    variant: str,
+    variant: VariantPath,
     session: SessionDep,
     min_hands: Annotated[
         int, Query(ge=1, le=INT32_MAX, description="only accounts with this many hands")

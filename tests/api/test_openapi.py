@@ -7,6 +7,7 @@ from __future__ import annotations
 import httpx
 
 from app.api.throttle import UNCOUNTED
+from app.rules.variants import VARIANTS
 from tests.api.helpers import assert_error, player
 
 METHODS = {"get", "post", "put", "patch", "delete"}
@@ -68,3 +69,17 @@ async def test_a_method_a_path_does_not_take_is_405_with_allow(
     assert_error(refused, 405, "method_not_allowed")
     assert refused.headers["allow"] in ("GET", "POST")
     assert_error(await client.get("/no/such/path"), 404, "not_found")
+
+
+async def test_variant_names_are_an_enumeration(client: httpx.AsyncClient) -> None:
+    """A client (or a generator of requests) learns the valid names from the document."""
+    document = await _document(client)
+    names = list(VARIANTS)
+    schemas = document["components"]["schemas"]
+    for model in ("CreateTableIn", "TestTableIn"):
+        assert schemas[model]["properties"]["variant"]["enum"] == names, model
+    for board in ("points", "win-rate"):
+        (parameter,) = document["paths"][f"/leaderboards/{board}/{{variant}}"]["get"][
+            "parameters"
+        ][:1]
+        assert parameter["name"] == "variant" and parameter["schema"]["enum"] == names
