@@ -39,6 +39,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.store.db import NulCharacter
+
 log = logging.getLogger(__name__)
 
 STATUS = {
@@ -137,6 +139,10 @@ def install(app: FastAPI) -> None:
         return error_response(
             code, str(exc.detail), headers=dict(exc.headers) if exc.headers else None
         )
+
+    @app.exception_handler(NulCharacter)
+    async def _nul(_: Request, exc: NulCharacter) -> JSONResponse:
+        return error_response("validation_error", str(exc))
 
     @app.exception_handler(OperationalError)
     async def _database(_: Request, exc: OperationalError) -> JSONResponse:

@@ -235,3 +235,27 @@ async def test_ids_and_offsets_past_the_databases_range_are_refused_not_failed(
     assert_error(refused, 422, "validation_error")
     oldest = await client.get("/me/ledger", params={"before": 2**63 - 1}, headers=ann)
     assert oldest.status_code == 200 and len(oldest.json()["entries"]) == 1, oldest.text
+
+
+async def test_text_with_a_nul_character_is_refused_on_every_backend(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """PostgreSQL cannot store or compare U+0000 (its driver failed: a 500); SQLite could:
+    both refuse it as a validation_error, and nothing is written."""
+    _, boss = await admin(client, db)
+    ann_id, _ = await player(client, "ann")
+    assert_error(await client.get("/accounts/ann%00"), 422, "validation_error")
+    assert_error(await client.get("/hands/h%00/replay", headers=boss), 422, "validation_error")
+    login = await client.post("/auth/login", json={"username": "ann\x00", "password": PASSWORD})
+    assert_error(login, 422, "validation_error")
+    adjusted = await client.post(
+        f"/admin/accounts/{ann_id}/adjust",
+        json={"delta": 5, "reason": "a\x00b"},
+        headers={**boss, "Idempotency-Key": "nul"},
+    )
+    assert_error(adjusted, 422, "validation_error")
+    async with db.sessions() as s:
+        deltas = (
+            await s.execute(select(LedgerEntry.delta).where(LedgerEntry.account_id == ann_id))
+        ).scalars().all()
+    assert list(deltas) == [10000]
