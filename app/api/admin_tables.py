@@ -88,8 +88,13 @@ class TestTableIn(BaseModel):
             "example": {
                 "variant": "lishui",
                 "stake": 1,
-                "hands": ["123456789m1234p5p", "...", "...", "..."],
-                "draws": "5p",
+                "hands": [
+                    "147m258p369s12345z",  # the dealer's 14 tiles
+                    "123456789m1234p",
+                    "123456789s5678p",
+                    "5789m999p888s667z",
+                ],
+                "draws": "9p",
                 "dealer": 0,
             }
         },

@@ -5,10 +5,13 @@ the refusals of sitting down and getting up."""
 from __future__ import annotations
 
 import httpx
+from fastapi import FastAPI
 
 from app.api.throttle import UNCOUNTED
 from app.rules.variants import VARIANTS
-from tests.api.helpers import assert_error, player
+from app.settings import Settings
+from app.store.db import Database
+from tests.api.helpers import admin, assert_error, player
 
 METHODS = {"get", "post", "put", "patch", "delete"}
 
@@ -83,3 +86,14 @@ async def test_variant_names_are_an_enumeration(client: httpx.AsyncClient) -> No
             "parameters"
         ][:1]
         assert parameter["name"] == "variant" and parameter["schema"]["enum"] == names
+
+
+async def test_the_test_tables_documented_example_is_dealt(
+    client: httpx.AsyncClient, app: FastAPI, db: Database, settings: Settings
+) -> None:
+    """An operator copying the document's example gets a table, not a 422."""
+    app.state.settings = settings.model_copy(update={"test_mode": True})
+    example = (await _document(client))["components"]["schemas"]["TestTableIn"]["example"]
+    _, boss = await admin(client, db)
+    made = await client.post("/admin/tables/test", json=example, headers=boss)
+    assert made.status_code == 201, made.text
