@@ -1,12 +1,14 @@
 """The OpenAPI document lists what the answers are (app/api/openapi.py): the error shape for
-422, 429 on every route the request limits count, 413 on every route that takes a body, and
-the refusals of sitting down and getting up."""
+422, 429 on every route the request limits count, 413 on every route that takes a body, 503
+`busy` on every route that reads the database, and the refusals of sitting down and getting
+up."""
 
 from __future__ import annotations
 
 import httpx
 from fastapi import FastAPI
 
+from app.api.openapi import NO_DATABASE
 from app.api.throttle import UNCOUNTED
 from app.rules.variants import VARIANTS
 from app.settings import Settings
@@ -35,6 +37,8 @@ async def test_every_route_lists_the_edges_answers(client: httpx.AsyncClient) ->
                 assert responses["413"]["content"]["application/json"]["schema"] == error
             if "422" in responses:
                 assert responses["422"]["content"]["application/json"]["schema"] == error
+            busy = "busy" in responses.get("503", {}).get("description", "").split(", ")
+            assert busy == (path not in NO_DATABASE), (method, path)
     assert "HTTPValidationError" not in str(document)
 
 
