@@ -19,8 +19,9 @@ Rules:
   revoked; access tokens are refused because each request reads the account) and reaches
   its live session on every node once committed: its socket closes with code 4004
   (`banned`) and its seat escapes during a hand (the escape penalty, as a kick) or is
-  freed between hands (`TableRegistry.ban`); an administrator cannot ban themselves;
-  unbanning lets the account log in again.
+  freed between hands (`TableRegistry.ban`); an administrator cannot ban themselves, and
+  nobody bans or unbans the house account (`forbidden`: it stays banned, which keeps it
+  off the leaderboards); unbanning lets the account log in again.
 """
 
 from __future__ import annotations
@@ -297,6 +298,8 @@ async def _set_banned(
         raise ApiError("forbidden", "an administrator cannot ban themselves")
     async with session.begin():
         target = await _target(session, account_id)
+        if target.role == house.HOUSE_ROLE:  # banned for good: it never logs in or ranks
+            raise ApiError("forbidden", "the house account is not a player's to ban or unban")
         was = target.banned
         target.banned = banned
         revoked = await tokens.revoke_all(session, account_id) if banned else 0

@@ -10,11 +10,11 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from app.store import accounts
+from app.store import accounts, house
 from app.store.db import Database
 from app.store.models import Account, AuditLog, LedgerEntry
 from app.tables.registry import CLOSE_BANNED, TableRegistry
-from tests.api.helpers import PASSWORD, admin, assert_error, login, player
+from tests.api.helpers import PASSWORD, admin, assert_error, fund_house, login, player
 from tests.sinks import Sink
 
 
@@ -259,3 +259,18 @@ async def test_text_with_a_nul_character_is_refused_on_every_backend(
             await s.execute(select(LedgerEntry.delta).where(LedgerEntry.account_id == ann_id))
         ).scalars().all()
     assert list(deltas) == [10000]
+
+
+async def test_the_house_account_stays_banned_and_off_the_leaderboard(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """Unbanning it put the bots' bank (its float) at the top of the silver leaderboard."""
+    _, boss = await admin(client, db)
+    await fund_house(db)
+    async with db.sessions() as s, s.begin():
+        house_id = await house.account_id(s)
+    for verb in ("unban", "ban"):
+        refused = await client.post(f"/admin/accounts/{house_id}/{verb}", headers=boss)
+        assert_error(refused, 403, "forbidden")
+    board = (await client.get("/leaderboards/silver")).json()
+    assert [r["username"] for r in board["rows"]] == ["boss"]
