@@ -19,8 +19,9 @@ Rules:
   revoked; access tokens are refused because each request reads the account) and reaches
   its live session on every node once committed: its socket closes with code 4004
   (`banned`) and its seat escapes during a hand (the escape penalty, as a kick) or is
-  freed between hands (`TableRegistry.ban`); an administrator cannot ban themselves;
-  unbanning lets the account log in again.
+  freed between hands (`TableRegistry.ban`); an administrator cannot ban themselves, and
+  nobody bans or unbans the house account (`forbidden`: it stays banned, which keeps it
+  off the leaderboards); unbanning lets the account log in again.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from app.api.deps import SessionDep, commit_open
 from app.api.errors import ApiError
 from app.api.lobby import registry_of
 from app.api.pages import Before, Limit, ledger_page_out
+from app.api.params import AccountId, Offset
 from app.api.profiles import account_out
 from app.api.schemas import AccountOut, LedgerEntryOut, LedgerPage
 from app.api.security import ADMIN_ERRORS, AdminAccount
@@ -155,7 +157,7 @@ async def search_accounts(
     session: SessionDep,
     q: Annotated[str, Query(max_length=32, description="a username prefix (any case or form)")] = "",
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> list[AccountOut]:
     """Accounts whose username starts with `q`, by username."""
     async with session.begin():
@@ -175,7 +177,7 @@ async def search_accounts(
     responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS),
 )
 async def account_ledger(
-    account_id: int,
+    account_id: AccountId,
     admin: AdminAccount,
     session: SessionDep,
     limit: Limit = 20,
@@ -197,7 +199,7 @@ ADJUST_ERRORS = (
 
 @router.post("/accounts/{account_id}/adjust", responses=errors.responses(*ADJUST_ERRORS))
 async def adjust(
-    account_id: int,
+    account_id: AccountId,
     body: AdjustIn,
     admin: AdminAccount,
     session: SessionDep,
@@ -296,6 +298,8 @@ async def _set_banned(
         raise ApiError("forbidden", "an administrator cannot ban themselves")
     async with session.begin():
         target = await _target(session, account_id)
+        if target.role == house.HOUSE_ROLE:  # banned for good: it never logs in or ranks
+            raise ApiError("forbidden", "the house account is not a player's to ban or unban")
         was = target.banned
         target.banned = banned
         revoked = await tokens.revoke_all(session, account_id) if banned else 0
@@ -316,7 +320,7 @@ async def _set_banned(
     responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS),
 )
 async def ban(
-    account_id: int,
+    account_id: AccountId,
     admin: AdminAccount,
     session: SessionDep,
     request: Request,
@@ -334,7 +338,7 @@ async def ban(
     responses=errors.responses("validation_error", "not_found", *ADMIN_ERRORS),
 )
 async def unban(
-    account_id: int, admin: AdminAccount, session: SessionDep, body: BanIn | None = None
+    account_id: AccountId, admin: AdminAccount, session: SessionDep, body: BanIn | None = None
 ) -> AccountOut:
     """Lift a ban."""
     return await _set_banned(session, admin, account_id, False, body.reason if body else None)

@@ -26,6 +26,7 @@ from app.api import errors
 from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
 from app.api.lobby import TimersIn, registry_of
+from app.api.params import VARIANT_NAMES
 from app.api.security import ADMIN_ERRORS, AdminAccount
 from app.rules import scenario
 from app.rules.variants import VARIANTS, get_ruleset
@@ -95,14 +96,19 @@ class TestTableIn(BaseModel):
             "example": {
                 "variant": "lishui",
                 "stake": 1,
-                "hands": ["123456789m1234p5p", "...", "...", "..."],
-                "draws": "5p",
+                "hands": [
+                    "147m258p369s12345z",  # the dealer's 14 tiles
+                    "123456789m1234p",
+                    "123456789s5678p",
+                    "5789m999p888s667z",
+                ],
+                "draws": "9p",
                 "dealer": 0,
             }
         },
     )
 
-    variant: str = Field(description="the variant: lishui, wenzhou, huzhou, fuzhou, shanghai")
+    variant: str = Field(description="a rule set", json_schema_extra=VARIANT_NAMES)
     stake: int = Field(ge=1, le=1_000_000, strict=True, description="silver per point")
     hands: list[Annotated[str, Field(max_length=64)]] = Field(
         min_length=4, max_length=4,

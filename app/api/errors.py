@@ -3,6 +3,7 @@
     {"error": {"code": "duplicate_username", "message": "...", "details": null}}
 
 Codes: validation_error, unauthorized, bad_credentials, banned, forbidden, not_found,
+method_not_allowed (405, with the `Allow` header: the path takes other methods),
 duplicate_username, insufficient_balance, seat_taken, table_full, already_seated,
 seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
 too_many_tables, idempotency_conflict, rate_limited, too_many_bots, too_large, busy,
@@ -38,6 +39,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.store.db import NulCharacter
+
 log = logging.getLogger(__name__)
 
 STATUS = {
@@ -47,6 +50,7 @@ STATUS = {
     "banned": 403,
     "forbidden": 403,
     "not_found": 404,
+    "method_not_allowed": 405,
     "duplicate_username": 409,
     "seat_taken": 409,
     "table_full": 409,
@@ -65,6 +69,10 @@ STATUS = {
     "no_bots_free": 503,  # every bot of the house's pool is seated
     "internal_error": 500,
 }
+
+
+# the codes of the refusals Starlette and FastAPI raise themselves (as HTTPException)
+HTTP_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
 
 
 class ErrorBody(BaseModel):
@@ -122,10 +130,19 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {401: "unauthorized", 403: "forbidden", 404: "not_found"}.get(
+        """Starlette's and FastAPI's own refusals (no route, a method the path does not
+        take, a body that cannot be parsed), in the error shape; their headers (`Allow`)
+        are kept."""
+        code = HTTP_CODES.get(
             exc.status_code, "validation_error" if exc.status_code < 500 else "internal_error"
         )
-        return error_response(code, str(exc.detail))
+        return error_response(
+            code, str(exc.detail), headers=dict(exc.headers) if exc.headers else None
+        )
+
+    @app.exception_handler(NulCharacter)
+    async def _nul(_: Request, exc: NulCharacter) -> JSONResponse:
+        return error_response("validation_error", str(exc))
 
     @app.exception_handler(OperationalError)
     async def _database(_: Request, exc: OperationalError) -> JSONResponse:

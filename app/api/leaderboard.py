@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
+from app.api.params import INT32_MAX, Offset, VariantPath
 from app.rules.variants import VARIANTS
 from app.store import ranks
 from app.store.models import Account, VariantStats
@@ -25,7 +26,6 @@ from app.store.models import Account, VariantStats
 router = APIRouter(prefix="/leaderboards", tags=["leaderboards"])
 
 PageLimit = Annotated[int, Query(ge=1, le=100)]
-PageOffset = Annotated[int, Query(ge=0)]
 
 
 class Row(BaseModel):
@@ -149,7 +149,7 @@ async def _from_cluster(
 
 @router.get("/silver", responses=errors.responses("validation_error"))
 async def silver(
-    session: SessionDep, request: Request, limit: PageLimit = 20, offset: PageOffset = 0
+    session: SessionDep, request: Request, limit: PageLimit = 20, offset: Offset = 0
 ) -> Board:
     """Accounts by silver (银两)."""
     clustered = await _from_cluster(request, session, "silver", limit, offset)
@@ -183,11 +183,11 @@ def _in_variant(variant: str) -> Select[*tuple[Any, ...]]:
 
 @router.get("/points/{variant}", responses=errors.responses("not_found", "validation_error"))
 async def points(
-    variant: str,
+    variant: VariantPath,
     session: SessionDep,
     request: Request,
     limit: PageLimit = 20,
-    offset: PageOffset = 0,
+    offset: Offset = 0,
 ) -> Board:
     """Accounts by points (积分) in one variant."""
     _known(variant)
@@ -207,11 +207,13 @@ async def points(
 
 @router.get("/win-rate/{variant}", responses=errors.responses("not_found", "validation_error"))
 async def win_rate(
-    variant: str,
+    variant: VariantPath,
     session: SessionDep,
-    min_hands: Annotated[int, Query(ge=1, description="only accounts with this many hands")] = 20,
+    min_hands: Annotated[
+        int, Query(ge=1, le=INT32_MAX, description="only accounts with this many hands")
+    ] = 20,
     limit: PageLimit = 20,
-    offset: PageOffset = 0,
+    offset: Offset = 0,
 ) -> RateBoard:
     """Accounts by win rate (wins / hands) in one variant."""
     _known(variant)

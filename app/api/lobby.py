@@ -46,6 +46,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api import errors
 from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
+from app.api.params import VARIANT_NAMES
 from app.api.ratelimit import MemoryQuota
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.rules.variants import VARIANTS
@@ -79,7 +80,7 @@ class TimersIn(BaseModel):
 class CreateTableIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    variant: str
+    variant: str = Field(description="a rule set", json_schema_extra=VARIANT_NAMES)
     stake: int = Field(
         ge=1, le=1_000_000, strict=True, description="silver per point: a whole number"
     )

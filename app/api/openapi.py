@@ -5,7 +5,10 @@ Rules:
 - a 422 is the project's error shape (`validation_error`), not FastAPI's
   `HTTPValidationError`, which no answer ever has;
 - every route may answer 429 `rate_limited` (app/api/throttle.py), except the probes;
-- every route that takes a body may answer 413 `too_large` (app/api/body_limit.py).
+- every route that takes a body may answer 413 `too_large` (app/api/body_limit.py);
+- every route but those of `NO_DATABASE` reads the database, and so may answer 503 `busy`
+  (app/api/errors.py: no connection came free in time, or SQLite stayed locked); `/ready`
+  answers its own 503 (`not_ready`) instead.
 """
 
 from __future__ import annotations
@@ -19,10 +22,19 @@ from app.api.throttle import UNCOUNTED
 
 ERROR_SCHEMA = {"$ref": "#/components/schemas/ErrorResponse"}
 METHODS = {"get", "post", "put", "patch", "delete"}
+NO_DATABASE = frozenset({"/health", "/ready", "/metrics", "/variants"})
 
 
 def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+
+
+def _busy(responses: dict[str, Any]) -> None:
+    """503 `busy`, beside the route's own 503 codes if it has some."""
+    if "503" not in responses:
+        responses["503"] = _error("busy")
+    elif "busy" not in responses["503"]["description"].split(", "):
+        responses["503"]["description"] += ", busy"
 
 
 def with_edge(schema: dict[str, Any]) -> dict[str, Any]:
@@ -38,6 +50,8 @@ def with_edge(schema: dict[str, Any]) -> dict[str, Any]:
                 responses.setdefault("413", _error("too_large"))
             if path not in UNCOUNTED:
                 responses.setdefault("429", _error("rate_limited"))
+            if path not in NO_DATABASE:
+                _busy(responses)
     schemas = schema.get("components", {}).get("schemas", {})
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)

@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import Query
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.api.params import INT64_MAX
 from app.api.schemas import LedgerEntryOut, LedgerPage
 from app.store import ledger
 
@@ -17,7 +18,9 @@ Limit = Annotated[int, Query(ge=1, le=100, description="rows per page")]
 Before = Annotated[
     int | None,
     Query(
-        ge=1, description="only rows older than this id (the `next_before` of the previous page)"
+        ge=1,
+        le=INT64_MAX,
+        description="only rows older than this id (the `next_before` of the previous page)",
     ),
 ]
 

@@ -1,15 +1,17 @@
 """The response models several routers share: accounts, per-variant stats, the 湖州 level,
 ledger pages and token pairs. Money (silver, 银两) is always a whole number; rates are
-fractions between 0 and 1 rounded to 4 places.
+fractions between 0 and 1 rounded to 4 places; a time is RFC 3339 with its offset, in UTC
+(`Utc`), whatever the database hands back.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.protocol.vocabulary import LedgerReason
 
@@ -24,6 +26,15 @@ USERNAME_CHARS = "A-Za-z0-9_\u3400-\u4dbf\u4e00-\u9fff\U00020000-\U0003134f"
 USERNAME_PATTERN = f"^[{USERNAME_CHARS}]{{3,32}}$"
 USERNAME_RE = re.compile(USERNAME_PATTERN)
 USERNAME_RULE = "3-32 letters, digits, _ or CJK characters (in NFKC)"
+
+
+def as_utc(moment: datetime) -> datetime:
+    """`moment` in UTC with its offset: SQLite hands back naive datetimes (stored in UTC),
+    which would go out without the offset that RFC 3339's date-time requires."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+Utc = Annotated[datetime, AfterValidator(as_utc)]
 
 
 def valid_username(username: str) -> str:
@@ -57,7 +68,7 @@ class AccountOut(BaseModel):
     balance: int = Field(description="silver (银两), whole units")
     title: str = Field(description="the title by silver (the 丽水 ladder)")
     banned: bool
-    created_at: datetime
+    created_at: Utc
 
 
 class VariantStatsOut(BaseModel):
@@ -126,7 +137,7 @@ class LedgerEntryOut(BaseModel):
     reason: LedgerReason = Field(description="why the silver moved")
     hand_id: str | None = Field(description="the hand a settlement or penalty row belongs to")
     note: str | None = Field(description="an operator's note (admin adjustments), or null")
-    created_at: datetime = Field(description="when the row was written (UTC)")
+    created_at: Utc = Field(description="when the row was written (UTC)")
 
 
 class LedgerPage(BaseModel):

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from app.rules.hand import Preset
-from app.rules.tiles import Tile, parse
+from app.rules.tiles import Tile, parse, parse_one
 from app.rules.variants.base import Ruleset
 from app.rules.wall import Dice, Wall, deal
 
@@ -62,7 +62,7 @@ def arrange(
     front = _tiles(draws)
     back = _tiles(replacements)
     if isinstance(indicator, str):
-        indicator = parse(indicator)[0]
+        indicator = parse_one(indicator)  # one tile: not "", not several
 
     # Where the deal takes each seat's tiles: deal a wall of position numbers.
     positions, _ = deal(Wall.of(tuple(range(size))), dealer, ruleset.hand_size)

@@ -1,5 +1,9 @@
 """The database engine and sessions: SQLite (WAL, busy timeout) by default, PostgreSQL when
-the URL says so. Both through SQLAlchemy's asyncio layer."""
+the URL says so. Both through SQLAlchemy's asyncio layer.
+
+Text with a NUL character (U+0000) is refused before any statement runs (`NulCharacter`), on
+every backend alike: PostgreSQL cannot store or even compare one (its driver fails), while
+SQLite would take it. The API answers it as `validation_error`."""
 
 from __future__ import annotations
 
@@ -32,6 +36,29 @@ def sync_url(url: str) -> str:
     return async_url(url)
 
 
+class NulCharacter(ValueError):
+    """A statement's parameter is text with a NUL character."""
+
+
+def _has_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, (list, tuple)):
+        return any(_has_nul(item) for item in value)
+    if isinstance(value, dict):
+        return any(_has_nul(item) for item in value.values())
+    return False
+
+
+def _refuse_nul(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    def _before(
+        _conn: Any, _cursor: Any, _statement: str, parameters: Any, _context: Any, _many: bool
+    ) -> None:
+        if _has_nul(parameters):
+            raise NulCharacter("text may not contain the NUL character (U+0000)")
+
+
 def _sqlite_pragmas(engine: AsyncEngine) -> None:
     """WAL, a busy timeout and foreign keys on every connection; write transactions take
     the lock at BEGIN (BEGIN IMMEDIATE) so that two writers queue instead of deadlocking."""
@@ -62,6 +89,7 @@ class Database:
         if url.startswith("postgresql"):
             kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
         engine = create_async_engine(url, **kwargs)
+        _refuse_nul(engine)
         if engine.dialect.name == "sqlite":
             _sqlite_pragmas(engine)
         return cls(engine, async_sessionmaker(engine, expire_on_commit=False))

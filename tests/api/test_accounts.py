@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import httpx
 from sqlalchemy import select
 
@@ -9,7 +11,7 @@ from app.rules.variants import VARIANTS
 from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, LedgerEntry
-from tests.api.helpers import assert_error, player, set_stats
+from tests.api.helpers import PASSWORD, assert_error, player, set_stats
 
 
 async def _credit(db: Database, account_id: int, amounts: list[int]) -> None:
@@ -111,6 +113,17 @@ async def test_the_ledger_pages_newest_first_with_a_cursor(
             await s.execute(select(Account.balance).where(Account.id == account_id))
         ).scalar_one()
     assert total == balance == 10010
+
+
+async def test_times_carry_their_utc_offset_on_every_backend(client: httpx.AsyncClient) -> None:
+    """RFC 3339 (the documented `date-time`) needs an offset: SQLite's naive times too."""
+    made = await client.post("/auth/register", json={"username": "ann", "password": PASSWORD})
+    _, headers = await player(client, "bob")
+    entry = (await client.get("/me/ledger", headers=headers)).json()["entries"][0]
+    for stamp in (made.json()["created_at"], entry["created_at"]):
+        moment = datetime.fromisoformat(stamp)
+        assert moment.utcoffset() == timedelta(0), stamp
+        assert abs(datetime.now(UTC) - moment) < timedelta(hours=1), stamp
 
 
 async def test_bad_ledger_paging_is_a_validation_error(client: httpx.AsyncClient) -> None:

@@ -10,11 +10,11 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from app.store import accounts
+from app.store import accounts, house
 from app.store.db import Database
 from app.store.models import Account, AuditLog, LedgerEntry
 from app.tables.registry import CLOSE_BANNED, TableRegistry
-from tests.api.helpers import PASSWORD, admin, assert_error, login, player
+from tests.api.helpers import PASSWORD, admin, assert_error, fund_house, login, player
 from tests.sinks import Sink
 
 
@@ -214,3 +214,63 @@ async def test_a_ban_reaches_the_live_session(
     assert sockets[bob_id].closed is None
     listed = (await client.get("/tables", headers=bob)).json()
     assert listed[0]["seats"] == [None, bob_id, None, None]
+
+
+async def test_ids_and_offsets_past_the_databases_range_are_refused_not_failed(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """A 422, not a driver's overflow answered as a 500; the largest id is just not found."""
+    _, boss = await admin(client, db)
+    _, ann = await player(client, "ann")
+    for path in ("/admin/accounts/9223372036854775808/ledger", "/admin/accounts/0/ledger"):
+        assert_error(await client.get(path, headers=boss), 422, "validation_error")
+    for verb in ("ban", "unban"):
+        refused = await client.post(f"/admin/accounts/{2**63}/{verb}", headers=boss)
+        assert_error(refused, 422, "validation_error")
+    refused = await client.get("/admin/accounts", params={"offset": 2**63}, headers=boss)
+    assert_error(refused, 422, "validation_error")
+    missing = await client.get(f"/admin/accounts/{2**63 - 1}/ledger", headers=boss)
+    assert_error(missing, 404, "not_found")
+    refused = await client.get("/me/ledger", params={"before": 2**63}, headers=ann)
+    assert_error(refused, 422, "validation_error")
+    oldest = await client.get("/me/ledger", params={"before": 2**63 - 1}, headers=ann)
+    assert oldest.status_code == 200 and len(oldest.json()["entries"]) == 1, oldest.text
+
+
+async def test_text_with_a_nul_character_is_refused_on_every_backend(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """PostgreSQL cannot store or compare U+0000 (its driver failed: a 500); SQLite could:
+    both refuse it as a validation_error, and nothing is written."""
+    _, boss = await admin(client, db)
+    ann_id, _ = await player(client, "ann")
+    assert_error(await client.get("/accounts/ann%00"), 422, "validation_error")
+    assert_error(await client.get("/hands/h%00/replay", headers=boss), 422, "validation_error")
+    login = await client.post("/auth/login", json={"username": "ann\x00", "password": PASSWORD})
+    assert_error(login, 422, "validation_error")
+    adjusted = await client.post(
+        f"/admin/accounts/{ann_id}/adjust",
+        json={"delta": 5, "reason": "a\x00b"},
+        headers={**boss, "Idempotency-Key": "nul"},
+    )
+    assert_error(adjusted, 422, "validation_error")
+    async with db.sessions() as s:
+        deltas = (
+            await s.execute(select(LedgerEntry.delta).where(LedgerEntry.account_id == ann_id))
+        ).scalars().all()
+    assert list(deltas) == [10000]
+
+
+async def test_the_house_account_stays_banned_and_off_the_leaderboard(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """Unbanning it put the bots' bank (its float) at the top of the silver leaderboard."""
+    _, boss = await admin(client, db)
+    await fund_house(db)
+    async with db.sessions() as s, s.begin():
+        house_id = await house.account_id(s)
+    for verb in ("unban", "ban"):
+        refused = await client.post(f"/admin/accounts/{house_id}/{verb}", headers=boss)
+        assert_error(refused, 403, "forbidden")
+    board = (await client.get("/leaderboards/silver")).json()
+    assert [r["username"] for r in board["rows"]] == ["boss"]

@@ -259,6 +259,11 @@ async def test_test_table_deals_exactly_the_arranged_hands(
             "dice": [3, 4], "timers": {"discard": 90, "claim": 45}}
     bad = await client.post("/admin/tables/test", json={**body, "hands": ["1m"] * 4}, headers=h)
     assert_error(bad, 422, "validation_error")
+    for indicator in ("", "6z7z"):  # one tile or none (null); "" was a 500
+        bad = await client.post(
+            "/admin/tables/test", json={**body, "indicator": indicator}, headers=h
+        )
+        assert_error(bad, 422, "validation_error")
     made = await client.post("/admin/tables/test", json=body, headers=h)
     assert made.status_code == 201, made.text
     game = await _sit_four(client, app, made.json()["id"])

@@ -9,7 +9,7 @@ from sqlalchemy import update
 from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account
-from tests.api.helpers import assert_error, register, set_stats
+from tests.api.helpers import assert_error, player, register, set_stats
 
 
 async def _players(client: httpx.AsyncClient, names: list[str]) -> dict[str, int]:
@@ -96,3 +96,21 @@ async def test_win_rate_needs_min_hands(client: httpx.AsyncClient, db: Database)
     assert_error(
         await client.get("/leaderboards/silver", params={"offset": -1}), 422, "validation_error"
     )
+
+
+async def test_numbers_past_the_databases_range_are_refused_not_failed(
+    client: httpx.AsyncClient,
+) -> None:
+    """A huge offset or min_hands is a 422, not a driver's overflow answered as a 500."""
+    await player(client, "ann")
+    for path, params in (
+        ("/leaderboards/silver", {"offset": 2**63}),
+        ("/leaderboards/points/lishui", {"offset": 2**63}),
+        ("/leaderboards/win-rate/lishui", {"min_hands": 2**31}),
+    ):
+        assert_error(await client.get(path, params=params), 422, "validation_error")
+    # the largest it takes is answered: past the last row, an empty page
+    far = await client.get("/leaderboards/silver", params={"offset": 2**63 - 1})
+    assert far.status_code == 200 and far.json()["rows"] == [], far.text
+    many = await client.get("/leaderboards/win-rate/lishui", params={"min_hands": 2**31 - 1})
+    assert many.status_code == 200 and many.json()["rows"] == [], many.text

@@ -1,13 +1,19 @@
 """The OpenAPI document lists what the answers are (app/api/openapi.py): the error shape for
-422, 429 on every route the request limits count, 413 on every route that takes a body, and
-the refusals of sitting down and getting up."""
+422, 429 on every route the request limits count, 413 on every route that takes a body, 503
+`busy` on every route that reads the database, and the refusals of sitting down and getting
+up."""
 
 from __future__ import annotations
 
 import httpx
+from fastapi import FastAPI
 
+from app.api.openapi import NO_DATABASE
 from app.api.throttle import UNCOUNTED
-from tests.api.helpers import assert_error, player
+from app.rules.variants import VARIANTS
+from app.settings import Settings
+from app.store.db import Database
+from tests.api.helpers import admin, assert_error, player
 
 METHODS = {"get", "post", "put", "patch", "delete"}
 
@@ -31,6 +37,8 @@ async def test_every_route_lists_the_edges_answers(client: httpx.AsyncClient) ->
                 assert responses["413"]["content"]["application/json"]["schema"] == error
             if "422" in responses:
                 assert responses["422"]["content"]["application/json"]["schema"] == error
+            busy = "busy" in responses.get("503", {}).get("description", "").split(", ")
+            assert busy == (path not in NO_DATABASE), (method, path)
     assert "HTTPValidationError" not in str(document)
 
 
@@ -54,3 +62,42 @@ async def test_sitting_and_getting_up_list_their_refusals(client: httpx.AsyncCli
     assert table.status_code == 201, table.text
     left = await client.post(f"/tables/{table.json()['id']}/leave", headers=other)
     assert_error(left, 409, "wrong_table")
+
+
+async def test_a_method_a_path_does_not_take_is_405_with_allow(
+    client: httpx.AsyncClient,
+) -> None:
+    """Not a 422 `validation_error`: nothing about the request's data was wrong."""
+    refused = await client.put("/health")
+    assert_error(refused, 405, "method_not_allowed")
+    assert refused.headers["allow"] == "GET"
+    # Starlette names the methods of the first route that matched the path only
+    refused = await client.delete("/tables")
+    assert_error(refused, 405, "method_not_allowed")
+    assert refused.headers["allow"] in ("GET", "POST")
+    assert_error(await client.get("/no/such/path"), 404, "not_found")
+
+
+async def test_variant_names_are_an_enumeration(client: httpx.AsyncClient) -> None:
+    """A client (or a generator of requests) learns the valid names from the document."""
+    document = await _document(client)
+    names = list(VARIANTS)
+    schemas = document["components"]["schemas"]
+    for model in ("CreateTableIn", "TestTableIn"):
+        assert schemas[model]["properties"]["variant"]["enum"] == names, model
+    for board in ("points", "win-rate"):
+        (parameter,) = document["paths"][f"/leaderboards/{board}/{{variant}}"]["get"][
+            "parameters"
+        ][:1]
+        assert parameter["name"] == "variant" and parameter["schema"]["enum"] == names
+
+
+async def test_the_test_tables_documented_example_is_dealt(
+    client: httpx.AsyncClient, app: FastAPI, db: Database, settings: Settings
+) -> None:
+    """An operator copying the document's example gets a table, not a 422."""
+    app.state.settings = settings.model_copy(update={"test_mode": True})
+    example = (await _document(client))["components"]["schemas"]["TestTableIn"]["example"]
+    _, boss = await admin(client, db)
+    made = await client.post("/admin/tables/test", json=example, headers=boss)
+    assert made.status_code == 201, made.text

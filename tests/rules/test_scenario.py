@@ -46,3 +46,10 @@ def test_fuzhou_turns_the_indicator_after_the_deals_flowers_are_replaced() -> No
 def test_a_variant_without_an_indicator_refuses_one() -> None:
     with pytest.raises(ValueError, match="indicator"):
         arrange(get_ruleset("shanghai"), dealer=0, hands=HANDS_13, indicator="6z")
+
+
+@pytest.mark.parametrize("indicator", ["", " ", "6z7z"])
+def test_an_indicator_is_one_tile(indicator: str) -> None:
+    """Not an IndexError (a 500 at the admin test mode) for "", nor the first of several."""
+    with pytest.raises(ValueError, match="one tile"):
+        arrange(get_ruleset("lishui"), dealer=0, hands=HANDS_13, indicator=indicator)
