@@ -176,3 +176,170 @@ export function translate(root = document) {
     el.setAttribute("placeholder", t(el.dataset.i18nPlaceholder));
   });
 }
+
+// ---- The pages around the table (lobby, profile, leaderboards, the replay viewer), the
+// server's error codes, the ledger's reasons and the title ladders. Kept apart from the
+// table's labels above; merged into STRINGS here. ----
+
+const PAGE_STRINGS = {
+  zh: {
+    lobby_filter: "按玩法筛选", lobby_table_of: "{variant} · 底注 {stake}", lobby_seat_empty: "空位",
+    lobby_seat_bot: "机器人", lobby_seat_you: "你", lobby_seats_taken: "{n}/4 人", lobby_sit_at: "坐下：{variant}，底注 {stake}",
+    lobby_cannot_afford: "银两不足：这个底注入座需要 {needed} 银两，你有 {balance}。",
+    lobby_stake_needs: "这个底注入座需要 {needed} 银两（你有 {balance}）。",
+    lobby_max_stake: "你最多能开底注 {n} 的牌桌。",
+    lobby_short: "银两不足",
+    board_kind: "榜单", board_variant: "玩法", board_min_hands: "最少局数",
+    board_empty_silver: "还没有玩家上榜。",
+    board_empty_points: "{variant}还没有人得过积分：打一局就能上榜。",
+    board_empty_win_rate: "{variant}还没有玩家打满 {n} 局，所以胡牌率榜是空的。把“最少局数”调低可以看到更多玩家。",
+    ledger_empty: "还没有账目。", ledger_more: "更多账目", ledger_replay_of: "回放",
+    stats_unplayed: "还没玩过：{variants}", list_sep: "、",
+    level_detail: "底分 {base}，积分 {points}", ledger_hand_link: "回放牌局 {id}",
+    replay_title: "牌局回放", replay_loading: "正在读取牌局…", replay_step: "第 {n} / {total} 步",
+    replay_first: "开头", replay_prev: "上一步", replay_next: "下一步", replay_last: "结尾",
+    replay_keys: "键盘：← → 前后一步，Home / End 到开头 / 结尾",
+    replay_admin: "管理员视角：看得到所有人的牌", replay_seat: "你的视角：{wind}家",
+    replay_voided: "这局作废了，没有移动银两。", replay_back: "回到个人资料",
+    replay_start: "开局", replay_hand: "手牌", replay_hidden: "{n} 张暗牌",
+    replay_you: "你", replay_seat_name: "{wind}家", replay_you_at: "{wind}家（你）", replay_table: "牌桌 {id}",
+    rp_ev_dealt: "发牌：每家 {n} 张", rp_ev_drew: "{name} 摸牌", rp_ev_drew_tile: "{name} 摸到 {tile}",
+    rp_ev_drew_tail: "{name} 从牌尾补牌", rp_ev_wild_turned: "翻出 {indicator}，{label}是 {wild}",
+    rp_ev_hand_ended: "本局结束：{outcome}",
+    rp_ev_hand_started: "开局：{dealer} 坐庄，骰子 {dice}，每家发牌",
+    rp_wild_fuzhou: "金", rp_wild_huzhou: "百搭", rp_wild_word: "财神",
+    err_validation_error: "输入不符合要求，请检查后再试。", err_unauthorized: "请重新登录。",
+    err_bad_credentials: "用户名或密码不对。", err_banned: "这个账号已被封禁。",
+    err_forbidden: "你没有权限这样做。", err_not_found: "找不到了：它可能已经关闭或不存在。",
+    err_duplicate_username: "这个用户名已经有人用了。",
+    err_insufficient_balance: "银两不足：入座需要 {needed} 银两。",
+    err_seat_taken: "这个座位刚被别人坐了。", err_table_full: "这张牌桌已经坐满了。",
+    err_already_seated: "你已经坐在这张牌桌了。", err_seated_elsewhere: "你已经坐在另一张牌桌了，请先回到那一桌。",
+    err_wrong_table: "你没有坐在这张牌桌。", err_too_many_tables: "你开的牌桌太多了，请先用已经开的牌桌。",
+    err_idempotency_conflict: "这个请求和之前的一个冲突了。",
+    err_rate_limited: "操作太频繁了，请 {seconds} 秒后再试。", err_too_many_bots: "这一小时叫的机器人太多了，请稍后再试。",
+    err_too_large: "请求太大了。", err_busy: "服务器正忙，请稍后再试。",
+    err_table_unavailable: "这张牌桌暂时连不上，请稍后再试。",
+    err_house_funds_low: "庄家的银两不够给机器人，请联系管理员。", err_no_bots_free: "机器人都在忙，请稍后再试。",
+    err_internal_error: "服务器出错了，请稍后再试。", err_network: "连不上服务器，请检查网络后再试。",
+    err_unknown: "出错了，请稍后再试。",
+    ledger_signup_grant: "注册赠送", ledger_hand_settlement: "牌局结算", ledger_escape_penalty: "逃跑罚分",
+    ledger_disconnect_penalty: "掉线罚分", ledger_house_reward: "庄家奖励", ledger_admin_adjustment: "管理员调整",
+    ledger_house_funding: "庄家给机器人拨款", ledger_house_float: "庄家开办资金",
+    field_username: "用户名", field_password: "密码", field_stake: "底注", field_variant: "玩法",
+    rp_meld_chow: "吃", rp_meld_pung: "碰", rp_meld_exposed_kong: "明杠", rp_meld_concealed_kong: "暗杠",
+    rp_meld_added_kong: "加杠", rp_decision_buy: "买底", rp_decision_counter: "顶底", rp_decision_decline: "不买",
+    rp_decision_decline_counter: "不顶",
+    rp_ev_discarded: "{name} 打出 {tile}", rp_ev_melded: "{name} {meld} {tiles}", rp_ev_won: "{name} 胡了",
+    rp_ev_won_on: "{name} 胡 {tile}", rp_ev_flowered: "{name} 补花 {tile}", rp_ev_decided: "{name} {choice}",
+    rp_ev_draw: "流局：牌摸完了，没有人胡", rp_ev_escaped: "{name} 逃跑", rp_ev_penalized: "{name} 罚分：{reason}",
+    rp_ev_gold_robbed: "{name} 抢金 {tile}",
+    rp_outcome_win: "胡牌", rp_outcome_draw: "流局", rp_outcome_escape: "逃跑",
+    rp_reason_win: "胡牌", rp_reason_deal_in: "放炮", rp_reason_covers: "统包", rp_reason_robbing_kong: "抢杠",
+    rp_reason_catch_dealer: "抓庄", rp_reason_wild_bonus: "财神分", rp_reason_escape: "逃跑",
+    rp_reason_followed: "被跟", rp_reason_wild_discard: "误打财神",
+    rp_settlement: "结算", rp_winner: "胡家", rp_self_draw: "自摸", rp_dealt_in: "{name} 放炮",
+    rp_winning_tile: "胡的牌", rp_specials: "番种", rp_multiplier: "倍数", rp_base: "底分",
+    rp_items: "计分", rp_total: "合计", rp_net: "净分", rp_house: "庄家奖励（银两）", rp_moved: "银两变动",
+    rp_transfers: "支付明细", rp_pays: "{payer} → {payee}：{points} 分（{reason}）", rp_none: "无",
+    rp_wall: "余牌 {n} 张", rp_dice: "骰子 {dice}", rp_dealer: "庄", rp_wild: "财神", rp_indicator: "翻牌",
+    rp_substitute: "替身", rp_flowers: "花", rp_discards: "牌河", rp_melds: "副露", rp_player: "玩家",
+    rp_hand_of: "{name}的手牌",
+  },
+  en: {
+    lobby_filter: "Show variant", lobby_table_of: "{variant} · stake {stake}", lobby_seat_empty: "empty",
+    lobby_seat_bot: "bot", lobby_seat_you: "you", lobby_seats_taken: "{n}/4 seated", lobby_sit_at: "Sit: {variant}, stake {stake}",
+    lobby_cannot_afford: "Not enough silver: this stake needs {needed} silver to sit; you have {balance}.",
+    lobby_stake_needs: "This stake needs {needed} silver to sit (you have {balance}).",
+    lobby_max_stake: "The highest stake you can open is {n}.",
+    lobby_short: "Not enough silver",
+    board_kind: "Board", board_variant: "Variant", board_min_hands: "Min. hands",
+    board_empty_silver: "Nobody is on this board yet.",
+    board_empty_points: "Nobody has scored points in {variant} yet: play a hand to get on the board.",
+    board_empty_win_rate: "Nobody has played {n} hands of {variant} yet, so the win-rate board is empty. Lower the minimum hands to see more players.",
+    ledger_empty: "No entries yet.", ledger_more: "More entries", ledger_replay_of: "Replay",
+    stats_unplayed: "Not played yet: {variants}", list_sep: ", ",
+    level_detail: "base {base}, {points} points", ledger_hand_link: "Replay hand {id}",
+    replay_title: "Hand replay", replay_loading: "Loading the hand…", replay_step: "Step {n} of {total}",
+    replay_first: "Start", replay_prev: "Back", replay_next: "Forward", replay_last: "End",
+    replay_keys: "Keys: ← → one step, Home / End to the start / end",
+    replay_admin: "Administrator's view: every seat's tiles", replay_seat: "Your view: {wind} seat",
+    replay_voided: "This hand was voided; no silver moved.", replay_back: "Back to the profile",
+    replay_start: "Start", replay_hand: "Hand", replay_hidden: "{n} tiles face down",
+    replay_you: "you", replay_seat_name: "{wind}", replay_you_at: "{wind} (you)", replay_table: "Table {id}",
+    rp_ev_dealt: "The deal: {n} tiles each", rp_ev_drew: "{name} draws", rp_ev_drew_tile: "{name} draws {tile}",
+    rp_ev_drew_tail: "{name} draws from the tail", rp_ev_wild_turned: "{indicator} turned: the {label} is {wild}",
+    rp_ev_hand_ended: "The hand is over: {outcome}",
+    rp_ev_hand_started: "The hand starts: {dealer} deals, dice {dice}, the tiles are dealt",
+    rp_wild_fuzhou: "gold (金)", rp_wild_huzhou: "wild (百搭)", rp_wild_word: "wild (财神)",
+    err_validation_error: "That input is not accepted; check it and try again.", err_unauthorized: "Please log in again.",
+    err_bad_credentials: "Wrong username or password.", err_banned: "This account is banned.",
+    err_forbidden: "You may not do that.", err_not_found: "Not found: it may have closed or never existed.",
+    err_duplicate_username: "That username is taken.",
+    err_insufficient_balance: "Not enough silver: sitting here needs {needed} silver.",
+    err_seat_taken: "Someone just took that seat.", err_table_full: "That table is full.",
+    err_already_seated: "You already sit at that table.", err_seated_elsewhere: "You already sit at another table; go back to it first.",
+    err_wrong_table: "You do not sit at that table.", err_too_many_tables: "You have opened too many tables; use one you opened.",
+    err_idempotency_conflict: "This request conflicts with an earlier one.",
+    err_rate_limited: "Too many requests; try again in {seconds} s.", err_too_many_bots: "Too many bots called this hour; try again later.",
+    err_too_large: "The request is too large.", err_busy: "The server is busy; try again shortly.",
+    err_table_unavailable: "That table cannot be reached right now; try again shortly.",
+    err_house_funds_low: "The house cannot fund the bots; ask an administrator.", err_no_bots_free: "Every bot is busy; try again shortly.",
+    err_internal_error: "Something went wrong on the server; try again shortly.", err_network: "Cannot reach the server; check the network and try again.",
+    err_unknown: "Something went wrong; try again shortly.",
+    ledger_signup_grant: "signup grant", ledger_hand_settlement: "hand settlement", ledger_escape_penalty: "escape penalty",
+    ledger_disconnect_penalty: "disconnect penalty", ledger_house_reward: "house reward", ledger_admin_adjustment: "adjustment by an administrator",
+    ledger_house_funding: "house funding of a bot", ledger_house_float: "the house's opening float",
+    field_username: "username", field_password: "password", field_stake: "stake", field_variant: "variant",
+    rp_meld_chow: "chow", rp_meld_pung: "pung", rp_meld_exposed_kong: "kong", rp_meld_concealed_kong: "concealed kong",
+    rp_meld_added_kong: "added kong", rp_decision_buy: "buys in", rp_decision_counter: "counters", rp_decision_decline: "declines",
+    rp_decision_decline_counter: "declines to counter",
+    rp_ev_discarded: "{name} discards {tile}", rp_ev_melded: "{name}: {meld} {tiles}", rp_ev_won: "{name} wins",
+    rp_ev_won_on: "{name} wins on {tile}", rp_ev_flowered: "{name} shows flower {tile}", rp_ev_decided: "{name} {choice}",
+    rp_ev_draw: "Drawn hand: the wall ran out and nobody won", rp_ev_escaped: "{name} escaped",
+    rp_ev_penalized: "{name} penalized: {reason}", rp_ev_gold_robbed: "{name} robs the gold {tile}",
+    rp_outcome_win: "Win", rp_outcome_draw: "Drawn hand", rp_outcome_escape: "Escape",
+    rp_reason_win: "win", rp_reason_deal_in: "deal-in", rp_reason_covers: "covers all", rp_reason_robbing_kong: "robbing the kong",
+    rp_reason_catch_dealer: "catching the dealer", rp_reason_wild_bonus: "wild bonus", rp_reason_escape: "escape",
+    rp_reason_followed: "followed", rp_reason_wild_discard: "wild discarded",
+    rp_settlement: "Settlement", rp_winner: "Winner", rp_self_draw: "self-draw", rp_dealt_in: "{name} dealt in",
+    rp_winning_tile: "winning tile", rp_specials: "Specials", rp_multiplier: "Multiplier", rp_base: "Base",
+    rp_items: "Scoring", rp_total: "Total", rp_net: "Net points", rp_house: "House reward (silver)", rp_moved: "Silver moved",
+    rp_transfers: "Payments", rp_pays: "{payer} → {payee}: {points} pts ({reason})", rp_none: "none",
+    rp_wall: "{n} tiles left", rp_dice: "Dice {dice}", rp_dealer: "Dealer", rp_wild: "Wild", rp_indicator: "Indicator",
+    rp_substitute: "stands in", rp_flowers: "Flowers", rp_discards: "Discards", rp_melds: "Melds", rp_player: "Player",
+    rp_hand_of: "{name}'s hand",
+  },
+};
+for (const code of Object.keys(PAGE_STRINGS)) Object.assign(STRINGS[code], PAGE_STRINGS[code]);
+
+// The title ladders and their English glosses: titles by silver (the 丽水 ladder, app/store/ranks.py)
+// and the 湖州 levels (app/rules/variants/huzhou.py). The server sends the Chinese title.
+const TITLES_EN = {
+  菜鸟: "Rookie", 生手: "Novice", 赌客: "Gambler", 赌棍: "Hustler", 赌鬼: "Gambling Fiend",
+  老手: "Old Hand", 高人: "Expert", 老千: "Card Sharp", 千王: "King of Sharps", 赌王: "Gambling King",
+  赌神: "God of Gamblers", 赌圣: "Gambling Saint", 赌仙: "Gambling Immortal", 万赌之王: "King of All Gamblers",
+  科员: "Clerk", 助科: "Assistant Section Chief", 副科: "Deputy Section Chief", 科长: "Section Chief",
+  助处: "Assistant Division Chief", 副处: "Deputy Division Chief", 处长: "Division Chief",
+  助局: "Assistant Bureau Chief", 副局: "Deputy Bureau Chief", 局长: "Bureau Chief",
+  助市: "Assistant Mayor", 副市: "Deputy Mayor", 市长: "Mayor", 助省: "Assistant Governor",
+  副省: "Deputy Governor", 省长: "Governor", 麻将王: "Mahjong King",
+};
+
+// A title (称号 or 湖州 level) in the current language; an unknown one as the server sent it.
+export function titleName(title) {
+  if (!title) return "";
+  return lang === "en" ? TITLES_EN[title] ?? title : title;
+}
+
+// A ledger row's reason (app/protocol/vocabulary.py LEDGER_REASONS) in the current language.
+export function ledgerReason(code) {
+  const key = `ledger_${code}`;
+  const text = t(key);
+  return text === key ? code : text;
+}
+
+// Whether a label exists (in either language) for `key`.
+export function hasLabel(key) {
+  return key in STRINGS[lang] || key in STRINGS.en;
+}
