@@ -46,6 +46,7 @@ async function route() {
   const hash = location.hash || "#/lobby";
   const [, page, arg] = hash.split("/");
   clearInterval(lobbyTimer);
+  delete main.dataset.rendered; // set again once the page is drawn (tests wait on it)
   if (table && !(page === "table" && arg === table.tableId)) {
     table.stop();
     table = null;
@@ -113,6 +114,7 @@ async function route() {
   } catch (err) {
     showError(err);
   }
+  main.dataset.rendered = `${page || "lobby"}:${currentLang()}`;
   main.focus();
 }
 

@@ -133,7 +133,23 @@ function tableItem(table, people, me, seatedSomewhere, onSit) {
 
 export async function renderLobby(main, { me }) {
   const error = h("p", { class: "form-error", role: "alert", id: "lobby-error" });
-  const show = (err) => showErrorIn(error, err);
+  const show = (err) => {
+    showErrorIn(error, err);
+    if (err instanceof ApiError && err.code === "insufficient_balance") refreshMe();
+  };
+
+  // The silver moved since the page was drawn (the server said so): read it again, for the
+  // header, the stake's hint and the sit buttons.
+  async function refreshMe() {
+    try {
+      Object.assign(me, await api("GET", "/me"));
+    } catch {
+      return;
+    }
+    window.dispatchEvent(new CustomEvent("me-changed", { detail: me }));
+    checkStake();
+    await load();
+  }
   const filter = h("select", { id: "lobby-filter" },
     h("option", { value: "" }, t("all_variants")),
     VARIANTS.map((v) => h("option", { value: v }, t(v))));
@@ -169,17 +185,20 @@ export async function renderLobby(main, { me }) {
   }
   stake.addEventListener("input", checkStake);
 
+  let listFailed = false;
   async function load() {
     let tables;
     try {
       tables = await api("GET", "/tables");
     } catch (err) {
       show(err);
+      listFailed = true;
       return;
     }
     const shown = tables.filter((x) => !filter.value || x.variant === filter.value).sort(byVariantAndStake);
     const known = await readPlayers(shown);
-    error.textContent = "";
+    if (listFailed) error.textContent = ""; // a refusal of the player's action stays shown
+    listFailed = false;
     const seated = tables.find((x) => seatedAt(x, me));
     mine.replaceChildren();
     if (seated) {
@@ -190,7 +209,10 @@ export async function renderLobby(main, { me }) {
     if (!shown.length) list.append(h("li", { class: "table-item none" }, t("no_tables")));
     for (const table of shown) {
       list.append(tableItem(table, peopleOf(table, known(table)), me, Boolean(seated),
-        () => sitAt(table.id).catch(show)));
+        () => {
+          error.textContent = "";
+          sitAt(table.id).catch(show);
+        }));
     }
   }
 
