@@ -182,7 +182,7 @@ def test_the_ledger_pages_to_its_end_without_repeating_a_row(
     _set_lang(page, "en")
     page.wait_for_selector("#ledger-rows tr")
     assert page.locator("#ledger-rows tr").count() == 20 and page.is_visible("#ledger-more")
-    assert page.locator("#ledger-rows td.reason .reason-text").first.inner_text() == "adjustment by an administrator"
+    assert page.locator("#ledger-rows td.reason .reason-text").first.inner_text() == "admin adjustment"
     assert page.inner_text("#profile-title") == "Novice"  # 生手
     assert page.inner_text("#profile-level").startswith("Clerk")  # 科员
     _no_horizontal_overflow(page)

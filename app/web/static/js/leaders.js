@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
-import { t, titleName } from "./i18n.js";
+import { currentLang, t, titleName } from "./i18n.js";
 import { VARIANTS } from "./lobby.js";
 
 const DEFAULT_MIN_HANDS = 20;
@@ -12,7 +12,8 @@ const DEFAULT_MIN_HANDS = 20;
 function emptyText(kind, variant, minHands) {
   if (kind === "silver") return t("board_empty_silver");
   if (kind === "points") return t("board_empty_points", { variant: t(variant) });
-  return t("board_empty_win_rate", { variant: t(variant), n: fmt(minHands) });
+  const said = t("board_empty_win_rate", { variant: t(variant), n: fmt(minHands) });
+  return minHands > 1 ? [said, t("board_lower_min")].join(currentLang() === "zh" ? "" : " ") : said;
 }
 
 export async function renderLeaders(main) {

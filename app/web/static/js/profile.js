@@ -16,10 +16,12 @@ const RATES = new Set(["win_rate", "escape_rate"]);
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
 const two = (n) => String(n).padStart(2, "0");
 
-// A row's time as date and time of day in the browser's zone, the same in both languages.
+// A row's time as date and time of day in the browser's zone, the same in both languages;
+// the year only when it is not this one.
 function when(iso) {
   const d = new Date(iso);
-  return [`${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`,
+  const day = `${two(d.getMonth() + 1)}-${two(d.getDate())}`;
+  return [d.getFullYear() === new Date().getFullYear() ? day : `${d.getFullYear()}-${day}`,
     `${two(d.getHours())}:${two(d.getMinutes())}`];
 }
 
