@@ -12,6 +12,7 @@ import { sortHand, tileElement, tileName } from "./tiles.js";
 
 const WINDS = ["east", "south", "west", "north"];
 const shownStep = new Map(); // hand id -> the step last shown, kept across a language switch
+const viewSeat = new Map(); // hand id -> the seat an administrator looks through (none: every seat)
 
 // The replay as shown: the server's answer, its steps and who is who.
 class Replay {
@@ -38,7 +39,13 @@ class Replay {
   }
 
   isMe(seat) {
-    return seat === this.seat || (this.seat === null && this.data.seats[seat] === this.me.id);
+    return this.data.seats[seat] === this.me.id;
+  }
+
+  isBot(seat) {
+    const listed = this.data.players;
+    const found = Array.isArray(listed) ? listed[seat] : null;
+    return Boolean(found && typeof found === "object" && found.bot);
   }
 
   // A seat in a sentence: its player's name, "you" for the viewer's seat, else its wind (东家).
@@ -164,7 +171,8 @@ function seatPanel(r, step, seatNo, index) {
     class: `rp-seat place-${index}` + (acting ? " acting" : "") + (won ? " winner" : ""),
     id: `rp-seat-${seatNo}`, dataset: { seat: seatNo }, "aria-label": r.label(seatNo),
   },
-  h("h3", { class: "rp-plate" }, h("span", { class: "name" }, r.label(seatNo)), ...badges),
+  h("h3", { class: "rp-plate" }, h("span", { class: "name" }, r.label(seatNo)),
+    r.isBot(seatNo) ? h("span", { class: "tag bot-tag" }, t("lobby_seat_bot")) : null, ...badges),
   hand,
   seat.melds.length ? meldsOf(state, seat) : null,
   seat.flowers.length ? h("div", { class: "rp-flowers", role: "group", "aria-label": t("rp_flowers") },
@@ -190,11 +198,21 @@ function infoLine(r, state) {
   return h("p", { class: "rp-info" }, parts);
 }
 
-// The settlement of the last step: each win, each seat's points (and silver when the stake
-// is known), every payment with its reason.
+// The silver each seat's balance moved by with this hand: the server's `result` when it
+// sends one, else from the stake when the answer has it, else unknown (null).
+function silverMoved(r, ended) {
+  if (r.data.result && Array.isArray(r.data.result.silver)) return r.data.result.silver;
+  const stake = r.data.stake ?? null;
+  if (stake === null) return null;
+  const house = ended.house_silver || [0, 0, 0, 0];
+  return ended.net.map((n, seat) => n * stake + house[seat]);
+}
+
+// The settlement of the last step: each win, each seat's points (and silver when known),
+// every payment with its reason.
 function settlement(r, state) {
   const ended = state.ended;
-  const stake = r.data.stake ?? null;
+  const silver = silverMoved(r, ended);
   const wins = state.wins.map((w) => {
     const scores = Array.isArray(ended.scores) ? ended.scores.find((x) => x.seat === w.seat) : null;
     return h("div", { class: "rp-win", dataset: { seat: w.seat } },
@@ -219,14 +237,15 @@ function settlement(r, state) {
     h("div", { class: "scroll-x" }, h("table", { class: "grid", id: "rp-settle-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("rp_player")), h("th", { scope: "col", class: "num" }, t("rp_net")),
         h("th", { scope: "col", class: "num" }, t("rp_house")),
-        stake !== null ? h("th", { scope: "col", class: "num" }, t("rp_moved")) : null)),
+        silver !== null ? h("th", { scope: "col", class: "num" }, t("rp_moved")) : null)),
       h("tbody", {}, [0, 1, 2, 3].map((seat) => {
-        const moved = stake !== null ? net[seat] * stake + houseSilver[seat] : null;
+        const moved = silver !== null ? silver[seat] : null;
         return h("tr", { dataset: { seat, net: net[seat] } },
           h("th", { scope: "row" }, r.label(seat)),
           h("td", { class: `num ${net[seat] < 0 ? "neg" : net[seat] > 0 ? "pos" : ""}` }, (net[seat] > 0 ? "+" : "") + fmt(net[seat])),
           h("td", { class: "num" }, fmt(houseSilver[seat])),
-          moved !== null ? h("td", { class: "num" }, (moved > 0 ? "+" : "") + fmt(moved)) : null);
+          moved !== null ? h("td", { class: `num silver ${moved < 0 ? "neg" : moved > 0 ? "pos" : ""}`, dataset: { silver: moved } },
+            (moved > 0 ? "+" : "") + fmt(moved)) : null);
       })))),
     h("h3", {}, t("rp_transfers")),
     ended.transfers.length
@@ -251,9 +270,11 @@ export async function renderReplay(main, { handId, me }) {
   const root = h("div", { class: "replay", id: "replay-view", dataset: { hand: handId } },
     h("h1", { id: "replay-title" }, t("replay_title")), error);
   main.append(root);
+  const admin = me.role === "admin";
+  const through = admin ? viewSeat.get(handId) ?? null : null;
   let data;
   try {
-    data = await api("GET", `/hands/${encodeURIComponent(handId)}/replay`);
+    data = await api("GET", `/hands/${encodeURIComponent(handId)}/replay${through === null ? "" : `?seat=${through}`}`);
   } catch (err) {
     showErrorIn(error, err);
     root.append(h("p", {}, h("a", { href: "#/profile" }, t("replay_back"))));
@@ -304,10 +325,27 @@ export async function renderReplay(main, { handId, me }) {
   };
   document.addEventListener("keydown", onKey);
 
+  // an administrator chooses whose tiles to see (the server answers that seat's view)
+  let perspective;
+  if (admin) {
+    const select = h("select", { id: "replay-view-seat" },
+      h("option", { value: "" }, t("replay_all_seats")),
+      [0, 1, 2, 3].map((seat) => h("option", { value: seat, selected: data.seat === seat }, r.label(seat))));
+    select.addEventListener("change", () => {
+      viewSeat.set(handId, select.value === "" ? null : Number(select.value));
+      main.replaceChildren();
+      renderReplay(main, { handId, me });
+    });
+    perspective = h("span", { class: "rp-view" }, h("label", { for: "replay-view-seat" }, t("replay_view")), " ", select);
+  } else {
+    perspective = data.seat === null ? t("replay_admin") : t("replay_seat", { wind: r.wind(data.seat) });
+  }
+  const ended = data.ended_at ? new Date(data.ended_at) : null;
   root.append(
     h("p", { class: "rp-meta" },
-      `${t(data.variant)} · ${handId} · `,
-      data.seat === null ? t("replay_admin") : t("replay_seat", { wind: r.wind(data.seat) })),
+      `${t(data.variant)} · ${handId}`,
+      ended && !Number.isNaN(ended.getTime()) ? ` · ${ended.toLocaleString(currentLang() === "zh" ? "zh-CN" : "en-GB")}` : "",
+      " · ", perspective),
     data.voided ? h("p", { class: "notice", id: "replay-voided" }, t("replay_voided")) : "",
     h("div", { class: "rp-controls", role: "toolbar", "aria-label": t("replay_title") },
       stepLabel, h("div", { class: "rp-buttons" }, first, prev, next, last)),
