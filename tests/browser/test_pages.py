@@ -199,7 +199,7 @@ def test_a_played_hand_replays_forwards_and_back_to_its_settlement(
     page.wait_for_selector("#autoplay")
     page.click("#autoplay")
     page.wait_for_selector("#settlement", timeout=60_000)
-    settled_balance(page)  # the hand's ledger row is written
+    settled = settled_balance(page)  # the hand's ledger row is written
 
     # the hand's ledger row leads to its replay
     page.click('#nav a[href="#/profile"]')
@@ -246,6 +246,14 @@ def test_a_played_hand_replays_forwards_and_back_to_its_settlement(
         "#rp-settle-table tbody tr", "rows => rows.map(r => r.dataset.net)")]
     assert sum(nets) == 0
     assert page.locator(".rp-seat .hidden-hand").count() == 0  # the end reveals every hand
+    with server.http() as http:
+        answer = http.get(f"/hands/{hand_id}/replay", headers=server.token("回放者")).json()
+    if "players" in answer:  # a server that names the hand's players and its silver
+        bots = page.locator(".rp-seat .rp-plate:has(.bot-tag) .name").all_inner_texts()
+        assert len(bots) == 3 and all("bot-" in name for name in bots)
+        moved = page.eval_on_selector_all(
+            "#rp-settle-table td.silver", "cells => cells.map(c => Number(c.dataset.silver))")
+        assert moved[answer["seat"]] == settled - GRANT  # the rows are by seat
     page.screenshot(path=str(screenshots / "replay-end-desktop-zh.png"), full_page=True)
     page.keyboard.press("Home")
     assert step() == 0 and not page.query_selector("#replay-settlement")
@@ -275,6 +283,11 @@ def test_a_played_hand_replays_forwards_and_back_to_its_settlement(
     admin.wait_for_selector("#replay-step")
     assert admin.locator(".rp-seat .hidden-hand").count() == 0
     assert admin.locator(".rp-seat .rp-hand .tile[data-tile]").count() >= 13 * 4
+    if "players" in answer:  # the server answers an administrator one seat's view too
+        admin.select_option("#replay-view-seat", "2")
+        admin.wait_for_selector("#replay-view-seat")
+        admin.wait_for_function("() => document.querySelectorAll('.rp-seat .hidden-hand').length === 3")
+        assert admin.get_attribute(".rp-seat.place-0", "data-seat") == "2"
     stranger = new_page(PHONE)
     register(stranger, server.base, "过路人")
     stranger.goto(f"{server.base}/#/replay/{hand_id}")

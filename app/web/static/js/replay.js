@@ -230,20 +230,21 @@ function settlement(r, state) {
   });
   const net = ended.net || [0, 0, 0, 0];
   const houseSilver = ended.house_silver || [0, 0, 0, 0];
+  const anyHouse = houseSilver.some((x) => x !== 0); // a house reward (湖州 起手四财神) is rare
   return h("section", { id: "replay-settlement", class: "rp-settlement", "aria-labelledby": "rp-settle-title" },
     h("h2", { id: "rp-settle-title" }, `${t("rp_settlement")} · ${t(`rp_outcome_${ended.outcome}`)}`),
     r.data.voided ? h("p", { class: "notice" }, t("replay_voided")) : null,
     ...wins,
     h("div", { class: "scroll-x" }, h("table", { class: "grid", id: "rp-settle-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("rp_player")), h("th", { scope: "col", class: "num" }, t("rp_net")),
-        h("th", { scope: "col", class: "num" }, t("rp_house")),
+        anyHouse ? h("th", { scope: "col", class: "num" }, t("rp_house")) : null,
         silver !== null ? h("th", { scope: "col", class: "num" }, t("rp_moved")) : null)),
       h("tbody", {}, [0, 1, 2, 3].map((seat) => {
         const moved = silver !== null ? silver[seat] : null;
         return h("tr", { dataset: { seat, net: net[seat] } },
           h("th", { scope: "row" }, r.label(seat)),
           h("td", { class: `num ${net[seat] < 0 ? "neg" : net[seat] > 0 ? "pos" : ""}` }, (net[seat] > 0 ? "+" : "") + fmt(net[seat])),
-          h("td", { class: "num" }, fmt(houseSilver[seat])),
+          anyHouse ? h("td", { class: "num" }, fmt(houseSilver[seat])) : null,
           moved !== null ? h("td", { class: `num silver ${moved < 0 ? "neg" : moved > 0 ? "pos" : ""}`, dataset: { silver: moved } },
             (moved > 0 ? "+" : "") + fmt(moved)) : null);
       })))),
@@ -344,7 +345,8 @@ export async function renderReplay(main, { handId, me }) {
   root.append(
     h("p", { class: "rp-meta" },
       `${t(data.variant)} · ${handId}`,
-      ended && !Number.isNaN(ended.getTime()) ? ` · ${ended.toLocaleString(currentLang() === "zh" ? "zh-CN" : "en-GB")}` : "",
+      ended && !Number.isNaN(ended.getTime())
+        ? ` · ${ended.toLocaleString(currentLang() === "zh" ? "zh-CN" : "en-GB", { dateStyle: "medium", timeStyle: "short" })}` : "",
       " · ", perspective),
     data.voided ? h("p", { class: "notice", id: "replay-voided" }, t("replay_voided")) : "",
     h("div", { class: "rp-controls", role: "toolbar", "aria-label": t("replay_title") },
