@@ -284,7 +284,7 @@ export async function renderReplay(main, { handId, me }) {
   const r = new Replay(data, me);
   let at = Math.min(shownStep.get(handId) ?? 0, r.steps.length - 1);
 
-  const stepLabel = h("span", { id: "replay-step", class: "rp-step", "aria-live": "polite" });
+  const stepLabel = h("span", { id: "replay-step", class: "rp-step" });
   const eventLine = h("p", { id: "replay-event", class: "rp-event", "aria-live": "polite" });
   const board = h("div", { class: "rp-board", id: "replay-board" });
   const end = h("div", { id: "replay-end" });
