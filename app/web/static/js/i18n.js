@@ -313,25 +313,6 @@ const PAGE_STRINGS = {
 };
 for (const code of Object.keys(PAGE_STRINGS)) Object.assign(STRINGS[code], PAGE_STRINGS[code]);
 
-// The title ladders and their English glosses: titles by silver (the 丽水 ladder, app/store/ranks.py)
-// and the 湖州 levels (app/rules/variants/huzhou.py). The server sends the Chinese title.
-const TITLES_EN = {
-  菜鸟: "Rookie", 生手: "Novice", 赌客: "Gambler", 赌棍: "Hustler", 赌鬼: "Gambling Fiend",
-  老手: "Old Hand", 高人: "Expert", 老千: "Card Sharp", 千王: "King of Sharps", 赌王: "Gambling King",
-  赌神: "God of Gamblers", 赌圣: "Gambling Saint", 赌仙: "Gambling Immortal", 万赌之王: "King of All Gamblers",
-  科员: "Clerk", 助科: "Assistant Section Chief", 副科: "Deputy Section Chief", 科长: "Section Chief",
-  助处: "Assistant Division Chief", 副处: "Deputy Division Chief", 处长: "Division Chief",
-  助局: "Assistant Bureau Chief", 副局: "Deputy Bureau Chief", 局长: "Bureau Chief",
-  助市: "Assistant Mayor", 副市: "Deputy Mayor", 市长: "Mayor", 助省: "Assistant Governor",
-  副省: "Deputy Governor", 省长: "Governor", 麻将王: "Mahjong King",
-};
-
-// A title (称号 or 湖州 level) in the current language; an unknown one as the server sent it.
-export function titleName(title) {
-  if (!title) return "";
-  return lang === "en" ? TITLES_EN[title] ?? title : title;
-}
-
 // A ledger row's reason (app/protocol/vocabulary.py LEDGER_REASONS) in the current language.
 export function ledgerReason(code) {
   const key = `ledger_${code}`;

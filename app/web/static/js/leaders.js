@@ -4,7 +4,8 @@
 import { api } from "./api.js";
 import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
-import { currentLang, t, titleName } from "./i18n.js";
+import { currentLang, t } from "./i18n.js";
+import { titleName } from "./ranks.js";
 import { VARIANTS } from "./lobby.js";
 
 const DEFAULT_MIN_HANDS = 20;

@@ -5,7 +5,8 @@
 import { api, ApiError } from "./api.js";
 import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
-import { t, titleName } from "./i18n.js";
+import { t } from "./i18n.js";
+import { titleName } from "./ranks.js";
 
 export const VARIANTS = ["lishui", "wenzhou", "huzhou", "fuzhou", "shanghai"];
 

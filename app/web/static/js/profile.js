@@ -5,7 +5,8 @@
 import { api } from "./api.js";
 import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
-import { ledgerReason, t, titleName } from "./i18n.js";
+import { ledgerReason, t } from "./i18n.js";
+import { titleName } from "./ranks.js";
 import { VARIANTS } from "./lobby.js";
 
 const PAGE_SIZE = 20;
