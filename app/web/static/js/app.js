@@ -1,13 +1,16 @@
 // The client's shell: hash routes (#/login, #/register, #/lobby, #/profile, #/leaders,
-// #/table/<id>), the header, the language switch and the reconnect banner.
+// #/table/<id>, #/replay/<hand id>), the header, the language switch and the reconnect banner.
 
 import { api, ApiError, session } from "./api.js";
-import { clear, h } from "./dom.js";
+import { clear, fmt, h } from "./dom.js";
 import { renderAuth } from "./auth.js";
+import { errorText } from "./errors.js";
 import { currentLang, onLangChange, setLang, t, translate } from "./i18n.js";
+import { titleName } from "./ranks.js";
 import { renderLeaders } from "./leaders.js";
-import { renderLobby } from "./lobby.js";
+import { renderLobby, seatedAt } from "./lobby.js";
 import { renderProfile } from "./profile.js";
+import { renderReplay } from "./replay.js";
 import { TableController } from "./table.js";
 
 const main = document.getElementById("main");
@@ -18,7 +21,11 @@ let lobbyTimer = null; // the lobby's list is read again every few seconds while
 const LOBBY_REFRESH_MS = 5000;
 
 function showMe(account) {
-  document.getElementById("me-badge").textContent = `${account.username} · ${account.title} · ${account.balance}`;
+  const badge = document.getElementById("me-badge");
+  badge.replaceChildren(h("span", { class: "me-name" }, account.username),
+    h("span", { class: "me-title" }, titleName(account.title)),
+    h("span", { class: "me-balance", id: "me-balance", title: t("balance") },
+      h("span", { class: "sr-only" }, `${t("balance")} `), fmt(account.balance)));
 }
 
 function setBanner(state) {
@@ -32,14 +39,15 @@ function setBanner(state) {
 }
 
 function showError(err) {
-  main.append(h("p", { class: "form-error", role: "alert" },
-    err instanceof ApiError ? `${err.message} (${err.code})` : String(err)));
+  main.append(h("p", { class: "form-error", role: "alert",
+    dataset: { code: err instanceof ApiError ? err.code : "client" } }, errorText(err)));
 }
 
 async function route() {
   const hash = location.hash || "#/lobby";
   const [, page, arg] = hash.split("/");
   clearInterval(lobbyTimer);
+  delete main.dataset.rendered; // set again once the page is drawn (tests wait on it)
   if (table && !(page === "table" && arg === table.tableId)) {
     table.stop();
     table = null;
@@ -87,10 +95,11 @@ async function route() {
   clear(main);
   try {
     if (page === "profile") await renderProfile(main);
+    else if (page === "replay" && arg) await renderReplay(main, { handId: decodeURIComponent(arg), me });
     else if (page === "leaders") await renderLeaders(main);
     else {
       const tables = await api("GET", "/tables");
-      const seated = tables.find((x) => x.seats.includes(me.id));
+      const seated = tables.find((x) => seatedAt(x, me));
       if (seated && !sessionStorage.getItem("stay_in_lobby")) {
         // back at the table after a reload or a new visit: resume the hand in play
         sessionStorage.setItem("stay_in_lobby", "1");
@@ -106,6 +115,7 @@ async function route() {
   } catch (err) {
     showError(err);
   }
+  main.dataset.rendered = `${page || "lobby"}:${currentLang()}`;
   main.focus();
 }
 

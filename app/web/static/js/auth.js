@@ -1,7 +1,8 @@
 // Log in and register (登录 / 注册).
 
-import { ApiError, login, register } from "./api.js";
+import { login, register } from "./api.js";
 import { h } from "./dom.js";
+import { showErrorIn } from "./errors.js";
 import { t } from "./i18n.js";
 
 export function renderAuth(main, { mode, onDone }) {
@@ -27,7 +28,7 @@ export function renderAuth(main, { mode, onDone }) {
       else await register(user.value.trim(), pass.value);
       onDone();
     } catch (err) {
-      error.textContent = err instanceof ApiError ? `${err.message} (${err.code})` : String(err);
+      showErrorIn(error, err);
     }
   });
   main.append(form);

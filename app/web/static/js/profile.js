@@ -1,61 +1,126 @@
-// The profile (个人资料): silver, title, 湖州 level, the record per variant, the ledger.
+// The profile (个人资料): silver, title, 湖州 level, the record per variant, the ledger page by
+// page (newest first; "more" only while the server says there is a next page), each hand's
+// rows leading to its replay.
 
 import { api } from "./api.js";
 import { h, fmt } from "./dom.js";
-import { reason, t } from "./i18n.js";
+import { showErrorIn } from "./errors.js";
+import { ledgerReason, t } from "./i18n.js";
+import { titleName } from "./ranks.js";
+import { VARIANTS } from "./lobby.js";
+
+const PAGE_SIZE = 20;
+const METRICS = ["points", "hands", "wins", "self_draws", "deal_ins", "escapes", "disconnects",
+  "win_rate", "escape_rate"];
+const RATES = new Set(["win_rate", "escape_rate"]);
 
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
+const two = (n) => String(n).padStart(2, "0");
+
+// A row's time as date and time of day in the browser's zone, the same in both languages;
+// the year only when it is not this one.
+function when(iso) {
+  const d = new Date(iso);
+  const day = `${two(d.getMonth() + 1)}-${two(d.getDate())}`;
+  return [d.getFullYear() === new Date().getFullYear() ? day : `${d.getFullYear()}-${day}`,
+    `${two(d.getHours())}:${two(d.getMinutes())}`];
+}
+
+export function replayLink(handId) {
+  return h("a", { href: `#/replay/${encodeURIComponent(handId)}`, class: "hand-link",
+    dataset: { hand: handId }, "aria-label": t("ledger_hand_link", { id: handId }), title: handId }, t("ledger_replay_of"));
+}
+
+// The record: a card per variant played (narrow enough for a phone: two to a row), the
+// variants not played yet named in one line.
+function statsCards(stats) {
+  const variants = VARIANTS.filter((v) => v in stats).concat(Object.keys(stats).filter((v) => !VARIANTS.includes(v)));
+  const played = variants.filter((v) => stats[v].hands > 0 || stats[v].points > 0);
+  const unplayed = variants.filter((v) => !played.includes(v));
+  return h("div", { id: "stats-table", class: "stats-cards" },
+    played.length === 0 ? h("p", { class: "empty-note" }, t("no_stats")) : null,
+    played.map((v) => h("section", { class: "stat-card", dataset: { variant: v }, "aria-labelledby": `stats-${v}` },
+      h("h3", { id: `stats-${v}` }, t(v)),
+      h("dl", {}, METRICS.flatMap((m) => [
+        h("dt", {}, t(m)),
+        h("dd", { class: "num", dataset: { metric: m } }, RATES.has(m) ? pct(stats[v][m]) : fmt(stats[v][m])),
+      ])))),
+    unplayed.length && played.length
+      ? h("p", { class: "empty-note", id: "stats-unplayed" }, t("stats_unplayed", { variants: unplayed.map((v) => t(v)).join(t("list_sep")) }))
+      : null);
+}
+
+function ledgerRow(e) {
+  const [day, time] = when(e.created_at);
+  return h("tr", { dataset: { id: e.id, reason: e.reason } },
+    h("td", { class: "when" }, h("time", { datetime: e.created_at }, h("span", {}, day), " ", h("span", {}, time))),
+    h("td", { class: e.delta < 0 ? "neg num" : "pos num" }, (e.delta > 0 ? "+" : "") + fmt(e.delta)),
+    h("td", { class: "num" }, fmt(e.balance_after)),
+    h("td", { class: "reason" }, h("span", { class: "reason-text" }, ledgerReason(e.reason)),
+      e.note ? h("span", { class: "note" }, ` · ${e.note}`) : null,
+      e.hand_id ? h("span", { class: "hand-ref" }, replayLink(e.hand_id)) : null));
+}
 
 export async function renderProfile(main) {
   const me = await api("GET", "/me");
-  const rows = Object.entries(me.stats);
   const ledgerBody = h("tbody", { id: "ledger-rows" });
-  const more = h("button", { type: "button", id: "ledger-more" }, t("more"));
-  let before = null;
+  const more = h("button", { type: "button", id: "ledger-more", hidden: true }, t("ledger_more"));
+  const empty = h("p", { id: "ledger-empty", class: "empty-note", hidden: true }, t("ledger_empty"));
+  const error = h("p", { class: "form-error", role: "alert", id: "ledger-error" });
+  const seen = new Set();
+  let before = null; // the next page's cursor; null once the last page is in
+  let loading = false;
 
+  // The next page of the ledger, appended below the rows already shown.
   async function page() {
-    const query = before === null ? "?limit=20" : `?limit=20&before=${before}`;
-    const data = await api("GET", `/me/ledger${query}`);
-    for (const e of data.entries) {
-      ledgerBody.append(h("tr", {},
-        h("td", {}, new Date(e.created_at).toLocaleString()),
-        h("td", { class: e.delta < 0 ? "neg num" : "pos num" }, (e.delta > 0 ? "+" : "") + fmt(e.delta)),
-        h("td", { class: "num" }, fmt(e.balance_after)),
-        h("td", {}, reason(e.reason), e.note ? ` · ${e.note}` : ""),
-        h("td", {}, e.hand_id ?? "")));
+    if (loading) return;
+    loading = true;
+    more.disabled = true;
+    try {
+      const query = before === null ? `?limit=${PAGE_SIZE}` : `?limit=${PAGE_SIZE}&before=${before}`;
+      const data = await api("GET", `/me/ledger${query}`);
+      for (const e of data.entries) {
+        if (seen.has(e.id)) continue; // a row is never listed twice
+        seen.add(e.id);
+        ledgerBody.append(ledgerRow(e));
+      }
+      before = data.next_before;
+      error.textContent = "";
+    } catch (err) {
+      showErrorIn(error, err);
+    } finally {
+      loading = false;
+      more.disabled = false;
+      more.hidden = before === null;
+      empty.hidden = seen.size > 0;
     }
-    before = data.next_before;
-    more.hidden = before === null;
   }
   more.addEventListener("click", page);
 
+  const level = me.huzhou_level;
   main.append(
     h("h1", {}, t("profile_title")),
     h("section", { class: "card", "aria-labelledby": "me-name" },
       h("h2", { id: "me-name" }, me.username),
       h("dl", { class: "facts" },
         h("dt", {}, t("balance")), h("dd", { id: "profile-balance" }, fmt(me.balance)),
-        h("dt", {}, t("title")), h("dd", { id: "profile-title" }, me.title),
+        h("dt", {}, t("title")), h("dd", { id: "profile-title", title: me.title }, titleName(me.title)),
         h("dt", {}, t("huzhou_level")),
-        h("dd", { id: "profile-level" },
-          `${me.huzhou_level.title} (${t("base_score")} ${me.huzhou_level.base}, ${t("points")} ${me.huzhou_level.points})`))),
+        h("dd", { id: "profile-level", title: level.title },
+          `${titleName(level.title)} (${t("level_detail", { base: fmt(level.base), points: fmt(level.points) })})`))),
     h("section", { class: "card", "aria-labelledby": "stats-title" },
       h("h2", { id: "stats-title" }, t("stats")),
-      rows.length === 0 ? h("p", {}, t("no_stats")) :
-        h("table", { class: "grid", id: "stats-table" },
-          h("thead", {}, h("tr", {}, ["variant", "points", "hands", "wins", "self_draws", "deal_ins",
-            "escapes", "disconnects", "win_rate", "escape_rate"].map((k) => h("th", { scope: "col" }, t(k))))),
-          h("tbody", {}, rows.map(([variant, s]) => h("tr", {},
-            h("th", { scope: "row" }, t(variant)),
-            [s.points, s.hands, s.wins, s.self_draws, s.deal_ins, s.escapes, s.disconnects]
-              .map((n) => h("td", { class: "num" }, fmt(n))),
-            h("td", { class: "num" }, pct(s.win_rate)), h("td", { class: "num" }, pct(s.escape_rate))))))),
+      statsCards(me.stats)),
     h("section", { class: "card", "aria-labelledby": "ledger-title" },
       h("h2", { id: "ledger-title" }, t("ledger")),
-      h("table", { class: "grid", id: "ledger-table" },
-        h("thead", {}, h("tr", {}, ["time", "delta", "balance_after", "reason", "hand"]
-          .map((k) => h("th", { scope: "col" }, t(k))))),
-        ledgerBody),
+      error,
+      h("div", { class: "scroll-x" },
+        h("table", { class: "grid ledger", id: "ledger-table" },
+          h("thead", {}, h("tr", {},
+            h("th", { scope: "col" }, t("time")), h("th", { scope: "col", class: "num" }, t("delta")),
+            h("th", { scope: "col", class: "num" }, t("balance_after")), h("th", { scope: "col" }, t("reason")))),
+          ledgerBody)),
+      empty,
       more));
   await page();
 }

@@ -1,0 +1,360 @@
+// The replay viewer (#/replay/<hand id>): a recorded hand step by step, forwards and back
+// (buttons, ← → Home End), as the server lets this account see it (GET /hands/{id}/replay:
+// a player's own seat, every seat for an administrator). Each seat shows its hand (or a
+// count of face-down tiles), melds, flowers and discards; the last step shows the settlement.
+
+import { api } from "./api.js";
+import { fmt, h } from "./dom.js";
+import { showErrorIn } from "./errors.js";
+import { currentLang, special, t } from "./i18n.js";
+import { buildSteps } from "./replaymodel.js";
+import { sortHand, tileElement, tileName } from "./tiles.js";
+
+const WINDS = ["east", "south", "west", "north"];
+const shownStep = new Map(); // hand id -> the step last shown, kept across a language switch
+const viewSeat = new Map(); // hand id -> the seat an administrator looks through (none: every seat)
+
+// The replay as shown: the server's answer, its steps and who is who.
+class Replay {
+  constructor(data, me) {
+    this.data = data;
+    this.me = me;
+    this.steps = buildSteps(data.events);
+    this.seat = data.seat; // null: an administrator's view of every seat
+  }
+
+  get dealer() {
+    return this.steps.length ? this.steps[0].state.dealer : 0;
+  }
+
+  wind(seat) {
+    return t(WINDS[(seat - this.dealer + 4) % 4]);
+  }
+
+  // The player's name when the server sends names (a newer replay answer), else null.
+  listedName(seat) {
+    const listed = this.data.players || this.data.names;
+    const found = Array.isArray(listed) ? listed[seat] : null;
+    return (typeof found === "string" ? found : found && found.name) || null;
+  }
+
+  isMe(seat) {
+    return this.data.seats[seat] === this.me.id;
+  }
+
+  isBot(seat) {
+    const listed = this.data.players;
+    const found = Array.isArray(listed) ? listed[seat] : null;
+    return Boolean(found && typeof found === "object" && found.bot);
+  }
+
+  // A seat in a sentence: its player's name, "you" for the viewer's seat, else its wind (东家).
+  name(seat) {
+    if (seat === null || seat === undefined) return "";
+    if (this.isMe(seat)) return t("replay_you");
+    return this.listedName(seat) ?? t("replay_seat_name", { wind: this.wind(seat) });
+  }
+
+  // A seat as a row label: its wind with the player's name or "you" (南家（你）, 西 bob).
+  label(seat) {
+    if (this.isMe(seat)) return t("replay_you_at", { wind: this.wind(seat) });
+    const listed = this.listedName(seat);
+    return listed ? `${this.wind(seat)} ${listed}` : t("replay_seat_name", { wind: this.wind(seat) });
+  }
+
+  wildWord() {
+    const variant = this.data.variant;
+    return t(variant === "fuzhou" ? "rp_wild_fuzhou" : variant === "huzhou" ? "rp_wild_huzhou" : "rp_wild_word");
+  }
+}
+
+function tileOf(state, code, small = true) {
+  const wild = state.wild;
+  return tileElement(code, {
+    small,
+    wild: Boolean(wild && code && code === wild.wild),
+    substitute: Boolean(wild && code && wild.substitute && code === wild.substitute && code !== wild.wild),
+  });
+}
+
+// One event in words.
+function eventText(r, e, state) {
+  const name = r.name(e.seat);
+  const tile = e.tile ? tileName(e.tile) : "";
+  switch (e.kind) {
+    case "hand_started":
+      return t("rp_ev_hand_started", { dealer: r.name(e.dealer), dice: e.dice.join(" + ") });
+    case "dealt":
+      return "";
+    case "wild_turned":
+      return t("rp_ev_wild_turned", { indicator: tileName(e.indicator), wild: tileName(e.wild), label: r.wildWord() });
+    case "decided": {
+      const key = e.choice === "decline" && e.seat !== state.dealer ? "rp_decision_decline_counter" : `rp_decision_${e.choice}`;
+      return t("rp_ev_decided", { name, choice: t(key) });
+    }
+    case "flowered":
+      return t("rp_ev_flowered", { name, tile });
+    case "drew":
+      if (e.tile) return t("rp_ev_drew_tile", { name, tile });
+      return t(e.from_tail ? "rp_ev_drew_tail" : "rp_ev_drew", { name });
+    case "discarded":
+      return t("rp_ev_discarded", { name, tile });
+    case "melded": {
+      const tiles = e.tiles ? e.tiles.map((x) => tileName(x)).join(" ") : "";
+      const from = e.from_seat !== null && e.from_seat !== undefined ? ` ← ${r.name(e.from_seat)}` : "";
+      return t("rp_ev_melded", { name, meld: t(`rp_meld_${e.meld}`), tiles }) + from;
+    }
+    case "penalized":
+      return t("rp_ev_penalized", { name, reason: t(`rp_reason_${e.reason}`) });
+    case "gold_robbed":
+      return t("rp_ev_gold_robbed", { name, tile });
+    case "won":
+      return e.tile ? t("rp_ev_won_on", { name, tile }) : t("rp_ev_won", { name });
+    case "exhaustive_draw":
+      return t("rp_ev_draw");
+    case "escaped":
+      return t("rp_ev_escaped", { name });
+    case "hand_ended":
+      return t("rp_ev_hand_ended", { outcome: t(`rp_outcome_${e.outcome}`) });
+    default:
+      return e.kind;
+  }
+}
+
+function stepText(r, step) {
+  return step.events.map((e) => eventText(r, e, step.state)).filter(Boolean).join(" · ");
+}
+
+function meldsOf(state, seat) {
+  return h("div", { class: "rp-melds", role: "group", "aria-label": t("rp_melds") },
+    seat.melds.map((m) => h("span", { class: `meld ${m.kind}`, "aria-label": t(`rp_meld_${m.kind}`) },
+      (m.tiles || [null, null, null, null]).map((code) => {
+        const el = tileOf(state, code);
+        if (code && m.claimed === code) el.classList.add("claimed-in");
+        return el;
+      }))));
+}
+
+function seatPanel(r, step, seatNo, index) {
+  const state = step.state;
+  const seat = state.seats[seatNo];
+  const wild = state.wild ? state.wild.wild : null;
+  const acting = state.actor === seatNo && !state.ended;
+  const won = state.wins.some((w) => w.seat === seatNo);
+  const name = r.name(seatNo);
+  const badges = [];
+  if (state.dealer === seatNo) badges.push(h("span", { class: "badge dealer" }, t("rp_dealer")));
+  if (seat.decision) {
+    const key = seat.decision === "decline" && seatNo !== state.dealer ? "rp_decision_decline_counter" : `rp_decision_${seat.decision}`;
+    badges.push(h("span", { class: "badge decision" }, t(key)));
+  }
+  if (won) badges.push(h("span", { class: "badge won" }, t("rp_winner")));
+  let hand;
+  if (seat.hand) {
+    const tiles = [...seat.hand];
+    const drawn = seat.drawn && seat.drawn !== "hidden" && tiles.includes(seat.drawn) ? seat.drawn : null;
+    if (drawn) tiles.splice(tiles.lastIndexOf(drawn), 1);
+    hand = h("div", { class: "rp-hand", role: "group", "aria-label": t("rp_hand_of", { name }) },
+      sortHand(tiles, wild).map((code) => tileOf(state, code)),
+      drawn ? (() => {
+        const el = tileOf(state, drawn);
+        el.classList.add("drawn");
+        return el;
+      })() : null);
+  } else {
+    hand = h("div", { class: "rp-hand hidden-hand", role: "group", "aria-label": t("rp_hand_of", { name }) },
+      tileElement(null, { small: true }),
+      h("span", { class: "hidden-count" }, t("replay_hidden", { n: seat.count })));
+  }
+  const last = state.lastDiscard;
+  return h("section", {
+    class: `rp-seat place-${index}` + (acting ? " acting" : "") + (won ? " winner" : ""),
+    id: `rp-seat-${seatNo}`, dataset: { seat: seatNo }, "aria-label": r.label(seatNo),
+  },
+  h("h3", { class: "rp-plate" }, h("span", { class: "name" }, r.label(seatNo)),
+    r.isBot(seatNo) ? h("span", { class: "tag bot-tag" }, t("lobby_seat_bot")) : null, ...badges),
+  hand,
+  seat.melds.length ? meldsOf(state, seat) : null,
+  seat.flowers.length ? h("div", { class: "rp-flowers", role: "group", "aria-label": t("rp_flowers") },
+    h("span", { class: "rp-label" }, t("rp_flowers")), seat.flowers.map((f) => tileOf(state, f))) : null,
+  h("div", { class: "rp-discards", role: "group", "aria-label": t("rp_discards") },
+    seat.discards.map((d, i) => {
+      const el = tileOf(state, d.tile);
+      if (d.claimed) el.classList.add("claimed");
+      if (last && last.seat === seatNo && i === seat.discards.length - 1 && !d.claimed) el.classList.add("last");
+      return el;
+    })));
+}
+
+function infoLine(r, state) {
+  const parts = [];
+  parts.push(h("span", { id: "rp-wall" }, t("rp_wall", { n: Math.max(0, state.wall) })));
+  if (state.dice) parts.push(h("span", {}, t("rp_dice", { dice: state.dice.join(" + ") })));
+  if (state.wild) {
+    const label = r.wildWord();
+    parts.push(h("span", { class: "rp-wild" }, `${t("rp_indicator")} `, tileOf(state, state.wild.indicator),
+      ` ${label} `, tileElement(state.wild.wild, { small: true, wild: true })));
+  }
+  return h("p", { class: "rp-info" }, parts);
+}
+
+// The silver each seat's balance moved by with this hand: the server's `result` when it
+// sends one, else from the stake when the answer has it, else unknown (null).
+function silverMoved(r, ended) {
+  if (r.data.result && Array.isArray(r.data.result.silver)) return r.data.result.silver;
+  const stake = r.data.stake ?? null;
+  if (stake === null) return null;
+  const house = ended.house_silver || [0, 0, 0, 0];
+  return ended.net.map((n, seat) => n * stake + house[seat]);
+}
+
+// The settlement of the last step: each win, each seat's points (and silver when known),
+// every payment with its reason.
+function settlement(r, state) {
+  const ended = state.ended;
+  const silver = silverMoved(r, ended);
+  const wins = state.wins.map((w) => {
+    const scores = Array.isArray(ended.scores) ? ended.scores.find((x) => x.seat === w.seat) : null;
+    return h("div", { class: "rp-win", dataset: { seat: w.seat } },
+      h("p", {}, h("strong", {}, `${t("rp_winner")}: ${r.name(w.seat)}`), " · ",
+        w.self_draw ? t("rp_self_draw") : t("rp_dealt_in", { name: r.name(w.from_seat) }),
+        w.tile ? [" · ", `${t("rp_winning_tile")} `, tileOf(state, w.tile)] : null),
+      h("div", { class: "rp-hand revealed", "aria-label": t("rp_hand_of", { name: r.name(w.seat) }) },
+        sortHand(w.hand, state.wild && state.wild.wild).map((c) => tileOf(state, c))),
+      state.seats[w.seat].melds.length ? meldsOf(state, state.seats[w.seat]) : null,
+      state.seats[w.seat].flowers.length ? h("div", { class: "rp-flowers", role: "group", "aria-label": t("rp_flowers") },
+        h("span", { class: "rp-label" }, t("rp_flowers")), state.seats[w.seat].flowers.map((f) => tileOf(state, f))) : null,
+      h("p", {}, `${t("rp_specials")}: ${w.specials.length ? w.specials.map(special).join(currentLang() === "zh" ? "、" : ", ") : t("rp_none")}`,
+        ` · ${t("rp_multiplier")} ×${w.multiplier}`),
+      scores ? scoreItems(scores) : null);
+  });
+  const net = ended.net || [0, 0, 0, 0];
+  const houseSilver = ended.house_silver || [0, 0, 0, 0];
+  const anyHouse = houseSilver.some((x) => x !== 0); // a house reward (湖州 起手四财神) is rare
+  return h("section", { id: "replay-settlement", class: "rp-settlement", "aria-labelledby": "rp-settle-title" },
+    h("h2", { id: "rp-settle-title" }, `${t("rp_settlement")} · ${t(`rp_outcome_${ended.outcome}`)}`),
+    r.data.voided ? h("p", { class: "notice" }, t("replay_voided")) : null,
+    ...wins,
+    h("div", { class: "scroll-x" }, h("table", { class: "grid", id: "rp-settle-table" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("rp_player")), h("th", { scope: "col", class: "num" }, t("rp_net")),
+        anyHouse ? h("th", { scope: "col", class: "num" }, t("rp_house")) : null,
+        silver !== null ? h("th", { scope: "col", class: "num" }, t("rp_moved")) : null)),
+      h("tbody", {}, [0, 1, 2, 3].map((seat) => {
+        const moved = silver !== null ? silver[seat] : null;
+        return h("tr", { dataset: { seat, net: net[seat] } },
+          h("th", { scope: "row" }, r.label(seat)),
+          h("td", { class: `num ${net[seat] < 0 ? "neg" : net[seat] > 0 ? "pos" : ""}` }, (net[seat] > 0 ? "+" : "") + fmt(net[seat])),
+          anyHouse ? h("td", { class: "num" }, fmt(houseSilver[seat])) : null,
+          moved !== null ? h("td", { class: `num silver ${moved < 0 ? "neg" : moved > 0 ? "pos" : ""}`, dataset: { silver: moved } },
+            (moved > 0 ? "+" : "") + fmt(moved)) : null);
+      })))),
+    h("h3", {}, t("rp_transfers")),
+    ended.transfers.length
+      ? h("ul", { id: "rp-transfers" }, ended.transfers.map((x) => h("li", {},
+        t("rp_pays", { payer: r.name(x.payer), payee: r.name(x.payee), points: fmt(x.points), reason: t(`rp_reason_${x.reason}`) }))))
+      : h("p", { id: "rp-transfers" }, t("rp_none")));
+}
+
+// A win's scoring items when the server explains the score (hand_ended `scores`).
+function scoreItems(score) {
+  const items = Array.isArray(score.items) ? score.items : [];
+  return h("div", { class: "rp-score" },
+    score.base !== undefined ? h("p", {}, `${t("rp_base")}: ${fmt(score.base)}`,
+      score.base_reason ? ` (${typeof score.base_reason === "string" ? score.base_reason : ""})` : "") : null,
+    items.length ? h("ul", { class: "rp-items", "aria-label": t("rp_items") }, items.map((it) =>
+      h("li", {}, `${currentLang() === "zh" ? it.name ?? it.key : special(it.key)}: ${it.value}`))) : null,
+    score.total !== undefined ? h("p", {}, `${t("rp_total")}: ${fmt(score.total)}`) : null);
+}
+
+export async function renderReplay(main, { handId, me }) {
+  const error = h("p", { class: "form-error", role: "alert", id: "replay-error" });
+  const root = h("div", { class: "replay", id: "replay-view", dataset: { hand: handId } },
+    h("h1", { id: "replay-title" }, t("replay_title")), error);
+  main.append(root);
+  const admin = me.role === "admin";
+  const through = admin ? viewSeat.get(handId) ?? null : null;
+  let data;
+  try {
+    data = await api("GET", `/hands/${encodeURIComponent(handId)}/replay${through === null ? "" : `?seat=${through}`}`);
+  } catch (err) {
+    showErrorIn(error, err);
+    root.append(h("p", {}, h("a", { href: "#/profile" }, t("replay_back"))));
+    return;
+  }
+  const r = new Replay(data, me);
+  let at = Math.min(shownStep.get(handId) ?? 0, r.steps.length - 1);
+
+  const stepLabel = h("span", { id: "replay-step", class: "rp-step" });
+  const eventLine = h("p", { id: "replay-event", class: "rp-event", "aria-live": "polite" });
+  const board = h("div", { class: "rp-board", id: "replay-board" });
+  const end = h("div", { id: "replay-end" });
+  const button = (id, label, text, go) => h("button", { type: "button", id, "aria-label": label,
+    onclick: () => show(go()) }, text);
+  const first = button("replay-first", t("replay_first"), `« ${t("replay_first")}`, () => 0);
+  const prev = button("replay-prev", t("replay_prev"), `◀ ${t("replay_prev")}`, () => at - 1);
+  const next = button("replay-next", t("replay_next"), `${t("replay_next")} ▶`, () => at + 1);
+  const last = button("replay-last", t("replay_last"), `${t("replay_last")} »`, () => r.steps.length - 1);
+
+  function show(index) {
+    if (!r.steps.length) return;
+    at = Math.max(0, Math.min(r.steps.length - 1, index));
+    const step = r.steps[at];
+    shownStep.set(handId, at);
+    stepLabel.textContent = t("replay_step", { n: at + 1, total: r.steps.length });
+    stepLabel.dataset.step = String(at);
+    eventLine.textContent = stepText(r, step);
+    for (const [el, off] of [[first, at === 0], [prev, at === 0], [next, at === r.steps.length - 1], [last, at === r.steps.length - 1]]) {
+      el.setAttribute("aria-disabled", String(off));
+      el.classList.toggle("off", off);
+    }
+    const own = r.seat ?? 0;
+    board.replaceChildren(infoLine(r, step.state),
+      h("div", { class: "rp-seats" }, [0, 1, 2, 3].map((i) => seatPanel(r, step, (own + i) % 4, i))));
+    end.replaceChildren(step.state.ended && at === r.steps.length - 1 ? settlement(r, step.state) : "");
+  }
+
+  const onKey = (ev) => {
+    if (!root.isConnected) {
+      document.removeEventListener("keydown", onKey);
+      return;
+    }
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.target.closest("input, select, textarea")) return;
+    const moves = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: r.steps.length - 1 };
+    if (!(ev.key in moves)) return;
+    ev.preventDefault();
+    show(moves[ev.key]);
+  };
+  document.addEventListener("keydown", onKey);
+
+  // an administrator chooses whose tiles to see (the server answers that seat's view)
+  let perspective;
+  if (admin) {
+    const select = h("select", { id: "replay-view-seat" },
+      h("option", { value: "" }, t("replay_all_seats")),
+      [0, 1, 2, 3].map((seat) => h("option", { value: seat, selected: data.seat === seat }, r.label(seat))));
+    select.addEventListener("change", () => {
+      viewSeat.set(handId, select.value === "" ? null : Number(select.value));
+      main.replaceChildren();
+      renderReplay(main, { handId, me });
+    });
+    perspective = h("span", { class: "rp-view" }, h("label", { for: "replay-view-seat" }, t("replay_view")), " ", select);
+  } else {
+    perspective = data.seat === null ? t("replay_admin") : t("replay_seat", { wind: r.wind(data.seat) });
+  }
+  const ended = data.ended_at ? new Date(data.ended_at) : null;
+  root.append(
+    h("p", { class: "rp-meta" },
+      `${t(data.variant)} · ${handId}`,
+      ended && !Number.isNaN(ended.getTime())
+        ? ` · ${ended.toLocaleString(currentLang() === "zh" ? "zh-CN" : "en-GB", { dateStyle: "medium", timeStyle: "short" })}` : "",
+      " · ", perspective),
+    data.voided ? h("p", { class: "notice", id: "replay-voided" }, t("replay_voided")) : "",
+    h("div", { class: "rp-controls", role: "toolbar", "aria-label": t("replay_title") },
+      stepLabel, h("div", { class: "rp-buttons" }, first, prev, next, last)),
+    eventLine,
+    board,
+    end,
+    h("p", { class: "help" }, t("replay_keys")),
+    h("p", {}, h("a", { href: "#/profile", id: "replay-back" }, t("replay_back"))));
+  show(at);
+}
