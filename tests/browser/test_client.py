@@ -99,11 +99,18 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     assert names.startswith("bot-")
     page.screenshot(path=str(screenshots / "lishui-table.png"))
 
-    # the first discard by keyboard: the arrow keys move along the hand, Enter discards
+    # the first discard by keyboard: the arrow keys move along the hand, Enter discards (past
+    # the 财神, whose discard would ask first)
     page.focus("#my-hand button.tile.legal")
     page.keyboard.press("ArrowRight")
     first = str(page.evaluate("document.activeElement.dataset.tile"))
     assert first == tiles[1]
+    steps = 1
+    while first == wild:
+        page.keyboard.press("ArrowRight")
+        steps += 1
+        first = str(page.evaluate("document.activeElement.dataset.tile"))
+        assert first == tiles[steps]
     page.keyboard.press("Enter")
     wait_discarded(page, [], first)
     play_until_settled(page)
@@ -340,10 +347,11 @@ def test_a_chow_offers_the_choice_of_run(
     other.wait_for_selector("#seat-1 .melds .meld.chow")
     meld = other.eval_on_selector_all(
         "#seat-1 .melds .meld.chow .tile", "els => els.map(e => e.dataset.tile)")
-    # the claimed 5m lies turned at the left, towards its giver (上家), who is named
+    # the claimed 5m lies turned at the left, towards its giver (上家, the dealer: 东)
     assert meld == ["5m", "4m", "6m"]
     assert other.get_attribute("#seat-1 .meld.chow .tile.turned", "data-tile") == "5m"
-    assert other.inner_text("#seat-1 .meld.chow .meld-from") == "上家"
+    assert other.inner_text("#seat-1 .meld.chow .meld-from") == "东家"
+    assert "chow_deal" in str(other.get_attribute("#seat-1 .meld.chow", "aria-label"))
     held = hand_tiles(other)
     assert "4m" not in held and "6m" not in held and {"3m", "7m"} <= set(held)
     dealer.wait_for_selector("#seat-1 .melds .meld.chow")  # everyone sees the meld

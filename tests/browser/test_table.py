@@ -129,6 +129,9 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     page.screenshot(path=str(screenshots / f"table-{name}-settlement.png"))
     dialog = page.evaluate(FITS, ["#settlement", "#settle-close", "#settle-leave"])
     assert [x for x in dialog if not x.startswith("small target")] == []
+    # nothing in it is wider than the dialog (it scrolls down, never sideways)
+    assert page.evaluate(
+        "(() => { const b = document.querySelector('.settle-body'); return b.scrollWidth <= b.clientWidth; })()")
     countdown = page.inner_text("#settle-countdown")
     assert ("Next hand in" if english else "下一局") in countdown
     assert page.inner_text("#settle-close") == ("Ready" if english else "准备")

@@ -477,7 +477,11 @@ export class TableController {
     else if (key === "k") action = first("exposed_kong") || first("concealed_kong") || first("added_kong");
     else if (key === "g" || key === "escape") action = first("pass");
     else if (key === "d" && this.hand && this.hand.drawn) {
-      action = legal.find((a) => a.type === "discard" && a.tile === this.hand.drawn);
+      if (this.mayDiscard(this.hand.drawn)) {
+        ev.preventDefault();
+        this.discard(this.hand.drawn); // a costly wild still asks first
+      }
+      return;
     } else if (key === "c") {
       const chows = legal.filter((a) => a.type === "chow");
       if (chows.length === 1) action = chows[0];

@@ -87,7 +87,7 @@ function plate(c, seat) {
 }
 
 // A meld as it lies: the claimed tile turned on its side, placed towards its giver (left
-// for 上家, middle for 对家, right for 下家), and the giver named beside it.
+// for 上家, middle for 对家, right for 下家), and the giver's wind beside it (东家, from E).
 function meldElement(c, seat, m) {
   const tiles = m.tiles ? [...m.tiles] : [null, null, null, null];
   const from = m.from_seat;
@@ -111,7 +111,7 @@ function meldElement(c, seat, m) {
       else if (added && code === added && i === tiles.lastIndexOf(added)) el.classList.add("added");
       return el;
     }),
-    claimed ? h("span", { class: "meld-from", "aria-hidden": "true" }, t(relation(seat, from))) : null);
+    claimed ? h("span", { class: "meld-from", "aria-hidden": "true" }, t("from_wind", { wind: windOf(c, from, true) })) : null);
 }
 
 function meldsOf(c, seat) {
