@@ -2,9 +2,9 @@
 // #/table/<id>), the header, the language switch and the reconnect banner.
 
 import { api, ApiError, session } from "./api.js";
-import { clear, fmt, h } from "./dom.js";
+import { clear, h } from "./dom.js";
 import { renderAuth } from "./auth.js";
-import { currentLang, onLangChange, setLang, t, titleName, translate } from "./i18n.js";
+import { currentLang, onLangChange, setLang, t, translate } from "./i18n.js";
 import { renderLeaders } from "./leaders.js";
 import { renderLobby } from "./lobby.js";
 import { renderProfile } from "./profile.js";
@@ -17,11 +17,8 @@ let me = null;
 let lobbyTimer = null; // the lobby's list is read again every few seconds while it shows
 const LOBBY_REFRESH_MS = 5000;
 
-let shown = null; // the account the header shows, shown again in the other language
-
 function showMe(account) {
-  shown = account;
-  document.getElementById("me-badge").textContent = `${account.username} · ${titleName(account.title)} · ${fmt(account.balance)}`;
+  document.getElementById("me-badge").textContent = `${account.username} · ${account.title} · ${account.balance}`;
 }
 
 function setBanner(state) {
@@ -126,7 +123,6 @@ function start() {
   onLangChange(() => {
     labelLang();
     translate();
-    if (shown) showMe(shown);
     if (table) table.render();
     else route();
   });

@@ -223,8 +223,9 @@ const TABLE_STRINGS = {
   },
 };
 
-// Errors the server sends (WebSocket `error.code`, REST `error.code`), in the player's words.
-const ERRORS = {
+// Errors the table page meets (the socket's `error.code`, and REST's for sitting, bots and
+// leaving), in the player's words.
+const TABLE_ERRORS = {
   zh: {
     malformed: "消息格式不对", too_large: "消息太长", unknown_type: "未知的消息",
     validation_error: "请求的内容不对", unauthorized: "登录已过期，请重新登录",
@@ -328,9 +329,9 @@ export function translate(root = document) {
 
 // --- the table page (tableui) ---------------------------------------------------------------
 
-// A server error in the player's language, from its stable code.
-export function errorText(code) {
-  const text = ERRORS[lang][code] ?? ERRORS.en[code];
+// A server error on the table page in the player's language, from its stable code.
+export function tableErrorText(code) {
+  const text = TABLE_ERRORS[lang][code] ?? TABLE_ERRORS.en[code];
   return text ?? `${t("error")}: ${code}`;
 }
 

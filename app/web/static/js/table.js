@@ -5,7 +5,7 @@
 
 import { api, ApiError, refreshTokens, session } from "./api.js";
 import { announce } from "./dom.js";
-import { errorText, t } from "./i18n.js";
+import { tableErrorText, t } from "./i18n.js";
 import { applyEvent, emptyHand, fromSnapshot } from "./model.js";
 import { ProtocolClient } from "./protocol.js";
 import { describe, entriesOfSnapshot, entryOf, push } from "./tablelog.js";
@@ -280,7 +280,7 @@ export class TableController {
       return;
     }
     const code = m.code;
-    this.warn(() => errorText(code));
+    this.warn(() => tableErrorText(code));
   }
 
   async settle(handId, ended) {
@@ -414,7 +414,7 @@ export class TableController {
       await api("POST", `/tables/${this.tableId}/fill-bots`);
       await this.loadPlayers();
     } catch (err) {
-      this.notice = err.code ? errorText(err.code) : String(err);
+      this.notice = err.code ? tableErrorText(err.code) : String(err);
     }
     this.render();
   }
@@ -426,7 +426,7 @@ export class TableController {
       await api("POST", `/tables/${this.tableId}/leave`);
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== "wrong_table") {
-        this.notice = err.code ? errorText(err.code) : String(err);
+        this.notice = err.code ? tableErrorText(err.code) : String(err);
         this.render();
         return;
       }
