@@ -279,6 +279,20 @@ const TITLES_EN = {
 Object.assign(STRINGS.zh, TABLE_STRINGS.zh);
 Object.assign(STRINGS.en, TABLE_STRINGS.en);
 
+// --- the table page (tableui) ---------------------------------------------------------------
+
+// A server error on the table page in the player's language, from its stable code.
+export function tableErrorText(code) {
+  const text = TABLE_ERRORS[lang][code] ?? TABLE_ERRORS.en[code];
+  return text ?? `${t("error")}: ${code}`;
+}
+
+// A title (称号) as the server sends it (Chinese), in the current language.
+export function titleName(title) {
+  if (!title || lang === "zh") return title;
+  return TITLES_EN[title] ?? title;
+}
+
 let lang = localStorage.getItem("lang") === "en" ? "en" : "zh";
 const listeners = new Set();
 
@@ -325,18 +339,4 @@ export function translate(root = document) {
   root.querySelectorAll("[data-i18n-placeholder]").forEach((el) => {
     el.setAttribute("placeholder", t(el.dataset.i18nPlaceholder));
   });
-}
-
-// --- the table page (tableui) ---------------------------------------------------------------
-
-// A server error on the table page in the player's language, from its stable code.
-export function tableErrorText(code) {
-  const text = TABLE_ERRORS[lang][code] ?? TABLE_ERRORS.en[code];
-  return text ?? `${t("error")}: ${code}`;
-}
-
-// A title (称号) as the server sends it (Chinese), in the current language.
-export function titleName(title) {
-  if (!title || lang === "zh") return title;
-  return TITLES_EN[title] ?? title;
 }
