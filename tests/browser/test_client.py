@@ -297,7 +297,8 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
 
     sockets[-1].close(code=4002, reason="network")  # the connection drops
     page.wait_for_selector("#banner:not([hidden])")
-    assert "重新连接" in page.inner_text("#banner")
+    banner = page.inner_text("#banner")
+    assert "重新连接" in banner and "立即重连" in banner  # and a button to try at once
     page.wait_for_selector("#banner", state="hidden")
     assert len(sockets) == 2
     hellos = [m for m in sent if m["type"] == "hello"]  # each socket's first message

@@ -45,6 +45,10 @@ export function smallTile(c, code, extra = {}) {
   return tileElement(code, { small: true, ...tileOpts(c, code), ...extra });
 }
 
+function tilesCount(n) {
+  return t(n === 1 ? "tiles_count_one" : "tiles_count", { n });
+}
+
 function seatTimer(seat) {
   return h("span", { class: "seat-timer", id: `timer-${seat}`, role: "timer", "aria-live": "off" });
 }
@@ -79,7 +83,7 @@ function plate(c, seat) {
     isDealer ? h("span", { class: "dealer-mark", title: t("dealer") }, streak ? `${t("dealer")}${streak}` : t("dealer")) : null),
   h("span", { class: "name", title: name }, name),
   hand && seat !== c.seat && hand.seats[seat].count
-    ? h("span", { class: "plate-count", "aria-hidden": "true" }, t("tiles_count", { n: hand.seats[seat].count })) : null,
+    ? h("span", { class: "plate-count", "aria-hidden": "true" }, tilesCount(hand.seats[seat].count)) : null,
   seatTimer(seat),
   title ? h("span", { class: "title" }, title) : null,
   hasBalance ? h("span", { class: "balance", dataset: { balance: p.balance } }, `${fmt(p.balance)} ${t("balance")}`) : null,
@@ -134,10 +138,10 @@ function concealedOf(c, seat) {
     const shown = sortHand(s.hand, hand.wild && hand.wild.wild).map((code) => smallTile(c, code));
     return h("div", { class: "concealed revealed", "aria-label": t("hand_revealed") }, shown);
   }
-  return h("div", { class: "concealed", "aria-label": t("tiles_count", { n: s.count }) },
+  return h("div", { class: "concealed", "aria-label": tilesCount(s.count) },
     h("span", { class: "backs", "aria-hidden": "true" },
       Array.from({ length: s.count }, () => tileElement(null, { small: true }))),
-    h("span", { class: "count", "aria-hidden": "true" }, t("tiles_count", { n: s.count })));
+    h("span", { class: "count", "aria-hidden": "true" }, tilesCount(s.count)));
 }
 
 function riverOf(c, seat, place) {
