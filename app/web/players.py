@@ -1,15 +1,19 @@
 """Who sits at a table, for the client's seat plates: name, title and silver per seat.
 
 The WebSocket's `table_state` carries the same (and more) once the server sends it; this
-read lets a client show the players right after sitting down or reloading. Anyone signed in
+read lets a client show the players right after sitting down or reloading. It also gives the
+table's timers (seconds per decision), which the protocol does not carry: the client counts
+down other seats' turns and the pause between hands with them. Anyone signed in
 may read it (the lobby already lists every table's seats); bots are flagged. Every node of a
 cluster answers the same: a table another node owns is read from the cluster's directory.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from fastapi import APIRouter, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from app.api import errors
@@ -32,11 +36,23 @@ class PlayerOut(BaseModel):
     bot: bool
 
 
+class TimersOut(BaseModel):
+    """Seconds per decision at this table (RULES.md 1, Timers)."""
+
+    discard: float
+    claim: float
+    decide: float
+    ready: float
+
+
 class PlayersOut(BaseModel):
     table_id: str
     variant: str
     stake: int
     seats: list[PlayerOut]
+    timers: TimersOut | None = Field(
+        default=None, description="the table's timers; null for a table another node owns"
+    )
 
 
 @router.get("/tables/{table_id}/players", responses=errors.responses("not_found", *AUTH_ERRORS))
@@ -46,8 +62,10 @@ async def players(
     """Each seat's player: name, title (by silver) and silver; nulls for an empty seat."""
     registry = registry_of(request)
     live = registry.get(table_id)
+    timers: TimersOut | None = None
     if live is not None:
         variant, stake, accounts = live.variant, live.stake, live.accounts()
+        timers = TimersOut(**asdict(live.timers))
     else:  # another node's table (a cluster), or none
         summary = await registry.network.summary(table_id)
         if summary is None:
@@ -75,4 +93,6 @@ async def players(
             balance=balance,
             bot=name.startswith(BOT_PREFIX),
         ))
-    return PlayersOut(table_id=table_id, variant=variant, stake=stake, seats=seats)
+    return PlayersOut(
+        table_id=table_id, variant=variant, stake=stake, seats=seats, timers=timers
+    )

@@ -79,7 +79,7 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
 
     # the first turn (claims before it are passed): 14 tiles, wilds first and marked
     page.wait_for_selector(PROMPTED)
-    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+    while not page.query_selector("#my-hand button.tile.legal"):
         click_action(page, "hu" if page.query_selector('[data-action="hu"]') else "pass")
         page.wait_for_selector(PROMPTED)
     page.wait_for_selector("#wild .tile.wild")
@@ -99,11 +99,18 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     assert names.startswith("bot-")
     page.screenshot(path=str(screenshots / "lishui-table.png"))
 
-    # the first discard by keyboard: the arrow keys move along the hand, Enter discards
-    page.focus("#my-hand button.tile:not([disabled])")
+    # the first discard by keyboard: the arrow keys move along the hand, Enter discards (past
+    # the 财神, whose discard would ask first)
+    page.focus("#my-hand button.tile.legal")
     page.keyboard.press("ArrowRight")
     first = str(page.evaluate("document.activeElement.dataset.tile"))
     assert first == tiles[1]
+    steps = 1
+    while first == wild:
+        page.keyboard.press("ArrowRight")
+        steps += 1
+        first = str(page.evaluate("document.activeElement.dataset.tile"))
+        assert first == tiles[steps]
     page.keyboard.press("Enter")
     wait_discarded(page, [], first)
     play_until_settled(page)
@@ -194,9 +201,9 @@ def test_two_players_and_two_bots_play_a_wenzhou_hand_with_a_pung_and_the_buy_in
     other.wait_for_selector("#plate-1 .badge.decision")
 
     # the dealer may only lead the single 中; the other player pungs it
-    dealer.wait_for_selector("#my-hand button.tile:not([disabled])")
+    dealer.wait_for_selector("#my-hand button.tile.legal")
     allowed = dealer.eval_on_selector_all(
-        "#my-hand button.tile:not([disabled])", "els => els.map(e => e.dataset.tile)")
+        "#my-hand button.tile.legal", "els => els.map(e => e.dataset.tile)")
     assert allowed == ["7z"] and len(hand_tiles(dealer)) == 17
     discard(dealer, "7z")
     other.wait_for_selector('#actions button[data-action="pung"]')
@@ -205,7 +212,7 @@ def test_two_players_and_two_bots_play_a_wenzhou_hand_with_a_pung_and_the_buy_in
     other.wait_for_selector("#seat-1 .melds .meld.pung")
     dealer.wait_for_selector("#seat-1 .melds .meld.pung")  # the dealer sees the pung
     other.screenshot(path=str(screenshots / "wenzhou-pung.png"))
-    other.wait_for_selector("#my-hand button.tile:not([disabled])")
+    other.wait_for_selector("#my-hand button.tile.legal")
     discard(other)
 
     # the rest of the hand: both players hand over to 托管 and watch it end
@@ -230,11 +237,11 @@ def test_a_reload_in_the_middle_of_a_hand_resumes_it(
     page.click("#quick-join")  # no table yet: quick join opens one and sits
     page.wait_for_selector("#table-view")
     page.click("#fill-bots")
-    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    page.wait_for_selector("#my-hand button.tile.legal")
     discard(page)
     # wait for the seat's next decision (a turn, or a claim to pass), then reload
     page.wait_for_selector(PROMPTED)
-    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+    while not page.query_selector("#my-hand button.tile.legal"):
         answer_once(page)
         page.wait_for_selector(PROMPTED)
     before = {
@@ -245,7 +252,7 @@ def test_a_reload_in_the_middle_of_a_hand_resumes_it(
         "table": page.get_attribute("#table-view", "data-table"),
     }
     page.reload()
-    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    page.wait_for_selector("#my-hand button.tile.legal")
     after = {
         "hand": hand_tiles(page),
         "discards": page.eval_on_selector_all(
@@ -281,7 +288,7 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
     open_table(page, "shanghai", 1)
     page.click("#fill-bots")
     page.wait_for_selector(PROMPTED)
-    while not page.query_selector("#my-hand button.tile:not([disabled])"):
+    while not page.query_selector("#my-hand button.tile.legal"):
         answer_once(page)
         page.wait_for_selector(PROMPTED)
     hand = hand_tiles(page)
@@ -290,14 +297,15 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
 
     sockets[-1].close(code=4002, reason="network")  # the connection drops
     page.wait_for_selector("#banner:not([hidden])")
-    assert "重新连接" in page.inner_text("#banner")
+    banner = page.inner_text("#banner")
+    assert "重新连接" in banner and "立即重连" in banner  # and a button to try at once
     page.wait_for_selector("#banner", state="hidden")
     assert len(sockets) == 2
     hellos = [m for m in sent if m["type"] == "hello"]  # each socket's first message
     assert len(hellos) == 2 and sent[0] == hellos[0] and hellos[0]["v"] == 2
     resumes = [m for m in sent if m["type"] == "resume"]
     assert resumes[0]["last_seq"] == 0 and int(str(resumes[-1]["last_seq"])) > 0
-    page.wait_for_selector("#my-hand button.tile:not([disabled])")
+    page.wait_for_selector("#my-hand button.tile.legal")
     assert hand_tiles(page) == hand  # nothing lost: the prompt is back on the same hand
     river = discards_of(page)
     tile = discard(page)
@@ -327,7 +335,7 @@ def test_a_chow_offers_the_choice_of_run(
         new_page, server, ("chow_deal", "chow_take"), CHOW_ON_5M)
     dealer.click("#fill-bots")
 
-    dealer.wait_for_selector('#my-hand button.tile[data-tile="5m"]:not([disabled])')
+    dealer.wait_for_selector('#my-hand button.tile.legal[data-tile="5m"]')
     discard(dealer, "5m")
     other.wait_for_selector('#actions button[data-action="chow"]')
     offered = legal_buttons(other)
@@ -340,7 +348,11 @@ def test_a_chow_offers_the_choice_of_run(
     other.wait_for_selector("#seat-1 .melds .meld.chow")
     meld = other.eval_on_selector_all(
         "#seat-1 .melds .meld.chow .tile", "els => els.map(e => e.dataset.tile)")
-    assert meld == ["4m", "5m", "6m"]
+    # the claimed 5m lies turned at the left, towards its giver (上家, the dealer: 东)
+    assert meld == ["5m", "4m", "6m"]
+    assert other.get_attribute("#seat-1 .meld.chow .tile.turned", "data-tile") == "5m"
+    assert other.inner_text("#seat-1 .meld.chow .meld-from") == "东家"
+    assert "chow_deal" in str(other.get_attribute("#seat-1 .meld.chow", "aria-label"))
     held = hand_tiles(other)
     assert "4m" not in held and "6m" not in held and {"3m", "7m"} <= set(held)
     dealer.wait_for_selector("#seat-1 .melds .meld.chow")  # everyone sees the meld

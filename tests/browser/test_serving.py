@@ -49,11 +49,17 @@ async def test_the_players_of_a_table(client: httpx.AsyncClient, db: Database) -
     assert seats["seats"][2]["bot"] is False
     empty = {"seat": 0, "name": None, "title": None, "balance": None, "bot": False}
     assert seats["seats"][0] == empty
+    assert seats["timers"] == {"discard": 15.0, "claim": 8.0, "decide": 8.0, "ready": 15.0}
 
     assert (await client.post(f"/tables/{table['id']}/fill-bots", headers=ann)).status_code == 200
     seats = (await client.get(f"/tables/{table['id']}/players", headers=bob)).json()
     assert [s["bot"] for s in seats["seats"]] == [True, True, False, True]
     assert all(s["name"] for s in seats["seats"])
+
+    quick = await client.post(
+        "/tables", json={"variant": "lishui", "stake": 1, "timers": {"ready": 5}}, headers=bob)
+    timers = (await client.get(f"/tables/{quick.json()['id']}/players", headers=bob)).json()
+    assert timers["timers"]["ready"] == 5 and timers["timers"]["discard"] == 15
 
     assert_error(await client.get("/tables/nope/players", headers=bob), 404, "not_found")
     assert_error(await client.get(f"/tables/{table['id']}/players"), 401, "unauthorized")

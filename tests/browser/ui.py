@@ -10,8 +10,10 @@ from playwright.sync_api import Page
 
 from tests.browser.conftest import PASSWORD
 
-# a prompt is waiting: an action button, or a tile of the hand that may be discarded
-PROMPTED = "#actions button.act, #my-hand button.tile:not([disabled])"
+# a prompt is waiting: an action button, or a tile of the hand that may be discarded (tiles
+# the rules hold back on a turn are greyed but not disabled: a tap says why)
+LEGAL = "#my-hand button.tile.legal"
+PROMPTED = f"#actions button.act, {LEGAL}"
 SETTLED = "#settlement"
 CLAIM_ORDER = ("hu", "pass")  # what the simple player answers, in order of preference
 
@@ -56,14 +58,19 @@ def click_action(page: Page, action: str, **fields: str) -> None:
 
 
 def discard(page: Page, tile: str | None = None) -> str:
-    """Discard `tile`, else the drawn tile when allowed (摸切), else the last allowed tile."""
+    """Discard `tile`, else the drawn tile when allowed (摸切), else the last allowed tile. On
+    a narrow screen the first tap selects the tile and the second discards it."""
     if tile is None:
-        drawn = page.query_selector("#my-hand button.tile.drawn:not([disabled])")
-        chosen = drawn or page.query_selector_all("#my-hand button.tile:not([disabled])")[-1]
+        drawn = page.query_selector(f"{LEGAL}.drawn")
+        chosen = drawn or page.query_selector_all(LEGAL)[-1]
         tile = str(chosen.get_attribute("data-tile"))
-        chosen.click()
+        index = str(chosen.get_attribute("data-index"))
     else:
-        page.click(f'#my-hand button.tile[data-tile="{tile}"]:not([disabled])')
+        index = str(page.get_attribute(f'{LEGAL}[data-tile="{tile}"]', "data-index"))
+    selector = f'{LEGAL}[data-index="{index}"]'
+    page.click(selector)
+    if page.get_attribute("#my-hand", "data-confirm") == "1":
+        page.click(f"{selector}.selected")
     return tile
 
 
@@ -76,10 +83,10 @@ def answer_once(page: Page) -> str | None:
         if wanted in actions:
             click_action(page, wanted)
             return wanted
-    if buttons and not page.query_selector("#my-hand button.tile:not([disabled])"):
+    if buttons and not page.query_selector(LEGAL):
         page.click(f'#{buttons[0]["id"]}')
         return str(buttons[0]["action"])
-    if page.query_selector("#my-hand button.tile:not([disabled])"):
+    if page.query_selector(LEGAL):
         return "discard " + discard(page)
     return None
 

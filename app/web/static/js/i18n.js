@@ -129,6 +129,170 @@ const SPECIALS = {
   big_crane: ["大吊车", "big crane"], bu_da: ["不搭", "no connections"],
 };
 
+// --- the table page (tableui): its own labels, errors by code, titles in English ----------
+// Kept apart from the other pages' labels; merged into STRINGS below.
+const TABLE_STRINGS = {
+  zh: {
+    stake_short: "底注", log: "记录", seat_wind: "{wind}家", list_sep: "、",
+    not_offered_now: "这一步不能打它", last_discard: "最后打出的牌", cannot_discard_now: "现在不能打",
+    table_centre: "牌桌中央", leave_short: "离开", all_hands: "其他三家的牌", next_short: "下局",
+    autoplay_hu: "托管替你胡牌", autoplay_other: "托管替你行动了",
+    tag_timeout: "（超时，系统代打）", tag_autoplay: "（托管）",
+    wind_short_east: "东", wind_short_south: "南", wind_short_west: "西", wind_short_north: "北", log_title: "本局记录", log_empty: "还没有动作",
+    close_log: "关闭记录", tiles_count: "{n} 张", tiles_count_one: "1 张", wall_left: "余 {n}", wall_label: "余牌",
+    turn_of: "轮到 {name}", dealer_streak: "庄 · 连{k}",
+    wild_caishen: "财神", wild_baida: "百搭", wild_jin: "金", substitute: "替身",
+    rel_prev: "上家", rel_across: "对家", rel_next: "下家", from_wind: "{wind}家",
+    meld_from: "{meld} {tile}，{from}打出", meld_self: "{meld} {tile}",
+    act_discard_tile: "打出 {tile}", tap_again: "再点一次打出，或按「打出」",
+    selected_tile: "已选 {tile}",
+    restrict_honours: "温州规则「先出风字」：手里有单张字牌（{tiles}）时必须先打掉它们，其他牌暂时不能打。",
+    restrict_follow: "温州规则：刚打出的 {tile} 你也只有一张，必须跟着打出它。",
+    restrict_wild: "{variant}规则：{wild}不能打出。",
+    restrict_tile: "这张牌现在不能打：{why}",
+    confirm_wild_title: "打出{wild}？",
+    confirm_wild_text: "丽水规则：打出{wild}算「误打财神」，你要付给其他三家每家 1 分（共 {silver} 银两），而且这张{wild}谁也不能吃碰胡。",
+    confirm_wild_yes: "仍然打出", confirm_cancel: "取消",
+    auto_discard: "时间到：系统替你打出了 {tile}", auto_pass: "时间到：系统替你选择了「过」",
+    auto_decline: "时间到：系统替你选择了「{choice}」", auto_hu: "时间到：系统替你胡牌",
+    auto_other: "时间到：系统替你行动了", autoplay_discard: "托管替你打出了 {tile}",
+    autoplay_now: "连续两次超时，已进入托管；点「取消托管」自己来打。",
+    buy_help_buy: "买底：你胡牌时每个闲家多付 2k{amount}。",
+    buy_help_risk: "买了以后闲家可以顶底：顶底的闲家胡牌时你多付 4k{amount}。",
+    buy_help_counter: "顶底：你胡牌时庄家多付 4k{amount}；不用另付。",
+    buy_help_dealer_win: "庄家胡牌时你照付买底 2k{amount}（顶不顶都一样）。",
+    buy_help_decline: "不买 / 不顶：只按底分 2k{amount} 结算。",
+    buy_help_k: "k = 庄家连续坐庄的次数（1–4）。", buy_help_k_known: "本局 k = {k}。",
+    points_n: "（{n} 分）",
+    ready: "准备", ready_done: "已准备", next_hand_in: "下一局 {s} 秒后开始",
+    next_hand_note: "时间到自动发牌；点「准备」关闭结算。", last_settlement: "上局结算",
+    reconnect_now: "立即重连", reconnecting_in: "连接中断，正在重新连接…",
+    timer_s: "{s}秒", your_timer: "你的时间", settling: "结算中…",
+    ev_discarded_wild: "{name} 打出{wild} {tile}（误打财神）",
+    ev_claimed: "{name} {meld} {tile}（{from}打出）", ev_self_meld: "{name} {meld}",
+    ev_wild_turned: "翻出 {indicator}：{wild}是 {tile}", ev_self_drawn_win: "{name} 自摸胡了！",
+    ev_win_from: "{name} 胡了 {from}打出的 {tile}！", ev_resumed: "已接上牌局",
+    base: "底分", payer: "付", items: "计分", formula: "算法", winning_hand: "胡牌牌型",
+    hand_revealed: "手牌", seat_flowers: "花牌", result: "结果",
+    outcome_hand_voided: "本局作废，未移动银两",
+  },
+  en: {
+    stake_short: "Stake", log: "Log", seat_wind: "{wind} seat", list_sep: ", ",
+    not_offered_now: "not allowed this turn", last_discard: "the last discard", cannot_discard_now: "cannot be discarded now",
+    table_centre: "Table centre", leave_short: "Leave", all_hands: "The other hands", next_short: "next",
+    autoplay_hu: "Autoplay declared your win", autoplay_other: "Autoplay played for you",
+    tag_timeout: " (time out: played for you)", tag_autoplay: " (autoplay)",
+    wind_short_east: "E", wind_short_south: "S", wind_short_west: "W", wind_short_north: "N", log_title: "This hand", log_empty: "Nothing yet",
+    close_log: "Close the log", tiles_count: "{n} tiles", tiles_count_one: "1 tile", wall_left: "{n} left", wall_label: "Wall",
+    turn_of: "{name} to play", dealer_streak: "Dealer · {k} in a row",
+    wild_caishen: "wild", wild_baida: "wild", wild_jin: "gold", substitute: "stand-in",
+    rel_prev: "left", rel_across: "across", rel_next: "right", from_wind: "from {wind}",
+    meld_from: "{meld} {tile}, from {from}", meld_self: "{meld} {tile}",
+    act_discard_tile: "Discard {tile}", tap_again: "Tap again to discard, or press Discard",
+    selected_tile: "Selected: {tile}",
+    restrict_honours: "Wenzhou rule (honours first): while you hold a single honour ({tiles}) you must discard it; your other tiles wait.",
+    restrict_follow: "Wenzhou rule: you hold the {tile} just discarded singly, so you must discard it now.",
+    restrict_wild: "{variant} rule: the {wild} cannot be discarded.",
+    restrict_tile: "This tile cannot be discarded now: {why}",
+    confirm_wild_title: "Discard the {wild}?",
+    confirm_wild_text: "Lishui rule: discarding the {wild} is a penalty (误打财神): you pay each other seat 1 point ({silver} silver in all), and nobody may claim the tile.",
+    confirm_wild_yes: "Discard it anyway", confirm_cancel: "Cancel",
+    auto_discard: "Time is up: {tile} was discarded for you", auto_pass: "Time is up: you passed",
+    auto_decline: "Time is up: “{choice}” was chosen for you", auto_hu: "Time is up: the win was declared for you",
+    auto_other: "Time is up: the server played for you", autoplay_discard: "Autoplay discarded {tile}",
+    autoplay_now: "Two timeouts in a row: autoplay is on. Press “Stop autoplay” to play yourself.",
+    buy_help_buy: "Buy in: when you win, each non-dealer pays 2k more{amount}.",
+    buy_help_risk: "After a buy a non-dealer may counter: if a counterer wins, you pay 4k more{amount}.",
+    buy_help_counter: "Counter: when you win, the dealer pays 4k more{amount}; it costs nothing else.",
+    buy_help_dealer_win: "If the dealer wins you pay the buy-in 2k{amount} either way.",
+    buy_help_decline: "Decline: the plain base 2k{amount} applies.",
+    buy_help_k: "k = the dealer's deals in a row (1-4).", buy_help_k_known: "This hand k = {k}.",
+    points_n: " ({n} points)",
+    ready: "Ready", ready_done: "Ready", next_hand_in: "Next hand in {s} s",
+    next_hand_note: "The deal starts when the time is up; Ready closes the settlement.",
+    last_settlement: "Last settlement",
+    reconnect_now: "Reconnect now", reconnecting_in: "Connection lost, reconnecting…",
+    timer_s: "{s}s", your_timer: "your time", settling: "settling…",
+    ev_discarded_wild: "{name} discards the {wild} {tile} (a penalty)",
+    ev_claimed: "{name}: {meld} {tile} from {from}", ev_self_meld: "{name}: {meld}",
+    ev_wild_turned: "{indicator} turned: the {wild} is {tile}", ev_self_drawn_win: "{name} wins by self-draw!",
+    ev_win_from: "{name} wins on {from}'s {tile}!", ev_resumed: "Back in the hand",
+    base: "Base", payer: "Payer", items: "Scoring", formula: "Formula", winning_hand: "Winning hand",
+    hand_revealed: "Hand", seat_flowers: "Flowers", result: "Result",
+    outcome_hand_voided: "The hand was voided; no silver moved",
+  },
+};
+
+// Errors the table page meets (the socket's `error.code`, and REST's for sitting, bots and
+// leaving), in the player's words.
+const TABLE_ERRORS = {
+  zh: {
+    malformed: "消息格式不对", too_large: "消息太长", unknown_type: "未知的消息",
+    validation_error: "请求的内容不对", unauthorized: "登录已过期，请重新登录",
+    wrong_table: "你不在这张牌桌", stale: "牌局已经往下走了，正在同步", not_in_hand: "两局之间不能出牌",
+    no_hand: "这张牌桌还没开局", paused: "管理员暂停了牌桌，稍后继续",
+    hand_voided: "本局作废，未移动银两", rate_limited: "操作太快了，请稍等",
+    kicked: "管理员已将你移出牌桌", internal: "服务器出错，牌局已恢复", hand_over: "这一局已经结束",
+    not_your_turn: "还没轮到你，或者吃碰的机会已经过了", bad_seat: "没有这个座位",
+    tile_not_in_hand: "你手里没有这张牌", wild_discard_forbidden: "这个玩法不能打出财神",
+    discard_restricted: "这张牌现在不能打（先出风字）", not_offered: "现在不能这样做",
+    already_answered: "你已经选过了", cannot_win: "这张牌胡不了", no_tiles_left: "牌墙没有牌可以补了",
+    unknown_action: "这个玩法没有这个动作", not_found: "找不到这张牌桌",
+    too_many_bots: "这一小时叫的机器人太多了，请稍后再试", house_funds_low: "庄家资金不足，暂时不能叫机器人",
+    no_bots_free: "现在没有空闲的机器人", insufficient_balance: "银两不够坐这张牌桌",
+    seat_taken: "座位已经有人", table_full: "牌桌已满", already_seated: "你已经坐在这里",
+    seated_elsewhere: "你已经坐在另一张牌桌", table_unavailable: "牌桌暂时不可用，请稍后再试",
+    forbidden: "没有权限",
+  },
+  en: {
+    malformed: "The message was malformed", too_large: "The message was too long",
+    unknown_type: "Unknown message", validation_error: "The request was not valid",
+    unauthorized: "Your session expired: please log in again", wrong_table: "You do not sit at this table",
+    stale: "The hand moved on; catching up", not_in_hand: "No hand is in play",
+    no_hand: "This table has not dealt yet", paused: "An administrator paused the table",
+    hand_voided: "The hand was voided; no silver moved", rate_limited: "Too fast: please wait a moment",
+    kicked: "An administrator removed you from the table", internal: "The server failed; the hand was restored",
+    hand_over: "The hand is over", not_your_turn: "It is not your turn, or the claim window closed",
+    bad_seat: "No such seat", tile_not_in_hand: "That tile is not in your hand",
+    wild_discard_forbidden: "This variant does not let you discard the wild",
+    discard_restricted: "That tile cannot be discarded now (honours first)",
+    not_offered: "That is not possible now", already_answered: "You already answered",
+    cannot_win: "That tile does not complete your hand", no_tiles_left: "No tile is left for a replacement",
+    unknown_action: "This variant has no such action", not_found: "No such table",
+    too_many_bots: "Too many bots called this hour: try again later",
+    house_funds_low: "The house cannot fund bots now", no_bots_free: "No bot is free now",
+    insufficient_balance: "Not enough silver to sit at this table", seat_taken: "That seat is taken",
+    table_full: "The table is full", already_seated: "You already sit here",
+    seated_elsewhere: "You already sit at another table",
+    table_unavailable: "The table is unavailable: try again shortly", forbidden: "Not allowed",
+  },
+};
+
+// The silver titles (RULES.md 2) as the server names them, and their English names.
+const TITLES_EN = {
+  菜鸟: "Rookie", 生手: "Novice", 赌客: "Gambler", 赌棍: "Hustler", 赌鬼: "Addict",
+  老手: "Veteran", 高人: "Expert", 老千: "Card sharp", 千王: "King of sharps",
+  赌王: "Gambling king", 赌神: "Gambling god", 赌圣: "Gambling sage", 赌仙: "Gambling immortal",
+  万赌之王: "King of all gamblers",
+};
+
+Object.assign(STRINGS.zh, TABLE_STRINGS.zh);
+Object.assign(STRINGS.en, TABLE_STRINGS.en);
+
+// --- the table page (tableui) ---------------------------------------------------------------
+
+// A server error on the table page in the player's language, from its stable code.
+export function tableErrorText(code) {
+  const text = TABLE_ERRORS[lang][code] ?? TABLE_ERRORS.en[code];
+  return text ?? `${t("error")}: ${code}`;
+}
+
+// A title (称号) as the server sends it (Chinese), in the current language.
+export function titleName(title) {
+  if (!title || lang === "zh") return title;
+  return TITLES_EN[title] ?? title;
+}
+
 let lang = localStorage.getItem("lang") === "en" ? "en" : "zh";
 const listeners = new Set();
 

@@ -5,13 +5,20 @@
 
 import { api, ApiError, refreshTokens, session } from "./api.js";
 import { announce } from "./dom.js";
-import { t } from "./i18n.js";
+import { tableErrorText, t } from "./i18n.js";
 import { applyEvent, emptyHand, fromSnapshot } from "./model.js";
 import { ProtocolClient } from "./protocol.js";
-import { tileName } from "./tiles.js";
-import { renderTable, restoreFocus, focusKey, updateCountdown } from "./tableview.js";
+import { describe, entriesOfSnapshot, entryOf, push } from "./tablelog.js";
+import { nextDealerStreak, wildDiscardCosts } from "./tablerules.js";
+import { renderTable, restoreFocus, focusKey, updateCountdown, windOf } from "./tableview.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
+const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
+const ALERT_MS = 8000; // how long a notice of an automatic play stays in the event strip
+const LATE_MS = 1500; // a prompt this close to its deadline when its window closes timed out
+// a narrow screen or a touch screen: a tap selects a tile, a second tap discards it
+const CONFIRM_FIRST = "(max-width: 800px), (pointer: coarse)";
+const SEEN_KEY = "zj-settlement-seen"; // the last hand whose settlement this tab showed
 // events that leave a pending decision open (another seat's answer in the same 买底 round,
 // a penalty); any other event means the decision was taken or the window closed
 const KEEPS_PROMPT = new Set(["decided", "penalized"]);
@@ -34,6 +41,18 @@ export class TableController {
     this.notice = "";
     this.waiting = true; // no hand has been seen at this table yet
     this.closed = false;
+    this.timers = { ...HOUSE_TIMERS }; // the table's, from GET /tables/{id}/players
+    this.log = []; // the action log of the hand (tablelog.js entries)
+    this.alert = null; // {text(), until}: an automatic play or a refusal, in the event strip
+    this.logOpen = false; // the log drawer (narrow screens; wide ones always show it)
+    this.selected = null; // {tile, index}: the tile a first tap picked
+    this.restrictNote = ""; // why the tile just tapped may not be discarded
+    this.confirming = null; // a tile whose discard costs a penalty, waiting for a yes
+    this.turnClock = null; // {seat, deadline}: another seat's turn, counted down
+    this.freshDiscard = null; // {seat, at}: the newest discard, animated into its river
+    this.readyAt = null; // when the next hand is dealt (ms), counted from hand_ended
+    this.streak = null; // {dealer, k}: the dealer's deals in a row (温州's k), when known
+    this.askedAutoplay = false;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     // each message of this table changes the controller, then the page is drawn again
     const then = (fn, opts = {}) => (m) => {
@@ -81,6 +100,7 @@ export class TableController {
       const data = await api("GET", `/tables/${this.tableId}/players`);
       this.variant = data.variant;
       this.stake = data.stake;
+      if (data.timers) this.timers = { ...data.timers };
       if (!this.tableState) {
         this.players = data.seats.map((s) => ({ ...s, connected: true, autoplay: s.bot }));
       }
@@ -103,6 +123,10 @@ export class TableController {
   tick() {
     if (this.closed) return;
     updateCountdown(this);
+    if (this.alert && Date.now() >= this.alert.until) {
+      this.alert = null;
+      this.render();
+    }
     const now = Date.now();
     if (!this.tableState && (!this.hand || this.hand.ended) && now - (this.lastPoll || 0) > PLAYERS_POLL_MS) {
       this.lastPoll = now;
@@ -112,7 +136,10 @@ export class TableController {
 
   onStatus(status) {
     if (status === "open") this.onBanner(null);
-    else if (status === "reconnecting") this.onBanner({ text: t("reconnecting") });
+    else if (status === "reconnecting") {
+      // the client waits before each attempt (backoff): the player may try at once
+      this.onBanner({ text: t("reconnecting"), action: t("reconnect_now"), onAction: () => this.client.connect() });
+    }
     else if (status === "replaced") {
       this.onBanner({ text: t("replaced"), action: t("reconnect"), onAction: () => this.client.connect() });
     } else if (status === "kicked") {
@@ -133,19 +160,32 @@ export class TableController {
     this.tableState = m;
     this.variant = m.variant;
     this.players = m.seats.map((s) => ({ ...s, bot: Boolean(s.name && s.name.startsWith("bot-")) }));
-    if (this.seat !== null && m.seats[this.seat]) this.autoplay = m.seats[this.seat].autoplay;
+    if (this.seat !== null && m.seats[this.seat]) {
+      const on = m.seats[this.seat].autoplay;
+      // 托管 the player did not ask for: two timeouts in a row
+      if (on && !this.autoplay && !this.askedAutoplay) this.warn(() => t("autoplay_now"));
+      this.autoplay = on;
+    }
   }
 
   onPrompt(m) {
+    const same = this.prompt && this.prompt.seq === m.seq;
     this.prompt = { legal: m.legal_actions, deadline: Date.now() + m.deadline_ms,
       timeout: m.timeout_action, seq: m.seq };
+    if (!same) {
+      this.selected = null;
+      this.restrictNote = "";
+    }
   }
 
   onSnapshot(m) {
     this.hand = fromSnapshot(m.view, m.hand_id);
     this.seat = m.view.seat ?? this.seat;
     this.prompt = null;
+    this.selected = null;
     this.waiting = false;
+    this.log = entriesOfSnapshot(m.view);
+    this.turnClock = null;
     if (this.settlement && this.settlement.handId !== m.hand_id) this.settlement = null;
   }
 
@@ -156,13 +196,75 @@ export class TableController {
       this.hand = emptyHand();
       this.settlement = null;
       this.waiting = false;
+      this.log = [];
+      this.readyAt = null;
+      this.streak = nextDealerStreak(this.streak, { handId: m.hand_id, dealer: e.dealer });
       this.loadPlayers().then(() => this.render(), () => {});
     }
     if (!this.hand) return; // followed from a seq this page never had: cannot happen here
+    const auto = this.noteAutomatic(e);
     applyEvent(this.hand, e, m.hand_id);
-    if (this.prompt && !KEEPS_PROMPT.has(e.kind)) this.prompt = null;
+    push(this.log, entryOf(e, auto ? { auto } : {}));
+    this.clock(e);
+    const answered = e.kind === "decided" && e.seat === this.seat; // this seat's own decision
+    if (this.prompt && (!KEEPS_PROMPT.has(e.kind) || answered)) {
+      this.prompt = null;
+      this.selected = null;
+      this.restrictNote = "";
+      this.confirming = null;
+    }
     this.announceEvent(e);
     if (e.kind === "hand_ended") this.settle(m.hand_id, e);
+  }
+
+  // the timers this page can count: another seat's turn (from its draw or its claim) and
+  // the pause before the next hand (the server's ready timer starts with hand_ended)
+  clock(e) {
+    const now = Date.now();
+    if (e.kind === "drew" || (e.kind === "melded" && ["chow", "pung"].includes(e.meld))) {
+      this.turnClock = { seat: e.seat, deadline: now + this.timers.discard * 1000 };
+    } else if (e.kind === "discarded" || e.kind === "hand_ended" || e.kind === "won") {
+      this.turnClock = null;
+    }
+    if (e.kind === "discarded") this.freshDiscard = { seat: e.seat, at: now };
+  }
+
+  // The server played for this seat (its timer ran out, or 托管): say so, in the event
+  // strip for a while and in the log. What it returns tags the event's own log line.
+  noteAutomatic(e) {
+    const p = this.prompt;
+    const own = e.seat === this.seat;
+    if (!p || (KEEPS_PROMPT.has(e.kind) && !(e.kind === "decided" && own))) return null;
+    const by = this.autoplay ? "autoplay" : "timeout";
+    let notice = null;
+    if (e.kind === "discarded" && own) {
+      notice = { kind: "auto", key: this.autoplay ? "autoplay_discard" : "auto_discard", tile: e.tile };
+    } else if (e.kind === "decided" && own) {
+      const choice = this.hand && this.hand.dealer !== this.seat ? "act_decline_counter" : "act_decline";
+      notice = { kind: "auto", key: "auto_decline", choice };
+    } else if (e.kind === "won" && own) {
+      notice = { kind: "auto", key: this.autoplay ? "autoplay_hu" : "auto_hu" };
+    } else if (own && e.kind === "melded") {
+      notice = { kind: "auto", key: this.autoplay ? "autoplay_other" : "auto_other" };
+    } else if (p.legal.some((a) => a.type === "pass") && Date.now() >= p.deadline - LATE_MS && !this.autoplay) {
+      // a claim window closed on its timer: nothing of this seat's shows, so the log says it
+      notice = { kind: "auto", key: "auto_pass", seat: this.seat };
+      push(this.log, notice);
+    }
+    if (!notice) return null;
+    const text = this.describe(notice);
+    this.warn(() => this.describe(notice));
+    announce(text);
+    return notice.key === "auto_pass" ? null : by;
+  }
+
+  warn(text) {
+    this.alert = { text, until: Date.now() + ALERT_MS };
+  }
+
+  describe(entry) {
+    return describe(entry, { name: (seat) => this.nameOf(seat), variant: this.variant,
+      dealer: this.hand ? this.hand.dealer : null });
   }
 
   onError(m) {
@@ -177,13 +279,19 @@ export class TableController {
       this.prompt = null;
       return;
     }
-    this.notice = `${t("error")}: ${m.code}`;
+    const code = m.code;
+    this.warn(() => tableErrorText(code));
   }
 
   async settle(handId, ended) {
     this.prompt = null;
-    this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null };
-    this.render({ settled: true });
+    // a reload between hands is sent the ended hand again: its settlement was seen already,
+    // and the time it ended is not known (the countdown waits for the next hand)
+    const seen = sessionStorage.getItem(SEEN_KEY) === `${this.tableId}/${handId}`;
+    sessionStorage.setItem(SEEN_KEY, `${this.tableId}/${handId}`);
+    this.readyAt = seen ? null : Date.now() + this.timers.ready * 1000;
+    this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: seen };
+    this.render({ settled: !seen });
     // the hand ends before its silver moves: wait for this hand's ledger row, then read /me
     for (let i = 0; i < 40 && !this.closed; i++) {
       try {
@@ -207,27 +315,18 @@ export class TableController {
   }
 
   announceEvent(e) {
-    const name = (seat) => this.nameOf(seat);
-    let text = null;
-    if (e.kind === "hand_started") text = t("ev_started");
-    else if (e.kind === "discarded") text = t("ev_discarded", { name: name(e.seat), tile: tileName(e.tile) });
-    else if (e.kind === "melded") text = t("ev_melded", { name: name(e.seat), meld: t(`meld_${e.meld}`) });
-    else if (e.kind === "won") text = t("ev_won", { name: name(e.seat) });
-    else if (e.kind === "exhaustive_draw") text = t("ev_draw");
-    else if (e.kind === "escaped") text = t("ev_escaped", { name: name(e.seat) });
-    else if (e.kind === "flowered") text = t("ev_flowered", { name: name(e.seat), tile: tileName(e.tile) });
-    else if (e.kind === "decided") text = t("ev_decided", { name: name(e.seat), choice: t(`decision_${e.choice}`) });
-    else if (e.kind === "gold_robbed") text = t("ev_gold_robbed", { name: name(e.seat), tile: tileName(e.tile) });
-    else if (e.kind === "penalized") text = t("ev_penalized", { name: name(e.seat), reason: t(`reason_${e.reason}`) });
-    if (text) {
-      this.lastEvent = text;
-      announce(text);
-    }
+    const entry = entryOf(e);
+    if (entry) announce(this.describe(entry));
   }
 
+  // a seat's player; before the names are read, its wind (东家), never a seat number
   nameOf(seat) {
     const p = this.players[seat];
-    return (p && p.name) || `${t("seats")} ${seat + 1}`;
+    return (p && p.name) || t("seat_wind", { wind: windOf(this, seat) });
+  }
+
+  windOf(seat) {
+    return windOf(this, seat);
   }
 
   // --- the player's side -------------------------------------------------------------------
@@ -236,20 +335,76 @@ export class TableController {
     if (!this.prompt) return;
     if (!this.client.act(this.tableId, action)) return; // not connected: the prompt comes back
     this.prompt = null;
+    this.selected = null;
+    this.restrictNote = "";
+    this.confirming = null;
     this.autoplay = false; // any action of the player ends 托管 (server side too)
+    this.askedAutoplay = false;
     this.render();
   }
 
-  discard(tile) {
-    if (this.prompt && this.prompt.legal.some((a) => a.type === "discard" && a.tile === tile)) {
-      this.act({ type: "discard", tile });
+  mayDiscard(tile) {
+    return Boolean(this.prompt && this.prompt.legal.some((a) => a.type === "discard" && a.tile === tile));
+  }
+
+  confirmFirst() {
+    return window.matchMedia(CONFIRM_FIRST).matches;
+  }
+
+  // A tap (or click) on a tile of the hand: on a narrow or touch screen the first tap
+  // selects and the second discards; a mouse click or the keyboard discards at once. A
+  // tile the rules hold back says why.
+  tapTile(tile, index, { keyboard = false } = {}) {
+    if (!this.prompt) return;
+    if (!this.mayDiscard(tile)) {
+      const el = this.main.querySelector(`#my-hand button[data-index="${index}"]`);
+      this.restrictNote = (el && el.dataset.reason) || "";
+      this.selected = null;
+      this.render();
+      return;
     }
+    this.restrictNote = "";
+    const again = this.selected && this.selected.index === index && this.selected.tile === tile;
+    if (!keyboard && !again && this.confirmFirst()) {
+      this.selected = { tile, index };
+      this.render();
+      const el = this.main.querySelector(`#my-hand button[data-index="${index}"]`);
+      if (el) el.focus({ preventScroll: true });
+      return;
+    }
+    this.discard(tile);
+  }
+
+  discard(tile) {
+    if (!this.mayDiscard(tile)) return;
+    const wild = this.hand && this.hand.wild ? this.hand.wild.wild : null;
+    if (wildDiscardCosts(this.variant, tile, wild)) {
+      this.confirming = tile; // 误打财神 costs a point to each seat: ask first
+      this.render();
+      return;
+    }
+    this.act({ type: "discard", tile });
+  }
+
+  confirmDiscard(yes) {
+    const tile = this.confirming;
+    this.confirming = null;
+    if (yes && tile && this.mayDiscard(tile)) this.act({ type: "discard", tile });
+    else this.render();
+  }
+
+  toggleLog(open = !this.logOpen) {
+    this.logOpen = open;
+    this.render();
+    const target = this.main.querySelector(open ? "#log-close" : "#event-strip");
+    if (target && this.confirmFirst()) target.focus({ preventScroll: true });
   }
 
   toggleAutoplay() {
     const on = !this.autoplay;
     if (this.client.autoplay(this.tableId, on)) {
       this.autoplay = on;
+      this.askedAutoplay = on;
       this.render();
     }
   }
@@ -259,7 +414,7 @@ export class TableController {
       await api("POST", `/tables/${this.tableId}/fill-bots`);
       await this.loadPlayers();
     } catch (err) {
-      this.notice = `${t("error")}: ${err.code || err}`;
+      this.notice = err.code ? tableErrorText(err.code) : String(err);
     }
     this.render();
   }
@@ -271,7 +426,7 @@ export class TableController {
       await api("POST", `/tables/${this.tableId}/leave`);
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== "wrong_table") {
-        this.notice = `${t("error")}: ${err.code || err}`;
+        this.notice = err.code ? tableErrorText(err.code) : String(err);
         this.render();
         return;
       }
@@ -279,6 +434,8 @@ export class TableController {
     location.hash = "#/lobby";
   }
 
+  // 准备: the server deals the next hand when its ready timer ends (the protocol has no
+  // ready message), so this closes the settlement and the centre counts down
   closeSettlement() {
     if (this.settlement) this.settlement.closed = true;
     this.render();
@@ -286,11 +443,22 @@ export class TableController {
     if (first) first.focus();
   }
 
+  reopenSettlement() {
+    if (this.settlement) this.settlement.closed = false;
+    this.render({ settled: true });
+  }
+
   keydown(ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const target = ev.target;
     if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
     const key = ev.key.toLowerCase();
+    if (key === "escape" && (this.confirming || this.logOpen)) {
+      if (this.confirming) this.confirmDiscard(false);
+      else this.toggleLog(false);
+      ev.preventDefault();
+      return;
+    }
     const legal = this.prompt ? this.prompt.legal : [];
     const first = (type) => legal.find((a) => a.type === type);
     if (key === "arrowleft" || key === "arrowright") {
@@ -309,7 +477,11 @@ export class TableController {
     else if (key === "k") action = first("exposed_kong") || first("concealed_kong") || first("added_kong");
     else if (key === "g" || key === "escape") action = first("pass");
     else if (key === "d" && this.hand && this.hand.drawn) {
-      action = legal.find((a) => a.type === "discard" && a.tile === this.hand.drawn);
+      if (this.mayDiscard(this.hand.drawn)) {
+        ev.preventDefault();
+        this.discard(this.hand.drawn); // a costly wild still asks first
+      }
+      return;
     } else if (key === "c") {
       const chows = legal.filter((a) => a.type === "chow");
       if (chows.length === 1) action = chows[0];

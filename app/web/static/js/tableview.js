@@ -1,38 +1,63 @@
-// Drawing the table from the controller's state: four seats around the centre (this seat at
-// the bottom, the next seat in turn order on the right), the action bar with exactly the
-// legal actions, the own hand (wilds first), and the settlement dialog.
+// Drawing the table from the controller's state, laid out as players of 雀魂 or 欢乐麻将
+// expect: this seat at the bottom with its hand along the bottom edge, the next seat in turn
+// order on the right, the one across at the top; each seat's discards in a grid of fixed size
+// in front of it (so the board never grows and pushes the hand down), its melds beside its
+// hand with the claimed tile turned and its giver named, its flowers apart; a centre with
+// the winds (whose turn, who deals), the wall count, the wild and the dice; a timer on every
+// seat that is thinking; the action bar with exactly the legal actions and the rule behind
+// any tile held back; the action log. Dialogs are in tabledialogs.js.
 
 import { h, fmt } from "./dom.js";
-import { reason, special, t } from "./i18n.js";
-import { silverMoved } from "./model.js";
+import { t, titleName } from "./i18n.js";
+import { describe } from "./tablelog.js";
+import { buyInHelp, discardRestriction, wildName } from "./tablerules.js";
 import { runOf, sortHand, tileElement, tileName } from "./tiles.js";
+import { confirmDialog, settlementDialog } from "./tabledialogs.js";
 
 const WINDS = ["east", "south", "west", "north"];
 const PLACES = ["bottom", "right", "top", "left"];
+// discards a river holds at full size (columns x rows in client.css); past that they shrink
+const RIVER_ROOM = { wide: { mid: 24, side: 24 }, narrow: { mid: 21, side: 20 } };
+const NARROW = "(max-width: 800px)";
+const FRESH_MS = 600; // a discard this new is animated into its river
 
-function windOf(c, seat) {
+export function windOf(c, seat, short = false) {
   const dealer = c.hand ? c.hand.dealer : (c.tableState ? c.tableState.dealer : 0);
-  return t(WINDS[(seat - dealer + 4) % 4]);
+  const wind = WINDS[(seat - dealer + 4) % 4];
+  return t(short ? `wind_short_${wind}` : wind);
 }
 
-function tileOpts(c, code) {
+// where another seat sits as `seat` sees it: 上家 (the previous seat), 对家, 下家
+function relation(seat, other) {
+  return ["", "rel_next", "rel_across", "rel_prev"][(other - seat + 4) % 4];
+}
+
+export function tileOpts(c, code) {
   const wild = c.hand && c.hand.wild;
   return {
     wild: Boolean(wild && code && code === wild.wild),
     substitute: Boolean(wild && code && wild.substitute && code === wild.substitute && code !== wild.wild),
+    wildName: wildName(c.variant),
   };
 }
 
-function smallTile(c, code) {
-  return tileElement(code, { small: true, ...tileOpts(c, code) });
+export function smallTile(c, code, extra = {}) {
+  return tileElement(code, { small: true, ...tileOpts(c, code), ...extra });
+}
+
+function tilesCount(n) {
+  return t(n === 1 ? "tiles_count_one" : "tiles_count", { n });
+}
+
+function seatTimer(seat) {
+  return h("span", { class: "seat-timer", id: `timer-${seat}`, role: "timer", "aria-live": "off" });
 }
 
 function plate(c, seat) {
   const p = c.players[seat] || {};
   const hand = c.hand;
   const flags = [];
-  if (hand && hand.dealer === seat) flags.push(h("span", { class: "badge dealer", title: t("dealer") }, t("dealer")));
-  if (p.bot) flags.push(h("span", { class: "badge" }, t("bot")));
+  if (p.bot) flags.push(h("span", { class: "badge bot" }, t("bot")));
   else if (p.autoplay) flags.push(h("span", { class: "badge auto" }, t("autoplay")));
   if (p.name && p.connected === false) flags.push(h("span", { class: "badge off" }, t("offline")));
   const decision = hand && hand.seats[seat].decision;
@@ -42,79 +67,171 @@ function plate(c, seat) {
     flags.push(h("span", { class: "badge decision" }, label));
   }
   const name = p.name || t("empty_seat");
+  const dealer = hand ? hand.dealer : (c.tableState ? c.tableState.dealer : null);
+  const isDealer = dealer === seat && (hand || c.tableState);
   const turn = hand && !hand.ended && hand.turn === seat;
+  const title = titleName(p.title);
+  const hasBalance = p.balance !== null && p.balance !== undefined;
+  const streak = isDealer && c.streak && c.streak.k > 1 && c.variant === "wenzhou" ? c.streak.k : null;
   return h("div", {
     class: "plate" + (turn ? " turn" : ""), id: `plate-${seat}`, role: "group",
-    "aria-label": `${t("seat_label", { wind: windOf(c, seat), name })}` +
-      (p.title ? `, ${p.title}` : "") + (p.balance !== null && p.balance !== undefined ? `, ${t("balance")} ${p.balance}` : ""),
+    "aria-label": `${t("seat_label", { wind: windOf(c, seat), name })}` + (isDealer ? `, ${t("dealer")}` : "") +
+      (title ? `, ${title}` : "") + (hasBalance ? `, ${t("balance")} ${fmt(p.balance)}` : ""),
   },
-  h("span", { class: "wind", "aria-hidden": "true" }, windOf(c, seat)),
-  h("span", { class: "name" }, name),
-  p.title ? h("span", { class: "title" }, p.title) : null,
-  p.balance !== null && p.balance !== undefined
-    ? h("span", { class: "balance", dataset: { balance: p.balance } }, `${fmt(p.balance)} ${t("balance")}`) : null,
+  h("span", { class: "wind" + (isDealer ? " dealer" : ""), "aria-hidden": "true" },
+    h("span", { class: "wind-long" }, windOf(c, seat)), h("span", { class: "wind-short" }, windOf(c, seat, true)),
+    isDealer ? h("span", { class: "dealer-mark", title: t("dealer") }, streak ? `${t("dealer")}${streak}` : t("dealer")) : null),
+  h("span", { class: "name", title: name }, name),
+  hand && seat !== c.seat && hand.seats[seat].count
+    ? h("span", { class: "plate-count", "aria-hidden": "true" }, tilesCount(hand.seats[seat].count)) : null,
+  seatTimer(seat),
+  title ? h("span", { class: "title" }, title) : null,
+  hasBalance ? h("span", { class: "balance", dataset: { balance: p.balance } }, `${fmt(p.balance)} ${t("balance")}`) : null,
   ...flags);
+}
+
+// A meld as it lies: the claimed tile turned on its side, placed towards its giver (left
+// for 上家, middle for 对家, right for 下家), and the giver's wind beside it (东家, from E).
+function meldElement(c, seat, m) {
+  const tiles = m.tiles ? [...m.tiles] : [null, null, null, null];
+  const from = m.from_seat;
+  const claimed = from !== null && from !== undefined && m.claimed ? m.claimed : null;
+  let at = -1;
+  if (claimed) {
+    const i = tiles.indexOf(claimed);
+    if (i >= 0) tiles.splice(i, 1);
+    const rel = relation(seat, from);
+    at = rel === "rel_prev" ? 0 : rel === "rel_across" ? 1 : tiles.length;
+    tiles.splice(at, 0, claimed);
+  }
+  const added = m.kind === "added_kong" && m.claimed && !claimed ? m.claimed : null;
+  const label = claimed
+    ? t("meld_from", { meld: t(`meld_${m.kind}`), tile: tileName(claimed), from: c.nameOf(from) })
+    : t("meld_self", { meld: t(`meld_${m.kind}`), tile: m.tiles ? tileName(m.tiles[0]) : "" });
+  return h("span", { class: `meld ${m.kind}`, role: "group", "aria-label": label, title: label },
+    tiles.map((code, i) => {
+      const el = smallTile(c, code, { turned: i === at });
+      if (i === at) el.classList.add("claimed-in");
+      else if (added && code === added && i === tiles.lastIndexOf(added)) el.classList.add("added");
+      return el;
+    }),
+    claimed ? h("span", { class: "meld-from", "aria-hidden": "true" }, t("from_wind", { wind: windOf(c, from, true) })) : null);
 }
 
 function meldsOf(c, seat) {
   const s = c.hand.seats[seat];
-  return h("div", { class: "melds", "aria-label": t("melds") },
-    s.melds.map((m) => h("span", { class: `meld ${m.kind}`, "aria-label": t(`meld_${m.kind}`) },
-      (m.tiles || [null, null, null, null]).map((code) => {
-        const el = smallTile(c, code);
-        if (code && m.claimed === code) el.classList.add("claimed-in");
-        return el;
-      }))));
+  return h("div", { class: "melds", "aria-label": t("melds") }, s.melds.map((m) => meldElement(c, seat, m)));
+}
+
+function flowersOf(c, seat) {
+  const s = c.hand.seats[seat];
+  if (!s.flowers.length) return null;
+  return h("div", { class: "flowers", role: "group", "aria-label": `${t("flowers")} ${s.flowers.length}` },
+    h("span", { class: "flowers-label", "aria-hidden": "true" }, `${t("flowers")}${s.flowers.length}`),
+    s.flowers.map((f) => smallTile(c, f)));
+}
+
+function concealedOf(c, seat) {
+  const hand = c.hand;
+  const s = hand.seats[seat];
+  if (s.hand && hand.ended) {
+    const shown = sortHand(s.hand, hand.wild && hand.wild.wild).map((code) => smallTile(c, code));
+    return h("div", { class: "concealed revealed", "aria-label": t("hand_revealed") }, shown);
+  }
+  return h("div", { class: "concealed", "aria-label": tilesCount(s.count) },
+    h("span", { class: "backs", "aria-hidden": "true" },
+      Array.from({ length: s.count }, () => tileElement(null, { small: true }))),
+    h("span", { class: "count", "aria-hidden": "true" }, tilesCount(s.count)));
+}
+
+function riverOf(c, seat, place) {
+  const room = RIVER_ROOM[window.matchMedia(NARROW).matches ? "narrow" : "wide"][
+    place === "top" || place === "bottom" ? "mid" : "side"];
+  const hand = c.hand;
+  const s = hand.seats[seat];
+  const last = hand.lastDiscard;
+  const fresh = c.freshDiscard && Date.now() - c.freshDiscard.at < FRESH_MS ? c.freshDiscard : null;
+  return h("div", {
+    class: "discards river" + (s.discards.length > room ? " dense" : ""), id: `river-${seat}`,
+    role: "group", "aria-label": `${t("discards")} ${c.nameOf(seat)}`,
+  }, s.discards.map((d, i) => {
+    const el = smallTile(c, d.tile);
+    if (d.claimed) el.classList.add("claimed");
+    const isLast = last && last.seat === seat && i === s.discards.length - 1 && !d.claimed;
+    if (isLast) {
+      el.classList.add("last");
+      el.setAttribute("aria-label", `${el.getAttribute("aria-label")}, ${t("last_discard")}`);
+      if (fresh && fresh.seat === seat) el.classList.add("fresh");
+    }
+    return el;
+  }));
 }
 
 function seatArea(c, seat, place) {
-  const hand = c.hand;
-  const area = h("section", { class: `seat seat-${place}`, id: `seat-${seat}`, dataset: { seat },
+  const area = h("section", { class: `seat seat-${place}` + (c.hand && !c.hand.ended && c.hand.turn === seat ? " turn" : ""),
+    id: `seat-${seat}`, dataset: { seat },
     "aria-label": t("seat_label", { wind: windOf(c, seat), name: c.nameOf(seat) }) });
-  area.append(plate(c, seat));
-  if (!hand) return area;
-  const s = hand.seats[seat];
-  if (place !== "bottom") {
-    const concealed = s.hand && hand.ended
-      ? sortHand(s.hand, hand.wild && hand.wild.wild).map((code) => smallTile(c, code))
-      : Array.from({ length: s.count }, () => tileElement(null, { small: true }));
-    area.append(h("div", { class: "concealed", "aria-label": `${s.count}` }, concealed));
-  }
-  area.append(meldsOf(c, seat));
-  if (s.flowers.length) {
-    area.append(h("div", { class: "flowers", "aria-label": t("flowers") }, s.flowers.map((f) => smallTile(c, f))));
-  }
-  const last = hand.lastDiscard;
-  area.append(h("div", { class: "discards", "aria-label": `${t("discards")} ${c.nameOf(seat)}` },
-    s.discards.map((d, i) => {
-      const el = smallTile(c, d.tile);
-      if (d.claimed) el.classList.add("claimed");
-      if (last && last.seat === seat && i === s.discards.length - 1 && !d.claimed) el.classList.add("last");
-      return el;
-    })));
+  const info = h("div", { class: "seat-info" }, plate(c, seat));
+  area.append(info);
+  if (!c.hand) return area;
+  const row = h("div", { class: "seat-tiles" });
+  if (place !== "bottom") row.append(concealedOf(c, seat));
+  row.append(meldsOf(c, seat));
+  const flowers = flowersOf(c, seat);
+  if (flowers) row.append(flowers);
+  info.append(row);
+  area.append(riverOf(c, seat, place));
   return area;
+}
+
+function compass(c, me) {
+  const hand = c.hand;
+  const dealer = hand ? hand.dealer : (c.tableState ? c.tableState.dealer : null);
+  const cells = PLACES.map((place, i) => {
+    const seat = (me + i) % 4;
+    const turn = hand && !hand.ended && hand.turn === seat;
+    return h("span", { class: `compass-wind at-${place}` + (turn ? " turn" : "") + (dealer === seat ? " dealer" : ""),
+      "aria-hidden": "true" }, windOf(c, seat, true));
+  });
+  const wall = hand ? hand.wall : null;
+  // the wall count while a hand is played; between hands the seconds to the next deal
+  const mid = hand && !hand.ended
+    ? h("span", { id: "wall-count", dataset: { wall }, "aria-label": t("tiles_left", { n: wall }) },
+      h("small", {}, t("wall_label")), h("b", {}, String(wall)))
+    : h("span", { id: "ready-mid", "aria-hidden": "true" }, h("small", {}, t("next_short")), h("b", { id: "ready-seconds" }, ""));
+  return h("div", { class: "compass" }, ...cells, h("span", { class: "compass-mid" }, mid));
 }
 
 function centre(c) {
   const hand = c.hand;
-  const box = h("section", { class: "centre", "aria-label": "table" });
-  if (!hand) {
-    box.append(h("p", { class: "status", id: "table-status" }, c.waiting ? t("waiting_players") : t("next_hand_soon")));
-    return box;
+  const me = c.seat ?? 0;
+  const box = h("section", { class: "centre", "aria-label": t("table_centre") });
+  box.append(compass(c, me));
+  const info = h("div", { class: "centre-info" });
+  box.append(info);
+  if (hand) {
+    const wild = hand.wild;
+    const turn = !hand.ended && hand.turn !== null && hand.turn !== undefined ? hand.turn : null;
+    info.append(...[
+      turn !== null ? h("p", { id: "turn-of", class: "turn-of" }, t("turn_of", { name: c.nameOf(turn) })) : null,
+      wild ? h("div", { id: "wild", class: "wild-info" },
+        wild.indicator && wild.indicator !== wild.wild
+          ? h("span", { class: "indicator" }, `${t("indicator")} `, smallTile(c, wild.indicator)) : null,
+        h("span", {}, `${capital(wildName(c.variant))} `, tileElement(wild.wild, { small: true, wild: true, wildName: wildName(c.variant) }))) : null,
+      hand.dice ? h("p", { id: "dice", "aria-label": `${t("dice")} ${hand.dice.join(" + ")}` },
+        h("span", { class: "dice-label" }, `${t("dice")} `), hand.dice.map((d) => h("span", { class: "die" }, String(d)))) : null,
+    ].filter(Boolean)); // no wild (上海) or no dice yet: nothing in their place
   }
-  const wild = hand.wild;
-  box.append(...[
-    h("p", { class: "variant" }, `${t(hand.variant || c.variant || "")} · ${t("stake")} ${c.stake}`),
-    h("p", { id: "wall-count", dataset: { wall: hand.wall } }, t("tiles_left", { n: hand.wall })),
-    hand.dice ? h("p", { id: "dice", "aria-label": `${t("dice")} ${hand.dice.join(" + ")}` },
-      `${t("dice")} `, hand.dice.map((d) => h("span", { class: "die" }, String(d)))) : null,
-    wild ? h("div", { id: "wild", class: "wild-info" },
-      wild.indicator ? h("span", {}, `${t("indicator")} `, smallTile(c, wild.indicator)) : null,
-      h("span", {}, ` ${t("wild")} `, tileElement(wild.wild, { small: true, wild: true }))) : null,
-    h("p", { id: "countdown", role: "timer", "aria-live": "off" }, ""),
-    h("p", { id: "last-event", class: "status" }, c.lastEvent || ""),
-  ].filter(Boolean)); // no wild (上海) or no dice yet: nothing in their place
-  if (hand.ended) box.append(h("p", { class: "status", id: "table-status" }, t("next_hand_soon")));
+  if (!hand || hand.ended) {
+    info.append(h("p", { class: "status", id: "table-status" },
+      !hand && c.waiting ? t("waiting_players") : ""),
+    h("p", { id: "ready-countdown", class: "ready-countdown", role: "timer", "aria-live": "off" }));
+    if (c.settlement && c.settlement.closed) {
+      info.append(h("button", { type: "button", id: "reopen-settlement", class: "small-button",
+        "aria-label": t("last_settlement"), onclick: () => c.reopenSettlement() }, t("settlement")));
+    }
+    if (hand) box.classList.add("between-hands");
+  }
   return box;
 }
 
@@ -142,13 +259,35 @@ function actionAria(a) {
   return null;
 }
 
+// What the hand may let go now, and why the rest is held back.
+export function restrictionOf(c) {
+  const hand = c.hand;
+  const mine = hand && c.seat !== null ? hand.seats[c.seat] : null;
+  if (!mine || !mine.hand || !c.prompt) return null;
+  const legal = new Set(c.prompt.legal.filter((a) => a.type === "discard").map((a) => a.tile));
+  return discardRestriction({ variant: c.variant, hand: mine.hand, legal, wild: hand.wild && hand.wild.wild,
+    lastDiscard: hand.lastDiscard, seat: c.seat });
+}
+
 function actionBar(c) {
   const bar = h("div", { id: "actions", role: "toolbar", "aria-label": t("your_hand") });
   const legal = c.prompt ? c.prompt.legal : [];
   const discards = legal.filter((a) => a.type === "discard");
-  if (discards.length) bar.append(h("span", { class: "hint", id: "your-turn" }, t("your_turn")));
+  const buttons = h("div", { class: "action-buttons" });
+  bar.append(buttons);
+  if (c.prompt) {
+    buttons.append(h("span", { class: "my-timer" },
+      discards.length ? h("span", { class: "hint", id: "your-turn" }, t("your_turn")) : null,
+      h("span", { id: "countdown", role: "timer", "aria-live": "off" })));
+  }
+  const selected = c.selected && discards.some((a) => a.tile === c.selected.tile) ? c.selected.tile : null;
+  if (selected) {
+    buttons.append(h("button", { type: "button", class: "confirm-discard primary", id: "discard-selected",
+      dataset: { tile: selected }, onclick: () => c.discard(selected) },
+    t("act_discard_tile", { tile: tileName(selected) })));
+  }
   legal.filter((a) => a.type !== "discard").forEach((a, i) => {
-    bar.append(h("button", {
+    buttons.append(h("button", {
       type: "button",
       class: "act" + (a.type === "hu" ? " primary" : "") + (a.type === "pass" ? " pass" : ""),
       id: `act-${i}`,
@@ -157,16 +296,32 @@ function actionBar(c) {
       onclick: () => c.act(a),
     }, ...actionLabel(c, a)));
   });
+  const notes = [];
+  if (legal.some((a) => a.type === "decide")) {
+    const counterRound = legal.some((a) => a.type === "decide" && a.choice === "counter");
+    notes.push(...buyInHelp({ counterRound, k: c.streak ? c.streak.k : null }));
+  }
+  const restriction = restrictionOf(c);
+  if (restriction && restriction.line) notes.push(restriction.line);
+  if (c.restrictNote) notes.push(c.restrictNote);
+  else if (c.selected) notes.push(t("tap_again"));
+  if (notes.length) {
+    bar.append(h("div", { class: "rule-help", id: "rule-help", "aria-live": "polite" },
+      [...new Set(notes)].map((line) => h("p", {}, line))));
+  }
   return bar;
 }
 
 function myHand(c) {
   const hand = c.hand;
   const mine = hand && c.seat !== null ? hand.seats[c.seat] : null;
-  const box = h("div", { id: "my-hand", role: "group", "aria-label": t("your_hand") });
+  const box = h("div", { id: "my-hand", role: "group", "aria-label": t("your_hand"),
+    dataset: { confirm: c.confirmFirst() ? "1" : "0" } });
   if (!mine || !mine.hand) return box;
   const wild = hand.wild && hand.wild.wild;
-  const legal = new Set((c.prompt ? c.prompt.legal : []).filter((a) => a.type === "discard").map((a) => a.tile));
+  const legalActions = (c.prompt ? c.prompt.legal : []).filter((a) => a.type === "discard");
+  const legal = new Set(legalActions.map((a) => a.tile));
+  const restriction = restrictionOf(c);
   const tiles = [...mine.hand];
   const ownTurn = hand.turn === c.seat && !hand.ended;
   let drawn = null;
@@ -180,98 +335,132 @@ function myHand(c) {
     el.dataset.index = String(index);
     if (isDrawn) el.classList.add("drawn");
     const can = legal.has(code);
-    el.disabled = !can;
-    el.setAttribute("aria-disabled", String(!can));
+    if (can) el.classList.add("legal");
+    if (can && c.selected && c.selected.index === index && c.selected.tile === code) el.classList.add("selected");
+    if (!legal.size) {
+      el.disabled = true; // not this seat's turn to discard
+    } else if (!can) {
+      const why = restriction && restriction.reasons.get(code);
+      el.classList.add("restricted");
+      el.setAttribute("aria-disabled", "true");
+      if (why) {
+        el.title = why;
+        el.dataset.reason = why;
+      }
+    }
     el.tabIndex = -1;
-    el.addEventListener("click", () => c.discard(code));
-    if (isDrawn) el.setAttribute("aria-label", `${el.getAttribute("aria-label")}, ${t("drawn")}`);
+    el.addEventListener("click", (ev) => c.tapTile(code, index, { keyboard: ev.detail === 0 }));
+    const marks = [];
+    if (isDrawn) marks.push(t("drawn"));
+    if (el.classList.contains("restricted")) marks.push(t("cannot_discard_now"));
+    if (marks.length) el.setAttribute("aria-label", `${el.getAttribute("aria-label")}, ${marks.join(", ")}`);
     return el;
   };
   const sorted = sortHand(tiles, wild);
   sorted.forEach((code, i) => box.append(make(code, i, false)));
   if (drawn) box.append(make(drawn, sorted.length, true));
   const buttons = [...box.querySelectorAll("button")];
-  const firstEnabled = buttons.find((b) => !b.disabled) || buttons[0];
-  if (firstEnabled) firstEnabled.tabIndex = 0;
+  const first = buttons.find((b) => b.classList.contains("selected")) ||
+    buttons.find((b) => b.classList.contains("legal")) || buttons[0];
+  if (first) first.tabIndex = 0;
   return box;
 }
 
-function settlementDialog(c) {
-  const s = c.settlement;
-  const ended = s.ended;
-  const outcome = ended.outcome === "win" ? t("outcome_win") : ended.outcome === "escape" ? t("outcome_escape") : t("outcome_draw");
-  const wins = s.wins.map((w) => h("div", { class: "win" },
-    h("p", {}, `${t("winner")}: ${c.nameOf(w.seat)} · `,
-      w.self_draw ? t("self_draw") : `${t("from_seat")} ${c.nameOf(w.from_seat)}`, " · ", smallTile(c, w.tile)),
-    h("p", {}, `${t("multiplier")}: ×${w.multiplier}`),
-    w.specials.length ? h("p", {}, `${t("specials")}: ${w.specials.map(special).join("、")}`) : null,
-    h("div", { class: "revealed" }, w.hand.map((code) => smallTile(c, code)))));
-  const penalties = ended.transfers.filter((x) => ["followed", "wild_discard", "escape"].includes(x.reason));
-  const myMove = c.seat !== null ? silverMoved(ended, c.seat, c.stake) : null;
-  return h("div", { class: "overlay" },
-    h("div", { id: "settlement", class: "card dialog", role: "dialog", "aria-modal": "true",
-      "aria-labelledby": "settle-title", tabindex: -1 },
-    h("h2", { id: "settle-title" }, `${t("settlement")} · ${outcome}`),
-    h("p", {}, `${t("stake")}: ${c.stake}`),
-    ...wins,
-    h("table", { class: "grid", id: "settle-table" },
-      h("thead", {}, h("tr", {}, [t("player"), t("net"), t("house"), t("silver_moved")].map((x) => h("th", { scope: "col" }, x)))),
-      h("tbody", {}, [0, 1, 2, 3].map((seat) => {
-        const moved = silverMoved(ended, seat, c.stake);
-        return h("tr", { dataset: { seat, moved } },
-          h("th", { scope: "row" }, `${windOf(c, seat)} ${c.nameOf(seat)}`),
-          h("td", { class: "num" }, ended.net[seat]),
-          h("td", { class: "num" }, ended.house_silver ? ended.house_silver[seat] : 0),
-          h("td", { class: `num ${moved < 0 ? "neg" : "pos"}` }, (moved > 0 ? "+" : "") + fmt(moved)));
-      }))),
-    h("h3", {}, t("transfers")),
-    h("ul", { id: "settle-transfers" }, ended.transfers.map((x) => h("li", {},
-      `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${x.points} × ${c.stake} (${reason(x.reason)})`))),
-    penalties.length ? h("p", {}, `${t("penalties")}: ${penalties.map((x) => `${c.nameOf(x.payer)} ${reason(x.reason)} ${x.points}`).join("; ")}`) : null,
-    h("p", { class: "my-result" }, `${t("silver_moved")}: `,
-      h("strong", { id: "settle-moved" }, myMove === null ? "" : (myMove > 0 ? "+" : "") + fmt(myMove)),
-      ` · ${t("your_balance")}: `,
-      h("strong", { id: "settle-balance", dataset: { balance: s.balance ?? "" }, "aria-live": "polite" },
-        s.balance === null ? t("balance_pending") : fmt(s.balance))),
-    h("div", { class: "row" },
-      h("button", { type: "button", class: "primary", id: "settle-close", onclick: () => c.closeSettlement() }, t("close")),
-      h("button", { type: "button", id: "settle-leave", onclick: () => c.leave() }, t("leave_table")))));
+function eventStrip(c) {
+  const alert = c.alert && Date.now() < c.alert.until ? c.alert : null;
+  const last = c.log.length ? c.log[c.log.length - 1] : null;
+  const text = alert ? alert.text() : last ? c.describe(last) : "";
+  const tile = !alert && last && last.kind === "discarded" ? smallTile(c, last.tile) : null;
+  return h("button", { type: "button", id: "event-strip", class: "event-strip" + (alert ? " alert" : ""),
+    "aria-expanded": String(Boolean(c.logOpen)), "aria-controls": "action-log",
+    onclick: () => c.toggleLog() },
+  h("span", { class: "strip-label" }, t("log")),
+  h("span", { id: "last-event", class: "strip-text" }, text),
+  tile);
+}
+
+function actionLog(c) {
+  const list = h("ol", { id: "log-entries" }, c.log.map((entry) => {
+    const li = h("li", { class: `log-${entry.kind}` + (entry.seat === c.seat ? " mine" : "") + (entry.auto ? " auto" : "") },
+      c.describe(entry));
+    return li;
+  }));
+  if (!c.log.length) list.append(h("li", { class: "empty" }, t("log_empty")));
+  return h("aside", { id: "action-log", class: "action-log" + (c.logOpen ? " open" : ""),
+    "aria-label": t("log_title") },
+  h("div", { class: "log-head" }, h("h2", {}, t("log_title")),
+    h("button", { type: "button", id: "log-close", class: "small-button", "aria-label": t("close_log"),
+      onclick: () => c.toggleLog(false) }, "×")),
+  list);
 }
 
 export function renderTable(main, c) {
   const empty = c.players.some((p) => !p.name);
   const top = h("div", { class: "table-bar" },
     h("h1", { class: "sr-only" }, `${t(c.variant || "")} ${t("tables")}`),
-    h("span", { class: "variant-name" }, `${t(c.variant || "")} · ${t("stake")} ${c.stake}`),
+    h("span", { class: "variant-name" }, `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)}`),
     h("button", { type: "button", id: "autoplay", "aria-pressed": String(c.autoplay),
       class: c.autoplay ? "on" : "", onclick: () => c.toggleAutoplay() },
     c.autoplay ? t("autoplay_off") : t("autoplay")),
     empty && (!c.hand || c.hand.ended)
       ? h("button", { type: "button", id: "fill-bots", onclick: () => c.fillBots() }, t("fill_bots")) : null,
-    h("button", { type: "button", id: "leave", onclick: () => c.leave() }, t("leave_table")),
-    c.notice ? h("span", { class: "notice", role: "status" }, c.notice) : null);
+    h("button", { type: "button", id: "leave", onclick: () => c.leave() }, t("leave_short")),
+    c.notice ? h("p", { class: "notice", role: "status" }, c.notice) : null);
   const board = h("div", { class: "board" });
   const me = c.seat ?? 0;
   const seats = PLACES.map((place, i) => seatArea(c, (me + i) % 4, place));
   board.append(seats[2], seats[3], centre(c), seats[1], seats[0]);
   const view = h("div", { class: "table-view", id: "table-view", dataset: { table: c.tableId, seat: c.seat ?? "" } },
-    top, board, actionBar(c), myHand(c),
+    top, board, eventStrip(c), actionBar(c), myHand(c), actionLog(c),
     h("p", { class: "help", id: "keyboard-help" }, t("keyboard_help")));
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
+  if (c.confirming) view.append(confirmDialog(c));
   main.replaceChildren(view);
+  const entries = main.querySelector("#log-entries");
+  if (entries) entries.scrollTop = entries.scrollHeight;
   updateCountdown(c);
 }
 
+function capital(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+function seconds(deadline) {
+  return Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+}
+
+// Every running timer: this seat's prompt, another seat's turn, the pause between hands.
 export function updateCountdown(c) {
+  const mine = c.prompt ? seconds(c.prompt.deadline) : null;
   const el = document.getElementById("countdown");
-  if (!el) return;
-  if (!c.prompt) {
-    el.textContent = "";
-    return;
+  if (el) {
+    el.textContent = mine === null ? "" : t("countdown", { s: mine });
+    el.classList.toggle("urgent", mine !== null && mine <= 3);
   }
-  const left = Math.max(0, Math.ceil((c.prompt.deadline - Date.now()) / 1000));
-  el.textContent = t("countdown", { s: left });
-  el.classList.toggle("urgent", left <= 3);
+  for (let seat = 0; seat < 4; seat++) {
+    const chip = document.getElementById(`timer-${seat}`);
+    if (!chip) continue;
+    let left = null;
+    if (seat === c.seat && c.prompt) left = mine;
+    else if (c.turnClock && c.turnClock.seat === seat && c.hand && !c.hand.ended) left = seconds(c.turnClock.deadline);
+    chip.textContent = left === null ? "" : t("timer_s", { s: left });
+    chip.classList.toggle("running", left !== null);
+    chip.classList.toggle("urgent", left !== null && left <= 3);
+  }
+  const ready = c.readyAt ? seconds(c.readyAt) : null;
+  const mid = document.getElementById("ready-seconds");
+  if (mid) mid.textContent = ready === null ? "…" : String(ready);
+  for (const id of ["ready-countdown", "settle-countdown"]) {
+    const box = document.getElementById(id);
+    if (!box) continue;
+    if (!c.hand || c.hand.ended) {
+      box.textContent = ready === null
+        ? (id === "ready-countdown" && c.hand ? t("next_hand_soon") : "")
+        : t("next_hand_in", { s: ready });
+    } else {
+      box.textContent = "";
+    }
+  }
 }
 
 // Which control had focus before a redraw, so the same one gets it back afterwards.
@@ -284,6 +473,12 @@ export function focusKey(main) {
 }
 
 export function restoreFocus(main, c, key, { prompted = false, settled = false } = {}) {
+  const confirm = main.querySelector("#confirm-dialog");
+  if (confirm) {
+    const no = confirm.querySelector("#confirm-no");
+    if (no && !confirm.contains(document.activeElement)) no.focus();
+    return;
+  }
   if (settled) {
     const dialog = main.querySelector("#settlement");
     if (dialog) dialog.focus();
@@ -292,13 +487,13 @@ export function restoreFocus(main, c, key, { prompted = false, settled = false }
   if (main.querySelector("#settlement")) return;
   if (prompted && c.prompt) {
     const act = main.querySelector("#actions button.act");
-    const drawn = main.querySelector("#my-hand button.drawn:not([disabled])");
+    const drawn = main.querySelector("#my-hand button.drawn.legal");
     const inHand = key && key.index !== undefined
-      ? main.querySelector(`#my-hand button[data-index="${key.index}"]:not([disabled])`) : null;
-    const target = act || inHand || drawn || main.querySelector("#my-hand button:not([disabled])");
+      ? main.querySelector(`#my-hand button.legal[data-index="${key.index}"]`) : null;
+    const target = act || inHand || drawn || main.querySelector("#my-hand button.legal");
     if (target) {
       target.tabIndex = 0;
-      target.focus();
+      target.focus({ preventScroll: true });
       return;
     }
   }
@@ -306,6 +501,6 @@ export function restoreFocus(main, c, key, { prompted = false, settled = false }
   const el = key.id ? main.querySelector(`#${key.id}`) : main.querySelector(`#my-hand button[data-index="${key.index}"]`);
   if (el) {
     if (el.tabIndex < 0) el.tabIndex = 0;
-    el.focus();
+    el.focus({ preventScroll: true });
   }
 }

@@ -66,48 +66,54 @@ function svgEl(name, attrs) {
 }
 
 // One tile drawn as SVG (null code: face down). `wild` / `substitute` mark a 财神 and the
-// tile that plays as its face.
-export function tileSvg(code, { wild = false, substitute = false } = {}) {
-  const svg = svgEl("svg", { viewBox: "0 0 30 40", class: "tile-svg", "aria-hidden": "true",
-    focusable: "false" });
-  svg.appendChild(svgEl("rect", { x: 1, y: 1, width: 28, height: 38, rx: 4,
+// tile that plays as its face; `turned` lays it on its side (a claimed tile in a meld). The
+// suit character is nearly as large as the numeral, so suits read without their colour.
+export function tileSvg(code, { wild = false, substitute = false, turned = false } = {}) {
+  const svg = svgEl("svg", { viewBox: turned ? "0 0 40 30" : "0 0 30 40", class: "tile-svg",
+    "aria-hidden": "true", focusable: "false" });
+  const g = turned ? svgEl("g", { transform: "translate(0,30) rotate(-90)" }) : svg;
+  if (turned) svg.appendChild(g);
+  g.appendChild(svgEl("rect", { x: 1, y: 1, width: 28, height: 38, rx: 4,
     class: code ? "tile-face" : "tile-back" }));
   if (!code) return svg;
   const [big, small] = face(code);
   const { n, suit } = parse(code);
   const colour = suit === "z" ? HONOUR_COLOURS[n] : COLOURS[suit];
   if (code === "5z") {
-    svg.appendChild(svgEl("rect", { x: 7, y: 8, width: 16, height: 22, rx: 2, fill: "none",
-      stroke: colour, "stroke-width": 2 }));
+    g.appendChild(svgEl("rect", { x: 7, y: 8, width: 16, height: 22, rx: 2, fill: "none",
+      stroke: colour, "stroke-width": 2.5 }));
   } else {
-    const main = svgEl("text", { x: 15, y: small ? 22 : 27, "text-anchor": "middle",
-      "font-size": small ? 18 : 19, "font-weight": 700, fill: colour, class: "tile-text" });
+    const main = svgEl("text", { x: 15, y: small ? 19 : 27, "text-anchor": "middle",
+      "font-size": small ? 18 : 20, "font-weight": 700, fill: colour, class: "tile-text" });
     main.textContent = big;
-    svg.appendChild(main);
+    g.appendChild(main);
   }
   if (small) {
-    const sub = svgEl("text", { x: 15, y: 35, "text-anchor": "middle", "font-size": 10,
-      fill: colour, class: "tile-text" });
+    const sub = svgEl("text", { x: 15, y: 36, "text-anchor": "middle",
+      "font-size": suit === "f" ? 11 : 15, "font-weight": 700, fill: colour, class: "tile-text" });
     sub.textContent = small;
-    svg.appendChild(sub);
+    g.appendChild(sub);
   }
   if (wild || substitute) {
-    svg.appendChild(svgEl("circle", { cx: 24, cy: 6, r: 4.5, class: wild ? "wild-dot" : "sub-dot" }));
+    g.appendChild(svgEl("circle", { cx: 24, cy: 6, r: 4.5, class: wild ? "wild-dot" : "sub-dot" }));
   }
   return svg;
 }
 
 // A tile as an inline element (span) or a button, with a readable label.
+// `wildName`: what the variant calls its wild (财神, 百搭, 金).
 export function tileElement(code, opts = {}) {
-  const { button = false, wild = false, substitute = false, label = null, small = false } = opts;
+  const { button = false, wild = false, substitute = false, label = null, small = false,
+    turned = false, wildName = null } = opts;
   const el = document.createElement(button ? "button" : "span");
-  el.className = "tile" + (small ? " small" : "") + (wild ? " wild" : "") + (substitute ? " substitute" : "");
+  el.className = "tile" + (small ? " small" : "") + (wild ? " wild" : "") +
+    (substitute ? " substitute" : "") + (turned ? " turned" : "");
   if (button) el.type = "button";
   if (code) el.dataset.tile = code;
-  el.appendChild(tileSvg(code, { wild, substitute }));
+  el.appendChild(tileSvg(code, { wild, substitute, turned }));
   const name = code ? tileName(code) : (currentLang() === "zh" ? "暗牌" : "face down");
   const marks = [];
-  if (wild) marks.push(currentLang() === "zh" ? "财神" : "wild");
+  if (wild) marks.push(wildName ?? (currentLang() === "zh" ? "财神" : "wild"));
   if (substitute) marks.push(currentLang() === "zh" ? "替身" : "plays as the wild's face");
   const text = label ?? (marks.length ? `${name} (${marks.join(", ")})` : name);
   el.setAttribute(button ? "aria-label" : "title", text);

@@ -1,0 +1,126 @@
+// The table page's dialogs: the settlement of a hand (who won and how, the whole winning
+// hand with its melds and flowers, every payment, the silver each seat moved, the countdown
+// to the next hand) and the question before a discard that costs a penalty (丽水 误打财神).
+
+import { h, fmt } from "./dom.js";
+import { reason, special, t } from "./i18n.js";
+import { silverMoved } from "./model.js";
+import { wildName } from "./tablerules.js";
+import { sortHand, tileElement, tileName } from "./tiles.js";
+
+function tileOf(c, code, extra = {}) {
+  const wild = c.hand && c.hand.wild;
+  return tileElement(code, { small: true, wild: Boolean(wild && code === wild.wild),
+    wildName: wildName(c.variant), ...extra });
+}
+
+function signed(n) {
+  return (n > 0 ? "+" : "") + fmt(n);
+}
+
+// The whole hand of a seat at the end: its concealed tiles (the winning one marked), its
+// melds as they lie, and its flowers apart.
+function wholeHand(c, ended, seat, concealed, winning) {
+  const wild = c.hand && c.hand.wild ? c.hand.wild.wild : null;
+  const tiles = sortHand(concealed, wild);
+  let mark = winning ? tiles.lastIndexOf(winning) : -1;
+  if (mark >= 0) { // the winning tile goes last, apart, as it was taken
+    tiles.splice(mark, 1);
+    tiles.push(winning);
+    mark = tiles.length - 1;
+  }
+  const melds = (ended.melds && ended.melds[seat]) || [];
+  const flowers = (ended.flowers && ended.flowers[seat]) || [];
+  return h("div", { class: "whole-hand", role: "group", "aria-label": t("winning_hand") },
+    h("span", { class: "set concealed-set" }, tiles.map((code, i) => {
+      const el = tileOf(c, code);
+      if (i === mark) el.classList.add("winning");
+      return el;
+    })),
+    melds.map((m) => h("span", { class: `set meld ${m.meld}`, title: t(`meld_${m.meld}`),
+      "aria-label": `${t(`meld_${m.meld}`)} ${m.tiles.map((x) => tileName(x)).join(" ")}` },
+    m.tiles.map((code) => tileOf(c, code)))),
+    flowers.length ? h("span", { class: "set flowers-set", "aria-label": `${t("seat_flowers")} ${flowers.length}` },
+      h("span", { class: "flowers-label" }, t("seat_flowers")), flowers.map((code) => tileOf(c, code))) : null);
+}
+
+function winBlock(c, ended, w) {
+  const how = w.self_draw || w.from_seat === null || w.from_seat === undefined
+    ? t("self_draw") : `${t("from_seat")} ${c.nameOf(w.from_seat)}`;
+  return h("section", { class: "win", dataset: { seat: w.seat } },
+    h("h3", {}, `${t("winner")}: ${c.nameOf(w.seat)} · ${how}`,
+      w.tile ? [" · ", tileOf(c, w.tile)] : null),
+    h("p", { class: "win-value" },
+      w.specials.length ? h("span", { class: "specials" }, `${t("specials")}: ${w.specials.map(special).join("、")}`) : null,
+      h("span", { class: "multiplier" }, `${t("multiplier")} ×${fmt(w.multiplier)}`)),
+    wholeHand(c, ended, w.seat, w.hand, w.tile));
+}
+
+// Every other seat's hand as it ended (the board on a phone shows only their counts).
+function otherHands(c, ended, wins) {
+  const winners = new Set(wins.map((w) => w.seat));
+  const seats = [0, 1, 2, 3].filter((seat) => !winners.has(seat));
+  return h("details", { class: "other-hands", open: !window.matchMedia("(max-width: 800px)").matches },
+    h("summary", {}, t("all_hands")),
+    seats.map((seat) => h("div", { class: "other-hand", dataset: { seat } },
+      h("span", { class: "who" }, `${c.windOf(seat)} ${c.nameOf(seat)}`),
+      wholeHand(c, ended, seat, ended.hands[seat] || [], null))));
+}
+
+export function settlementDialog(c) {
+  const s = c.settlement;
+  const ended = s.ended;
+  const outcome = ended.outcome === "win" ? t("outcome_win") : ended.outcome === "escape" ? t("outcome_escape") : t("outcome_draw");
+  const houseAny = ended.house_silver && ended.house_silver.some((x) => x);
+  const myMove = c.seat !== null ? silverMoved(ended, c.seat, c.stake) : null;
+  const penalties = ended.transfers.filter((x) => ["followed", "wild_discard", "escape"].includes(x.reason));
+  const columns = [t("player"), t("net"), ...(houseAny ? [t("house")] : []), t("silver_moved")];
+  return h("div", { class: "overlay settle-overlay" },
+    h("div", { id: "settlement", class: "card dialog settle", role: "dialog", "aria-modal": "true",
+      "aria-labelledby": "settle-title", tabindex: -1 },
+    h("div", { class: "settle-body" },
+      h("h2", { id: "settle-title" }, `${t("settlement")} · ${outcome}`),
+      h("p", { class: "settle-stake" }, `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)}`),
+      ...s.wins.map((w) => winBlock(c, ended, w)),
+      otherHands(c, ended, s.wins),
+      h("table", { class: "grid", id: "settle-table" },
+        h("thead", {}, h("tr", {}, columns.map((x) => h("th", { scope: "col" }, x)))),
+        h("tbody", {}, [0, 1, 2, 3].map((seat) => {
+          const moved = silverMoved(ended, seat, c.stake);
+          return h("tr", { dataset: { seat, moved }, class: seat === c.seat ? "mine" : "" },
+            h("th", { scope: "row" }, `${c.windOf(seat)} ${c.nameOf(seat)}`),
+            h("td", { class: "num" }, signed(ended.net[seat])),
+            houseAny ? h("td", { class: "num" }, fmt(ended.house_silver[seat])) : null,
+            h("td", { class: `num ${moved < 0 ? "neg" : "pos"}` }, signed(moved)));
+        }))),
+      ended.transfers.length ? h("h3", {}, t("transfers")) : null,
+      h("ul", { id: "settle-transfers", class: "transfers" }, ended.transfers.map((x) => h("li", {},
+        `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`))),
+      penalties.length ? h("p", { class: "penalties" }, `${t("penalties")}: ${penalties.map((x) => `${c.nameOf(x.payer)} ${reason(x.reason)} ${fmt(x.points)}`).join("; ")}`) : null),
+    h("div", { class: "settle-foot" },
+      h("p", { class: "my-result" }, `${t("silver_moved")}: `,
+        h("strong", { id: "settle-moved" }, myMove === null ? "" : signed(myMove)),
+        ` · ${t("your_balance")}: `,
+        h("strong", { id: "settle-balance", dataset: { balance: s.balance ?? "" }, "aria-live": "polite" },
+          s.balance === null ? t("balance_pending") : fmt(s.balance))),
+      h("p", { class: "next-hand" }, h("span", { id: "settle-countdown", role: "timer", "aria-live": "off" }),
+        " ", h("span", { class: "note" }, t("next_hand_note"))),
+      h("div", { class: "row" },
+        h("button", { type: "button", class: "primary", id: "settle-close", onclick: () => c.closeSettlement() }, t("ready")),
+        h("button", { type: "button", id: "settle-leave", onclick: () => c.leave() }, t("leave_table"))))));
+}
+
+// Before a discard that costs a penalty (丽水: the 财神, 1 point to each other seat).
+export function confirmDialog(c) {
+  const tile = c.confirming;
+  const wild = wildName(c.variant);
+  return h("div", { class: "overlay" },
+    h("div", { id: "confirm-dialog", class: "card dialog confirm", role: "alertdialog", "aria-modal": "true",
+      "aria-labelledby": "confirm-title", "aria-describedby": "confirm-text" },
+    h("h2", { id: "confirm-title" }, t("confirm_wild_title", { wild }), " ", tileOf(c, tile)),
+    h("p", { id: "confirm-text" }, t("confirm_wild_text", { wild, silver: fmt(3 * c.stake) })),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "primary danger", id: "confirm-yes", onclick: () => c.confirmDiscard(true) },
+        t("confirm_wild_yes")),
+      h("button", { type: "button", id: "confirm-no", onclick: () => c.confirmDiscard(false) }, t("confirm_cancel")))));
+}

