@@ -29,6 +29,10 @@ from app.store import migrate
 from app.store.db import Database, async_url
 from tests.api.helpers import app_client
 
+# bots and 托管 play at once in tests (the server's default is a human pace, BOT_DELAY_MS):
+# every Settings made here, and every server process started from this environment, reads it
+os.environ.setdefault("BOT_DELAY_MS", "0")
+
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgresql"] if POSTGRES_URL else [])
 

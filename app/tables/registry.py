@@ -90,7 +90,7 @@ from app.tables.network import LocalNetwork, Network, RemoteRefused
 from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
 from app.tables.results import store_hand
 from app.tables.seats import SeatState
-from app.tables.timers import Timers
+from app.tables.timers import BotPace, Timers
 from app.tables.wire import encoded_message, wire_message
 
 log = logging.getLogger(__name__)
@@ -184,8 +184,10 @@ class TableRegistry:
         *,
         wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         disconnect_policy: DisconnectPolicy = DEFAULT_POLICY,
+        bot_pace: BotPace | None = None,
     ) -> None:
         self._sessions = sessions
+        self.bot_pace = bot_pace or BotPace()  # how fast bots and 托管 play (settings)
         self._tables: dict[str, LiveTable] = {}
         self._connections: dict[int, Sink] = {}  # account id -> its one connection
         self._wall_clock = wall_clock  # when a disconnect happened (the 24-hour window)
@@ -237,6 +239,7 @@ class TableRegistry:
             preset=preset,
             ctx=ctx,
             on_seats_changed=lambda: self._seats_changed(table_id),
+            bot_pace=self.bot_pace,
         )
         table.observer = self.network.observer()
         if variant in POINTS_VARIANTS:
