@@ -51,7 +51,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = Database.connect(settings.database_url)
         await app.state.passwords.warm_up()
         app.state.tables = TableRegistry(
-            app.state.db.sessions, bot_pace=BotPace.from_ms(*settings.bot_delay_ms)
+            app.state.db.sessions,
+            bot_pace=BotPace.from_ms(*settings.bot_delay_ms),
+            idle_close_seconds=settings.table_idle_close_seconds,
         )
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.node import RedisNetwork

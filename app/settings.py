@@ -138,6 +138,9 @@ class Settings(BaseSettings):
     # people can follow a hand: milliseconds "min,max", drawn per decision (app/tables/
     # timers.py BotPace); "0": at once (the tests and load runs)
     bot_delay_ms: DelayRange = (600, 1400)
+    # a table where no person sits (every seat empty or a bot's) for this many seconds is
+    # closed between hands by the node that owns it (app/tables/registry.py); 0: never
+    table_idle_close_seconds: int = Field(default=300, ge=0)
     # per account: tables it opened that are still open (409 too_many_tables) ...
     max_open_tables: int = Field(default=3, ge=1, le=1000)
     # ... and bot seats it called in the last hour, on one node (429 too_many_bots)

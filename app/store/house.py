@@ -61,6 +61,11 @@ class Bot:
     banned: bool
 
 
+def is_bot_name(username: str) -> bool:
+    """A bot's account name (`bot-<n>`: a name no player can register)."""
+    return username.startswith(BOT_PREFIX)
+
+
 async def bots(session: AsyncSession) -> list[Bot]:
     """Every bot account (the pool, and any beyond its bound), oldest first."""
     rows = await session.execute(

@@ -47,7 +47,9 @@ actor adds what the core leaves out:
   table (the dice choose its first dealer);
 - administration: `AdminPause`/`AdminResume` freeze and unfreeze the timers, `AdminPreset`
   deals the next hand from a prepared wall, `AdminDissolve` voids the hand in play (no
-  silver moves) and frees every seat; `Flush` tells a caller its earlier messages are done.
+  silver moves) and frees every seat; `CloseIdle` frees every seat only between hands and
+  only when no person sits (the registry then closes the table); `Flush` tells a caller
+  its earlier messages are done.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ from app.tables.messages import (
     AdminPreset,
     AdminResume,
     Autoplay,
+    CloseIdle,
     Connected,
     Disconnected,
     ErrorOut,
@@ -312,6 +315,8 @@ class Table:
             self._preset = msg.preset
         elif isinstance(msg, AdminDissolve):
             await self._dissolve(msg)
+        elif isinstance(msg, CloseIdle):
+            self._close_idle(msg)
         elif isinstance(msg, Flush):
             if not msg.done.done():
                 msg.done.set_result(None)
@@ -500,6 +505,17 @@ class Table:
         self.seats = [SeatState(None) for _ in range(4)]
         if not msg.done.done():
             msg.done.set_result(voided)
+
+    def _close_idle(self, msg: CloseIdle) -> None:
+        """Between hands, with no person seated (nobody, or house bots only), free every
+        seat; the answer says whether it did."""
+        idle = self._live() is None and not self._storing and all(
+            seat.account is None or seat.house_bot for seat in self.seats
+        )
+        if idle:
+            self.seats = [SeatState(None) for _ in range(4)]
+        if not msg.done.done():
+            msg.done.set_result(idle)
 
     # --- the hand -------------------------------------------------------------------------
 

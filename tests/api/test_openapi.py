@@ -54,3 +54,20 @@ async def test_sitting_and_getting_up_list_their_refusals(client: httpx.AsyncCli
     assert table.status_code == 201, table.text
     left = await client.post(f"/tables/{table.json()['id']}/leave", headers=other)
     assert_error(left, 409, "wrong_table")
+
+
+async def test_the_lobby_list_and_opening_a_table_are_documented(
+    client: httpx.AsyncClient,
+) -> None:
+    document = await _document(client)
+    paths, schemas = document["paths"], document["components"]["schemas"]
+    create = paths["/tables"]["post"]["responses"]
+    assert "insufficient_balance" in create["409"]["description"]
+    listed = paths["/tables"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert listed["schema"]["items"] == {"$ref": "#/components/schemas/LobbyTableOut"}
+    lobby = schemas["LobbyTableOut"]
+    assert {"seats", "players"} <= set(lobby["properties"])  # the old field stays
+    player_ref = lobby["properties"]["players"]["items"]["$ref"].rsplit("/", 1)[-1]
+    seat = schemas[player_ref]["properties"]
+    assert {"seat", "account_id", "name", "title", "bot"} <= set(seat)
+    assert all(field.get("description") for name, field in seat.items() if name != "seat")
