@@ -71,3 +71,12 @@ async def test_the_lobby_list_and_opening_a_table_are_documented(
     seat = schemas[player_ref]["properties"]
     assert {"seat", "account_id", "name", "title", "bot"} <= set(seat)
     assert all(field.get("description") for name, field in seat.items() if name != "seat")
+
+
+async def test_the_replay_is_documented_for_a_viewer(client: httpx.AsyncClient) -> None:
+    document = await _document(client)
+    replay = document["paths"]["/hands/{hand_id}/replay"]["get"]
+    assert {p["name"] for p in replay["parameters"]} >= {"hand_id", "seat", "views"}
+    assert {"401", "403", "404", "422"} <= set(replay["responses"])
+    schema = document["components"]["schemas"]["ReplayOut"]["properties"]
+    assert {"players", "dealer", "events", "result", "steps", "variant"} <= set(schema)
