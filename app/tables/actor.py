@@ -12,7 +12,7 @@ actor adds what the core leaves out:
 - timers (RULES.md 1): on a `Tick` an expired prompt is answered for the seat: 过 in a
   claim window, a 胡 or 摸切 on a turn (`TimeoutBot`), "decline" for 温州 买底/顶底. Two
   consecutive timeouts switch the seat to 托管 (autoplay: `AutoplayBot` answers every
-  prompt at once: a 胡 when there is one, never a 吃/碰/杠 on a discard, the greedy bot's
+  prompt, at the bot pace below: a 胡 when there is one, never a 吃/碰/杠 on a discard, the greedy bot's
   choice on its own turn) until the player acts. A disconnected seat is not an escape: its
   timeouts are played by 托管. A house bot's seat is played by the full greedy bot;
 - the pace of the seats the server plays (a house bot, 托管; `BotPace`): each of their
