@@ -35,6 +35,7 @@ from app.rules.variants import VARIANTS
 from app.settings import Settings, get_settings
 from app.store.db import Database
 from app.tables.registry import TableRegistry
+from app.tables.timers import BotPace
 from app.web import router as web
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.db = Database.connect(settings.database_url)
         await app.state.passwords.warm_up()
-        app.state.tables = TableRegistry(app.state.db.sessions)
+        app.state.tables = TableRegistry(
+            app.state.db.sessions,
+            bot_pace=BotPace.from_ms(*settings.bot_delay_ms),
+            idle_close_seconds=settings.table_idle_close_seconds,
+        )
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.node import RedisNetwork
 

@@ -5,14 +5,40 @@ from __future__ import annotations
 
 import secrets
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.ops import memory
 
 MIN_SECRET_LENGTH = 32
+MAX_BOT_DELAY_MS = 10_000
+
+
+def _delay_range(value: Any) -> Any:
+    """BOT_DELAY_MS as an operator writes it: "600,1400" (a range), "1000" (always that),
+    "0" (at once); a pair as it is."""
+    if isinstance(value, int | float):
+        return (value, value)
+    if isinstance(value, str):
+        parts = [part.strip() for part in value.split(",")]
+        if len(parts) == 1:
+            parts *= 2
+        return tuple(parts)
+    return value
+
+
+def _ordered(value: tuple[int, int]) -> tuple[int, int]:
+    low, high = value
+    if not 0 <= low <= high <= MAX_BOT_DELAY_MS:
+        raise ValueError(f"a delay range min,max with 0 <= min <= max <= {MAX_BOT_DELAY_MS} ms")
+    return value
+
+
+DelayRange = Annotated[
+    tuple[int, int], NoDecode, BeforeValidator(_delay_range), AfterValidator(_ordered)
+]
 
 
 class Settings(BaseSettings):
@@ -108,6 +134,13 @@ class Settings(BaseSettings):
     # the house account's opening float, granted once per database by `python -m app` (a
     # documented grant, ledger reason house_float); 0: operators fund it by adjustments
     house_float: int = Field(default=1_000_000, ge=0, le=10**12)
+    # how long the server takes when it plays a seat itself (a house bot, 托管), so that
+    # people can follow a hand: milliseconds "min,max", drawn per decision (app/tables/
+    # timers.py BotPace); "0": at once (the tests and load runs)
+    bot_delay_ms: DelayRange = (600, 1400)
+    # a table where no person sits (every seat empty or a bot's) for this many seconds is
+    # closed between hands by the node that owns it (app/tables/registry.py); 0: never
+    table_idle_close_seconds: int = Field(default=300, ge=0)
     # per account: tables it opened that are still open (409 too_many_tables) ...
     max_open_tables: int = Field(default=3, ge=1, le=1000)
     # ... and bot seats it called in the last hour, on one node (429 too_many_bots)

@@ -68,6 +68,10 @@ async def _create_database(url: str, name: str) -> None:
 
 
 _own_databases_per_worker()
+# bots and 托管 play at once in tests (the server's default is a human pace, BOT_DELAY_MS):
+# every Settings made here, and every server process started from this environment, reads it
+os.environ.setdefault("BOT_DELAY_MS", "0")
+
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgresql"] if POSTGRES_URL else [])
 

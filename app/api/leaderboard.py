@@ -1,7 +1,8 @@
 """Leaderboards (排行榜): by silver, by points in one variant, and by win rate in one variant
 among accounts with at least `min_hands` hands there.
 
-Rules: banned accounts are left out; equal values share a rank (1, 2, 2, 4), and within a
+Rules: banned accounts, the house account and its bots are left out (`house.on_leaderboards`:
+people only); equal values share a rank (1, 2, 2, 4), and within a
 tie the older account is listed first; pages by limit and offset; an unknown variant is
 `not_found`. Every row shows the title by silver (the 丽水 ladder).
 """
@@ -20,7 +21,7 @@ from app.api.deps import SessionDep
 from app.api.errors import ApiError
 from app.api.params import INT32_MAX, Offset, VariantPath
 from app.rules.variants import VARIANTS
-from app.store import ranks
+from app.store import house, ranks
 from app.store.models import Account, VariantStats
 
 router = APIRouter(prefix="/leaderboards", tags=["leaderboards"])
@@ -116,8 +117,9 @@ async def _from_cluster(
     request: Request, session: AsyncSession, name: str, limit: int, offset: int
 ) -> list[Row] | None:
     """A page from the cluster's sorted sets (app/cluster/boards.py); None without Redis.
-    Names and titles come from the database; a banned account found on the page is taken
-    off the boards and the page read again."""
+    Names and titles come from the database; an account found on the page that no board
+    ranks (banned since, a bot or the house from an older build) is taken off the boards
+    and the page read again."""
     network = request.app.state.tables.network
     for _ in range(3):
         page = await network.board(name, limit, offset)
@@ -127,11 +129,16 @@ async def _from_cluster(
         async with session.begin():
             found = {
                 a.id: a for a in (await session.execute(
-                    select(Account.id, Account.username, Account.balance, Account.banned)
+                    select(Account.id, Account.username, Account.balance, Account.banned,
+                           Account.role)
                     .where(Account.id.in_(ids))
                 )).all()
             }
-        gone = [i for i in ids if i not in found or found[i].banned]
+        gone = [
+            i for i in ids
+            if i not in found
+            or not house.ranked(found[i].username, found[i].role, found[i].banned)
+        ]
         if gone:
             await network.forget(gone)
             continue
@@ -155,7 +162,7 @@ async def silver(
     clustered = await _from_cluster(request, session, "silver", limit, offset)
     if clustered is not None:
         return Board(rows=clustered, limit=limit, offset=offset)
-    query = select(Account.username, Account.balance).where(Account.banned.is_(False))
+    query = select(Account.username, Account.balance).where(house.on_leaderboards())
     rows = await _rows(session, query, Account.balance, limit, offset)
     return Board(
         rows=[
@@ -177,7 +184,7 @@ def _in_variant(variant: str) -> Select[*tuple[Any, ...]]:
             VariantStats.points,
         )
         .join(VariantStats, VariantStats.account_id == Account.id)
-        .where(Account.banned.is_(False), VariantStats.variant == variant)
+        .where(house.on_leaderboards(), VariantStats.variant == variant)
     )
 
 

@@ -3,7 +3,10 @@
 Rules:
 - a table plays one variant at a stake in silver (银两) per point; to sit a player needs at
   least `MIN_BALANCE_PER_STAKE` (100) x the stake, so that one hand rarely empties a wallet
-  (`insufficient_balance` otherwise);
+  (`insufficient_balance` otherwise); opening a table takes the same (a table its creator
+  cannot sit at is refused before it is made, with the same error);
+- the list names who sits at each table (`players`: name, title, bot), besides the
+  account ids of `seats`;
 - a banned account is refused (`banned`, by the bearer check itself);
 - a seat holds one player and a player holds one seat per table (`seat_taken`,
   `table_full`, `already_seated`);
@@ -41,6 +44,7 @@ from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api import errors
@@ -51,7 +55,7 @@ from app.api.ratelimit import MemoryQuota
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.rules.variants import VARIANTS
 from app.settings import Settings
-from app.store import accounts, house, ledger
+from app.store import accounts, house, ledger, ranks
 from app.store.house import BOT_PREFIX, NO_PASSWORD
 from app.store.models import Account
 from app.tables import admin as table_admin
@@ -96,11 +100,44 @@ class SitIn(BaseModel):
 class TableOut(BaseModel):
     id: str
     variant: str
-    stake: int
-    min_balance: int
-    seats: list[int | None]  # account id per seat, null: empty
+    stake: int = Field(description="silver (银两) per point")
+    min_balance: int = Field(description="the silver a player needs to sit: 100 x the stake")
+    seats: list[int | None] = Field(description="account id per seat, null: empty")
     seats_taken: int
     status: Literal["waiting", "playing"]
+
+
+class SeatPlayerOut(BaseModel):
+    """Who sits at one seat of a listed table."""
+
+    seat: int = Field(ge=0, le=3)
+    account_id: int | None = Field(description="null: the seat is empty")
+    name: str | None = Field(description="the player's name; null: the seat is empty")
+    title: str | None = Field(description="the title by silver (the 丽水 ladder); null: empty")
+    bot: bool = Field(description="a bot of the house (the server plays it), not a person")
+
+
+class LobbyTableOut(TableOut):
+    """A table as the lobby lists it: `TableOut` and, per seat, who sits there."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "id": "9f3a0c1d2e4b", "variant": "lishui", "stake": 10, "min_balance": 1000,
+                "seats": [7, None, 31, None], "seats_taken": 2, "status": "waiting",
+                "players": [
+                    {"seat": 0, "account_id": 7, "name": "阿明哥", "title": "赌客", "bot": False},
+                    {"seat": 1, "account_id": None, "name": None, "title": None, "bot": False},
+                    {"seat": 2, "account_id": 31, "name": "bot-3", "title": "小赌", "bot": True},
+                    {"seat": 3, "account_id": None, "name": None, "title": None, "bot": False},
+                ],
+            }
+        }
+    )
+
+    players: list[SeatPlayerOut] = Field(
+        description="per seat, who sits there: name, title and whether a bot plays it"
+    )
 
 
 class SeatOut(BaseModel):
@@ -134,25 +171,74 @@ def _found(registry: TableRegistry, table_id: str) -> LiveTable:
 
 
 @router.get("/tables", responses=errors.responses(*AUTH_ERRORS))
-async def list_tables(account: CurrentAccount, request: Request) -> list[TableOut]:
-    """Every table of this server: variant, stake, seats taken and status."""
+async def list_tables(
+    account: CurrentAccount, request: Request, session: SessionDep
+) -> list[LobbyTableOut]:
+    """Every table of the server: variant, stake, status and who sits at each seat (name,
+    title, bot or person; `seats` keeps the bare account ids)."""
     listed = await registry_of(request).network.tables()
     if listed is not None:  # every node's tables, from the cluster's directory
-        return [TableOut.model_validate(summary) for summary in listed]
-    return [table_out(live) for live in registry_of(request).all()]
+        tables = [TableOut.model_validate(summary) for summary in listed]
+    else:
+        tables = [table_out(live) for live in registry_of(request).all()]
+    profiles = await _profiles(session, {a for t in tables for a in t.seats if a is not None})
+    return [
+        LobbyTableOut(**t.model_dump(), players=_players(t.seats, profiles)) for t in tables
+    ]
+
+
+async def _profiles(session: AsyncSession, ids: set[int]) -> dict[int, tuple[str, int]]:
+    """Each account's name and silver, in one read."""
+    if not ids:
+        return {}
+    async with session.begin():
+        rows = await session.execute(
+            select(Account.id, Account.username, Account.balance).where(Account.id.in_(ids))
+        )
+        return {row.id: (row.username, row.balance) for row in rows}
+
+
+def _players(seats: list[int | None], profiles: dict[int, tuple[str, int]]
+             ) -> list[SeatPlayerOut]:
+    out = []
+    for seat, account_id in enumerate(seats):
+        found = None if account_id is None else profiles.get(account_id)
+        name, balance = found if found is not None else (None, None)
+        out.append(SeatPlayerOut(
+            seat=seat,
+            account_id=account_id,
+            name=name,
+            title=None if balance is None else ranks.title_of(balance),
+            bot=name is not None and house.is_bot_name(name),
+        ))
+    return out
+
+
+def _can_afford(account: Account, stake: int) -> None:
+    """The account holds the silver a seat at this stake needs (`insufficient_balance`)."""
+    needed = MIN_BALANCE_PER_STAKE * stake
+    if account.balance < needed:
+        raise ApiError(
+            "insufficient_balance", f"this table needs {needed} silver to sit", {"needed": needed}
+        )
 
 
 @router.post(
     "/tables",
     status_code=201,
-    responses=errors.responses("validation_error", "too_many_tables", *AUTH_ERRORS),
+    responses=errors.responses(
+        "validation_error", "insufficient_balance", "too_many_tables", *AUTH_ERRORS
+    ),
 )
 async def create_table(body: CreateTableIn, account: CurrentAccount, request: Request) -> TableOut:
-    """Open a table; nobody sits yet (the creator sits with POST /tables/{id}/sit)."""
+    """Open a table; nobody sits yet (the creator sits with POST /tables/{id}/sit). Refused
+    before anything is made: `insufficient_balance` when the creator holds less than the
+    table's minimum (100 x the stake: they could not sit at it), `too_many_tables`."""
     if body.variant not in VARIANTS:
         raise ApiError(
             "validation_error", f"unknown variant {body.variant!r}", {"known": list(VARIANTS)}
         )
+    _can_afford(account, body.stake)
     timers = Timers(**body.timers.model_dump()) if body.timers is not None else None
     await _may_open_table(request, account)
     live = registry_of(request).create(body.variant, body.stake, timers=timers)
@@ -178,11 +264,7 @@ async def sit(
     if registry.get(table_id) is None and registry.network.remote:
         return await _elsewhere(registry, "sit", table_id, account, body)
     live = _found(registry, table_id)
-    needed = MIN_BALANCE_PER_STAKE * live.stake
-    if account.balance < needed:
-        raise ApiError(
-            "insufficient_balance", f"this table needs {needed} silver to sit", {"needed": needed}
-        )
+    _can_afford(account, live.stake)
     try:
         seat = await registry.take_seat(
             table_id, account.id, body.seat if body is not None else None
@@ -294,11 +376,8 @@ async def _elsewhere(
     summary = await registry.network.summary(table_id)
     if summary is None:
         raise ApiError("not_found", f"no table {table_id!r}")
-    needed = MIN_BALANCE_PER_STAKE * int(summary["stake"])
-    if op == "sit" and account.balance < needed:
-        raise ApiError(
-            "insufficient_balance", f"this table needs {needed} silver to sit", {"needed": needed}
-        )
+    if op == "sit":
+        _can_afford(account, int(summary["stake"]))
     try:
         table, seat = await registry.network.call(
             op, table_id, account.id, body.seat if body is not None else None

@@ -7,7 +7,8 @@ order is then the highest value first and, within a tie, the older account first
 order of the PostgreSQL boards. A row's rank is one plus the number of members with a
 strictly better score (equal values share a rank: 1, 2, 2, 4).
 
-The sets are rebuilt from PostgreSQL (banned accounts left out) when missing and then
+The sets are rebuilt from PostgreSQL (banned accounts, the house and its bots left out:
+`house.on_leaderboards`) when missing and then
 every `REBUILD_SECONDS` by one node at a time (a lock key), and the four seats of a hand
 are updated as soon as it is settled. A banned account found on a page is removed and
 the page read again.
@@ -24,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.cluster.keys import Keys
 from app.rules.variants import VARIANTS
+from app.store import house
 from app.store.models import Account, VariantStats
 from app.store.ranks import BoardEntry
 
@@ -79,7 +81,8 @@ class Boards:
         """Update the boards of the accounts of a settled hand from PostgreSQL."""
         async with self._sessions() as session, session.begin():
             accounts = (await session.execute(
-                select(Account.id, Account.balance, Account.banned)
+                select(Account.id, Account.balance, Account.banned, Account.username,
+                       Account.role)
                 .where(Account.id.in_(account_ids))
             )).all()
             points = (await session.execute(
@@ -89,7 +92,7 @@ class Boards:
             )).all()
         if not await self._redis.exists(self._keys.board("built")):
             return  # the first rebuild will have them
-        banned = {a.id for a in accounts if a.banned}
+        banned = {a.id for a in accounts if not house.ranked(a.username, a.role, a.banned)}
         silver = {_member(a.id): -a.balance for a in accounts if a.id not in banned}
         scored = {_member(p.account_id): -p.points for p in points if p.account_id not in banned}
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -116,12 +119,12 @@ class Boards:
         """Every board from PostgreSQL, each swapped in whole (RENAME)."""
         async with self._sessions() as session, session.begin():
             silver = (await session.execute(
-                select(Account.id, Account.balance).where(Account.banned.is_(False))
+                select(Account.id, Account.balance).where(house.on_leaderboards())
             )).all()
             points = (await session.execute(
                 select(VariantStats.account_id, VariantStats.variant, VariantStats.points)
                 .join(Account, Account.id == VariantStats.account_id)
-                .where(Account.banned.is_(False))
+                .where(house.on_leaderboards())
             )).all()
         boards: dict[str, dict[str, int]] = {name: {} for name in board_names()}
         boards["silver"] = {_member(a.id): -a.balance for a in silver}

@@ -144,6 +144,8 @@ async def spawn_game_server(
         MIGRATE_ON_START="true",
         # every bot's socket comes from this machine's one address
         WS_CONNECTIONS_PER_ADDRESS="1000000",
+        # 托管 plays at once: a load run measures the server, not a human pace
+        BOT_DELAY_MS="0",
     )
     command = [sys.executable, "-m", "app"]
     if profile is not None:

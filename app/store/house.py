@@ -4,6 +4,7 @@ Rules (docs/architecture.md, "House bots and the silver supply"):
 - the house is one account, `house-bank` (a name no player can register), made with 0
   silver on first use (an operator funding it, a bot fill, the supply report), role
   `house`, banned (it never logs in, sits or appears on a leaderboard), no usable password;
+- neither the house nor its bots are on the leaderboards (`on_leaderboards`);
   only an operator funds it: its opening float (`open_house`) and admin adjustments
   (POST /admin/house/adjust);
 - bots (`bot-<n>`) are the house's players: a bounded pool of accounts whose silver comes
@@ -19,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, ScalarSelect, func, select
+from sqlalchemy import ColumnElement, ScalarSelect, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import SQLCoreOperations
 
@@ -59,6 +60,27 @@ class Bot:
     id: int
     balance: int
     banned: bool
+
+
+def is_bot_name(username: str) -> bool:
+    """A bot's account name (`bot-<n>`: a name no player can register)."""
+    return username.startswith(BOT_PREFIX)
+
+
+def on_leaderboards() -> ColumnElement[bool]:
+    """The accounts a leaderboard ranks: people in good standing. Not a banned account, not
+    the house account (banned anyway, and its float is no player's silver) and not its
+    bots (their silver is the house's, lent to a table)."""
+    return and_(
+        Account.banned.is_(False),
+        Account.role != HOUSE_ROLE,
+        ~Account.username.startswith(BOT_PREFIX),
+    )
+
+
+def ranked(username: str, role: str, banned: bool) -> bool:
+    """`on_leaderboards` for one account already read."""
+    return not banned and role != HOUSE_ROLE and not is_bot_name(username)
 
 
 async def bots(session: AsyncSession) -> list[Bot]:

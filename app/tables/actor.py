@@ -12,9 +12,16 @@ actor adds what the core leaves out:
 - timers (RULES.md 1): on a `Tick` an expired prompt is answered for the seat: 过 in a
   claim window, a 胡 or 摸切 on a turn (`TimeoutBot`), "decline" for 温州 买底/顶底. Two
   consecutive timeouts switch the seat to 托管 (autoplay: `AutoplayBot` answers every
-  prompt at once: a 胡 when there is one, never a 吃/碰/杠 on a discard, the greedy bot's
+  prompt, at the bot pace below: a 胡 when there is one, never a 吃/碰/杠 on a discard, the greedy bot's
   choice on its own turn) until the player acts. A disconnected seat is not an escape: its
   timeouts are played by 托管. A house bot's seat is played by the full greedy bot;
+- the pace of the seats the server plays (a house bot, 托管; `BotPace`): each of their
+  decisions waits a delay drawn when its prompt is made (at most until its deadline), as a
+  deadline of its own that a `Tick` acts on, so the actor never sleeps and a delay dies with
+  its prompt (the hand ends, the table is dissolved or stops) or when the player acts or
+  turns 托管 off; a pause drops it and the resume draws a new one. A timeout's own play
+  (摸切, 过, the 托管 choice of an away seat) is not delayed past the timer. With no delay
+  (the default) the server plays such a seat at once, inside the step that prompted it;
 - 湖州's dealer after a drawn hand depends on whether a player left the table: before
   each deal the actor compares the seats with those of the ended hand (`departed`);
 - bad input changes nothing and answers `ErrorOut` with a stable code; the actor never
@@ -40,7 +47,9 @@ actor adds what the core leaves out:
   table (the dice choose its first dealer);
 - administration: `AdminPause`/`AdminResume` freeze and unfreeze the timers, `AdminPreset`
   deals the next hand from a prepared wall, `AdminDissolve` voids the hand in play (no
-  silver moves) and frees every seat; `Flush` tells a caller its earlier messages are done.
+  silver moves) and frees every seat; `CloseIdle` frees every seat only between hands and
+  only when no person sits (the registry then closes the table); `Flush` tells a caller
+  its earlier messages are done.
 """
 
 from __future__ import annotations
@@ -78,6 +87,7 @@ from app.tables.messages import (
     AdminPreset,
     AdminResume,
     Autoplay,
+    CloseIdle,
     Connected,
     Disconnected,
     ErrorOut,
@@ -97,7 +107,7 @@ from app.tables.messages import (
     Tick,
 )
 from app.tables.seats import SeatState
-from app.tables.timers import Timers
+from app.tables.timers import BotPace, Timers
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +137,7 @@ _AUTOPLAY = AutoplayBot()  # 托管 of a player's seat: 胡, else no claim, else
 _HOUSE_BOT = GreedyBot()  # a house bot's seat (`SeatState.house_bot`): claims too
 _TIMEOUT = TimeoutBot()  # a present seat whose time ran out
 DEFAULT_TIMERS = Timers()
+INSTANT = BotPace()
 
 
 def random_seed() -> int:
@@ -137,12 +148,14 @@ def random_seed() -> int:
 @dataclass(slots=True)
 class Prompt:
     """A decision a seat owes: its legal actions as of event `seq`, due at `deadline`.
-    While the table is paused `frozen` holds the time that was left."""
+    While the table is paused `frozen` holds the time that was left. `bot_at`: when the
+    server plays the seat itself (a bot or 托管 at `BotPace`), None when it does not."""
 
     seq: int
     legal: list[Action]
     deadline: float
     frozen: float | None = None
+    bot_at: float | None = None
 
     def remaining(self, now: float) -> float:
         if self.frozen is not None:
@@ -168,6 +181,7 @@ class Table:
         preset: Preset | None = None,
         ctx: TableContext | None = None,
         on_seats_changed: OnSeatsChanged | None = None,
+        bot_pace: BotPace = INSTANT,
     ) -> None:
         if len(seats) != 4:
             raise ValueError("a table has four seats")
@@ -176,6 +190,7 @@ class Table:
         self.seats = [SeatState(account) for account in seats]
         self.clock = clock
         self.timers = timers
+        self.bot_pace = bot_pace
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self._send = send
         self._on_hand_end = on_hand_end
@@ -300,6 +315,8 @@ class Table:
             self._preset = msg.preset
         elif isinstance(msg, AdminDissolve):
             await self._dissolve(msg)
+        elif isinstance(msg, CloseIdle):
+            self._close_idle(msg)
         elif isinstance(msg, Flush):
             if not msg.done.done():
                 msg.done.set_result(None)
@@ -323,7 +340,7 @@ class Table:
             self._error(seat, "paused", "the table is paused", msg.last_seq)
             return
         # the player is at the keyboard: 托管 ends even if this action comes too late
-        self.seats[seat].acted()
+        self._player_back(seat)
         if isinstance(action, Escape):
             await self._on_leave(Leave(seat))
             return
@@ -358,17 +375,29 @@ class Table:
                 await self._deal()
             return
         while (state := self._live()) is not None:
-            now = self.clock.now()
-            expired = [
-                s for s in pending_seats(state)
-                if s in self._prompts and self._prompts[s].deadline <= now
-            ]
-            if not expired:
+            seat = self._due(state, self.clock.now())
+            if seat is None:
                 return
-            seat = expired[0]
-            self.seats[seat].timed_out()
-            self._apply(self._timeout_action(state, seat))
+            if self.seats[seat].autoplay:  # the server's own play, at its pace
+                action = self._server_bot(seat).choose(state, seat, legal_actions(state, seat))
+            else:
+                self.seats[seat].timed_out()
+                action = self._timeout_action(state, seat)
+            self._apply(action)
             await self._advance()
+
+    def _due(self, state: HandState, now: float) -> int | None:
+        """The first pending seat whose prompt's deadline has passed, or whose delay has
+        run out while the server plays it (a bot or 托管)."""
+        for seat in pending_seats(state):
+            prompt = self._prompts.get(seat)
+            if prompt is None:
+                continue
+            if prompt.deadline <= now:
+                return seat
+            if prompt.bot_at is not None and prompt.bot_at <= now and self.seats[seat].autoplay:
+                return seat
+        return None
 
     def _on_resume(self, msg: Resume) -> None:
         seat, last_seq = msg.seat, msg.last_seq
@@ -423,7 +452,15 @@ class Table:
             if not self._paused:
                 await self._advance()
         else:
-            self.seats[msg.seat].acted()
+            self._player_back(msg.seat)
+
+    def _player_back(self, seat: int) -> None:
+        """The player acts for their seat again: 托管 ends, and with it any play the server
+        had scheduled for the seat."""
+        self.seats[seat].acted()
+        prompt = self._prompts.get(seat)
+        if prompt is not None:
+            prompt.bot_at = None
 
     async def _on_leave(self, msg: Leave) -> None:
         """逃跑: leaving during a hand is an escape, which ends it (RULES.md 1); between
@@ -443,6 +480,7 @@ class Table:
         now = self.clock.now()
         for prompt in self._prompts.values():
             prompt.frozen = max(0.0, prompt.deadline - now)
+            prompt.bot_at = None  # the resume draws a new delay
         if self._next_hand_at is not None:
             self._ready_left = max(0.0, self._next_hand_at - now)
 
@@ -467,6 +505,17 @@ class Table:
         self.seats = [SeatState(None) for _ in range(4)]
         if not msg.done.done():
             msg.done.set_result(voided)
+
+    def _close_idle(self, msg: CloseIdle) -> None:
+        """Between hands, with no person seated (nobody, or house bots only), free every
+        seat; the answer says whether it did."""
+        idle = self._live() is None and not self._storing and all(
+            seat.account is None or seat.house_bot for seat in self.seats
+        )
+        if idle:
+            self.seats = [SeatState(None) for _ in range(4)]
+        if not msg.done.done():
+            msg.done.set_result(idle)
 
     # --- the hand -------------------------------------------------------------------------
 
@@ -572,7 +621,20 @@ class Table:
             auto = next((s for s in pending_seats(state) if self.seats[s].autoplay), None)
             if auto is None:
                 return
+            if not self.bot_pace.instant:
+                self._pace_bots(state)  # a `Tick` plays them when their delay has run out
+                return
             self._apply(self._server_bot(auto).choose(state, auto, legal_actions(state, auto)))
+
+    def _pace_bots(self, state: HandState) -> None:
+        """Give each pending seat the server plays a delay (`bot_pace`), unless its prompt
+        has one already: drawn once per decision, never past the prompt's deadline."""
+        now = self.clock.now()
+        for seat in pending_seats(state):
+            prompt = self._prompts.get(seat)
+            if prompt is None or prompt.bot_at is not None or not self.seats[seat].autoplay:
+                continue
+            prompt.bot_at = min(now + self.bot_pace.draw(), prompt.deadline)
 
     def _prompt(self, state: HandState) -> None:
         now = self.clock.now()

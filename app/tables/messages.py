@@ -102,6 +102,15 @@ class AdminDissolve:
 
 
 @dataclass(frozen=True, slots=True)
+class CloseIdle:
+    """Free every seat if no person sits at the table (nobody, or house bots only) and no
+    hand is in play or being stored; `done` gets True when the seats were freed (the caller
+    then closes the table), False when the table is not idle after all."""
+
+    done: asyncio.Future[bool]
+
+
+@dataclass(frozen=True, slots=True)
 class Flush:
     """Answered (`done`) once every message submitted before it has been handled."""
 
@@ -110,7 +119,7 @@ class Flush:
 
 Inbound = (
     PlayerAction | Resume | Autoplay | Connected | Disconnected | Leave | Tick | AdminPause | AdminResume
-    | AdminPreset | AdminDissolve | Flush | Stop
+    | AdminPreset | AdminDissolve | CloseIdle | Flush | Stop
 )
 
 # --- outbox ---------------------------------------------------------------------------

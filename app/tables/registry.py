@@ -36,7 +36,12 @@
   hand's settlement and with a new occupant's own points);
 - a ban (`ban`, 封号) reaches the live session on every node: the account's socket closes
   with `CLOSE_BANNED`, its seat escapes during a hand (逃跑, as `kick`) or is freed between
-  hands, and no action of that seat is applied from then on (`SeatState.banned`).
+  hands, and no action of that seat is applied from then on (`SeatState.banned`);
+- idle tables close (`close_idle`): a table of this node where no person has sat (every
+  seat empty or a house bot's) for `idle_close_seconds` on the registry's `clock` is
+  closed between hands, as a dissolve closes it (its bots sit nowhere then, free for the
+  next fill; its claims, lease and lobby line go), once this node is still its owner (the
+  fence, `Network.may_write`). A sweeper task looks every few seconds.
 """
 
 from __future__ import annotations
@@ -72,11 +77,12 @@ from app.rules.variants.base import TableContext
 from app.store import ranks
 from app.store.models import Account
 from app.tables.actor import Table, tick_forever
-from app.tables.clock import MonotonicClock
+from app.tables.clock import Clock, MonotonicClock
 from app.tables.messages import (
     AdminDissolve,
     AdminPause,
     AdminResume,
+    CloseIdle,
     Connected,
     EventOut,
     Flush,
@@ -90,7 +96,7 @@ from app.tables.network import LocalNetwork, Network, RemoteRefused
 from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
 from app.tables.results import store_hand
 from app.tables.seats import SeatState
-from app.tables.timers import Timers
+from app.tables.timers import BotPace, Timers
 from app.tables.wire import encoded_message, wire_message
 
 log = logging.getLogger(__name__)
@@ -108,6 +114,7 @@ POINTS_VARIANTS = frozenset({"huzhou"})
 """Variants whose hand base comes from the seats' 积分 (湖州, RULES.md 4: the base of the
 lowest-level player), read from the store at each deal."""
 ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to handle it
+IDLE_SWEEP_SECONDS = 5.0  # how often idle tables are looked for (at most)
 
 Status = Literal["waiting", "playing"]
 
@@ -160,6 +167,8 @@ class LiveTable:
     last_event: tuple[int, Event, Encoded] | None = None
     # each seated account's name and silver as last read for table_state
     profiles: dict[int, tuple[str, int]] = field(default_factory=dict)
+    # since when (the registry's clock) no person sits here (empty or bots); None: one does
+    idle_since: float | None = None
 
     def accounts(self) -> list[int | None]:
         return [seat.account for seat in self.table.seats]
@@ -169,6 +178,10 @@ class LiveTable:
             if account == account_id:
                 return seat
         return None
+
+    def nobody_plays(self) -> bool:
+        """No person sits here: every seat is empty or a house bot's."""
+        return all(seat.account is None or seat.house_bot for seat in self.table.seats)
 
     @property
     def status(self) -> Status:
@@ -184,8 +197,16 @@ class TableRegistry:
         *,
         wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         disconnect_policy: DisconnectPolicy = DEFAULT_POLICY,
+        bot_pace: BotPace | None = None,
+        idle_close_seconds: float = 0.0,
+        clock: Clock | None = None,
     ) -> None:
         self._sessions = sessions
+        self.bot_pace = bot_pace or BotPace()  # how fast bots and 托管 play (settings)
+        # a table where no person sits closes after this long (0: never), on this clock
+        self.idle_close_seconds = idle_close_seconds
+        self.clock: Clock = clock or MonotonicClock()
+        self._sweeper: asyncio.Task[None] | None = None
         self._tables: dict[str, LiveTable] = {}
         self._connections: dict[int, Sink] = {}  # account id -> its one connection
         self._wall_clock = wall_clock  # when a disconnect happened (the 24-hour window)
@@ -237,6 +258,7 @@ class TableRegistry:
             preset=preset,
             ctx=ctx,
             on_seats_changed=lambda: self._seats_changed(table_id),
+            bot_pace=self.bot_pace,
         )
         table.observer = self.network.observer()
         if variant in POINTS_VARIANTS:
@@ -248,6 +270,9 @@ class TableRegistry:
         ]
         self._tables[table_id] = live
         self._held[table_id] = frozenset()
+        self._note_idle(live)
+        if self.idle_close_seconds > 0 and self._sweeper is None:
+            self._sweeper = asyncio.create_task(self._sweep_forever(), name="idle-tables")
         return live
 
     def get(self, table_id: str) -> LiveTable | None:
@@ -342,6 +367,7 @@ class TableRegistry:
         live = self._tables.get(table_id)
         if live is None:
             return
+        self._note_idle(live)
         now = frozenset(a for a in live.accounts() if a is not None)
         before = self._held.get(table_id, frozenset())
         if now == before:
@@ -480,6 +506,12 @@ class TableRegistry:
         done: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         live.table.submit(AdminDissolve(done))
         voided = await asyncio.wait_for(done, ADMIN_WAIT_SECONDS)
+        await self._close(live)
+        return voided
+
+    async def _close(self, live: LiveTable) -> None:
+        """Stop a table whose seats are free and forget it here and in the cluster."""
+        table_id = live.table_id
         await _stop_tables([live])
         self._tables.pop(table_id, None)
         self._forget_seating(table_id)
@@ -489,7 +521,56 @@ class TableRegistry:
         self._owed_seated.pop(table_id, None)
         self._senders.pop(table_id, None)  # it finds no table and ends
         self.network.closed(table_id)
-        return voided
+
+    # --- idle tables ------------------------------------------------------------------------
+
+    def _note_idle(self, live: LiveTable) -> None:
+        """Start (or stop) the table's idle time as its seats are now."""
+        if not live.nobody_plays():
+            live.idle_since = None
+        elif live.idle_since is None:
+            live.idle_since = self.clock.now()
+
+    async def close_idle(self) -> list[str]:
+        """Close every table of this node where no person has sat for `idle_close_seconds`,
+        between hands (a hand in play or being stored is let finish: the table closes at a
+        later sweep), and only while this node may still write for it; the tables closed."""
+        if self.idle_close_seconds <= 0:
+            return []
+        closed = []
+        for live in list(self._tables.values()):
+            self._note_idle(live)
+            since = live.idle_since
+            if since is None or self.clock.now() - since < self.idle_close_seconds:
+                continue
+            if live.table.hand is not None or live.table.settling:
+                continue
+            try:
+                if not await self.network.may_write(live.table_id):
+                    continue  # another node owns it now: its owner decides
+                done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+                live.table.submit(CloseIdle(done))
+                if not await asyncio.wait_for(done, ADMIN_WAIT_SECONDS):
+                    continue  # somebody sat down, or a hand was dealt, meanwhile
+                if self._tables.get(live.table_id) is not live:
+                    continue  # dropped or dissolved meanwhile
+                await self._close(live)
+            except Exception:
+                log.exception("table %s: closing it as idle failed", live.table_id)
+                continue
+            log.info("table %s closed: no player sat there for %.0f s",
+                     live.table_id, self.clock.now() - since)
+            closed.append(live.table_id)
+        return closed
+
+    async def _sweep_forever(self) -> None:
+        interval = min(IDLE_SWEEP_SECONDS, max(0.05, self.idle_close_seconds / 4))
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.close_idle()
+            except Exception:
+                log.exception("looking for idle tables failed")
 
     def require(self, table_id: str) -> LiveTable:
         """The live table `table_id` (TableError `not_found` when this node has none)."""
@@ -510,6 +591,9 @@ class TableRegistry:
         """Stop every table's actor and ticker. An actor still storing a hand's result is
         given `STOP_GRACE` seconds, then cancelled: that result was never shown, and with a
         cluster its journal keeps the hand for the node that takes the table over."""
+        if self._sweeper is not None:
+            await cancel_and_wait([self._sweeper])
+            self._sweeper = None
         for sender in self._senders.values():
             sender.cancel()
         await _stop_tables(list(self._tables.values()))

@@ -14,7 +14,7 @@ AUTOPLAY_AFTER_TIMEOUTS = 2
 class SeatState:
     account: int | None
     connected: bool = True
-    autoplay: bool = False  # 托管: the server answers every prompt at once
+    autoplay: bool = False  # 托管: the server answers every prompt (at `BotPace`)
     # a house bot account (the lobby's "fill with bots"): the full greedy bot plays it,
     # claims included; a player's seat on 托管 never claims (RULES.md 1)
     house_bot: bool = False

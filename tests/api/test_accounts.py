@@ -11,7 +11,7 @@ from app.rules.variants import VARIANTS
 from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, LedgerEntry
-from tests.api.helpers import PASSWORD, assert_error, player, set_stats
+from tests.api.helpers import PASSWORD, admin, assert_error, player, set_stats
 
 
 async def _credit(db: Database, account_id: int, amounts: list[int]) -> None:
@@ -144,3 +144,47 @@ async def test_public_profiles(client: httpx.AsyncClient, db: Database) -> None:
     assert body["huzhou_level"] == {"title": "助处", "base": 6, "points": 90}
     assert body["stats"]["huzhou"]["win_rate"] == 0.25
     assert_error(await client.get("/accounts/nobody"), 404, "not_found")
+
+
+async def _walk(client: httpx.AsyncClient, path: str, headers: dict[str, str], limit: int,
+                between: list[int] | None = None, db: Database | None = None,
+                account_id: int = 0) -> list[list[int]]:
+    """Every page of a ledger by its cursor, as the profile's "more" button walks it: the
+    row ids per page. `between`: amounts credited after the first page (new rows)."""
+    pages: list[list[int]] = []
+    before: int | None = None
+    while True:
+        params = {"limit": limit} | ({"before": before} if before is not None else {})
+        answer = await client.get(path, params=params, headers=headers)
+        assert answer.status_code == 200, answer.text
+        page = answer.json()
+        pages.append([e["id"] for e in page["entries"]])
+        if between and db is not None and len(pages) == 1:
+            await _credit(db, account_id, between)
+        before = page["next_before"]
+        if before is None:
+            return pages
+        assert before == pages[-1][-1]  # the cursor is the last row shown
+        assert len(pages) < 100, "the cursor does not move"
+
+
+async def test_walking_every_ledger_page_shows_each_row_once_and_ends_with_no_more(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    account_id, headers = await player(client, "ann")
+    await _credit(db, account_id, [1, 2, 3, 4, 5])  # 6 rows with the signup grant
+    async with db.sessions() as s:
+        every = [e.id for e in await ledger.ledger_page(s, account_id, limit=500, before_id=None)]
+    assert len(every) == 6
+    _, boss = await admin(client, db)
+    for path, who in (("/me/ledger", headers), (f"/admin/accounts/{account_id}/ledger", boss)):
+        for limit in (1, 2, 3, 4, 5, 6, 7, 100):
+            pages = await _walk(client, path, who, limit)
+            assert [row for page in pages for row in page] == every, (path, limit)
+            # no empty last page behind a "more": a full last page already says null
+            assert all(pages) and len(pages) == -(-6 // limit), (path, limit)
+
+    # rows written while the player pages (a hand settles) come on top, not in the walk
+    pages = await _walk(client, "/me/ledger", headers, 2, [7, 8], db, account_id)
+    walked = [row for page in pages for row in page]
+    assert walked == every and len(set(walked)) == len(walked)

@@ -1,15 +1,15 @@
-"""Leaderboards (排行榜): silver, points and win rate; ties share a rank; banned accounts are
-left out."""
+"""Leaderboards (排行榜): silver, points and win rate; ties share a rank; banned accounts, the
+house account and its bots are left out."""
 
 from __future__ import annotations
 
 import httpx
 from sqlalchemy import update
 
-from app.store import ledger
+from app.store import accounts, house, ledger
 from app.store.db import Database
 from app.store.models import Account
-from tests.api.helpers import assert_error, player, register, set_stats
+from tests.api.helpers import assert_error, fund_house, player, register, set_stats
 
 
 async def _players(client: httpx.AsyncClient, names: list[str]) -> dict[str, int]:
@@ -114,3 +114,38 @@ async def test_numbers_past_the_databases_range_are_refused_not_failed(
     assert far.status_code == 200 and far.json()["rows"] == [], far.text
     many = await client.get("/leaderboards/win-rate/lishui", params={"min_hands": 2**31 - 1})
     assert many.status_code == 200 and many.json()["rows"] == [], many.text
+
+
+async def add_bots(db: Database, silver: int, *names: str) -> list[int]:
+    """House bots (`bot-<n>`) that won big and played a lot; and the house funded."""
+    await fund_house(db)
+    ids = []
+    for name in names:
+        async with db.sessions() as s, s.begin():
+            ids.append((await accounts.create(s, name, house.NO_PASSWORD)).id)
+        async with db.sessions() as s:
+            await ledger.post(s, ids[-1], silver, "house_reward", f"t:{name}")
+        for variant in ("huzhou", "lishui"):
+            await set_stats(db, ids[-1], variant, points=10_000, hands=100, wins=90)
+    return ids
+
+
+async def test_bots_and_the_house_are_on_no_board(client: httpx.AsyncClient, db: Database
+                                                  ) -> None:
+    ids = await _players(client, ["ann", "bob"])
+    await set_stats(db, ids["ann"], "huzhou", points=10, hands=30, wins=3)
+    await add_bots(db, 500_000, "bot-1", "bot-2")  # richer, higher and luckier than anyone
+    boards = [
+        "/leaderboards/silver", "/leaderboards/points/huzhou",
+        "/leaderboards/win-rate/huzhou", "/leaderboards/points/lishui",
+    ]
+    listed = {path: [r["username"] for r in (await client.get(path)).json()["rows"]]
+              for path in boards}
+    assert listed == {
+        "/leaderboards/silver": ["ann", "bob"],  # not house-bank's float, not the bots'
+        "/leaderboards/points/huzhou": ["ann"],
+        "/leaderboards/win-rate/huzhou": ["ann"],
+        "/leaderboards/points/lishui": [],
+    }
+    first = (await client.get("/leaderboards/silver")).json()["rows"][0]
+    assert first["rank"] == 1  # ranks count people only

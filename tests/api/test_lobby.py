@@ -59,6 +59,8 @@ async def test_sitting_refusals(client: httpx.AsyncClient, db: Database) -> None
                  "wrong_table")
 
     # 100 x the stake is the least a player brings to a table; new accounts hold 10000
+    async with db.sessions() as s, s.begin():  # ann won enough for a dearer table
+        await s.execute(update(Account).where(Account.id == ann).values(balance=20000))
     rich = await _open(client, ann_h, stake=100)
     poor = await _open(client, ann_h, stake=101)
     assert (await client.post(f"/tables/{rich['id']}/sit", headers=bob_h)).status_code == 200
@@ -147,3 +149,44 @@ async def test_one_table_at_a_time(client: httpx.AsyncClient) -> None:
             assert answer.json()["error"]["details"] == {"table_id": won[0]}
     seated = [t for t in (await client.get("/tables", headers=bob_h)).json() if t["seats_taken"]]
     assert sorted(t["id"] for t in seated) == sorted({tables[1], won[0]})
+
+
+async def test_the_list_names_who_sits_at_each_seat(client: httpx.AsyncClient, db: Database
+                                                    ) -> None:
+    await fund_house(db)
+    ann, ann_h = await player(client, "ann")
+    table = await _open(client, ann_h)
+    await client.post(f"/tables/{table['id']}/sit", json={"seat": 2}, headers=ann_h)
+    empty = await _open(client, ann_h, variant="fuzhou")
+
+    listed = {t["id"]: t for t in (await client.get("/tables", headers=ann_h)).json()}
+    assert listed[table["id"]]["seats"] == [None, None, ann, None]  # kept as it was
+    assert listed[table["id"]]["players"] == [
+        {"seat": 0, "account_id": None, "name": None, "title": None, "bot": False},
+        {"seat": 1, "account_id": None, "name": None, "title": None, "bot": False},
+        {"seat": 2, "account_id": ann, "name": "ann", "title": "生手", "bot": False},
+        {"seat": 3, "account_id": None, "name": None, "title": None, "bot": False},
+    ]
+    assert [p["name"] for p in listed[empty["id"]]["players"]] == [None] * 4
+
+    filled = (await client.post(f"/tables/{table['id']}/fill-bots", headers=ann_h)).json()
+    listed = {t["id"]: t for t in (await client.get("/tables", headers=ann_h)).json()}
+    players = listed[table["id"]]["players"]
+    assert [p["account_id"] for p in players] == filled["seats"]
+    assert [p["bot"] for p in players] == [True, True, False, True]
+    assert {p["name"] for p in players if p["bot"]} == {"bot-1", "bot-2", "bot-3"}
+    assert all(p["title"] for p in players)
+
+
+async def test_a_table_the_creator_cannot_afford_is_refused_before_it_is_made(
+    client: httpx.AsyncClient,
+) -> None:
+    _, ann_h = await player(client, "ann")  # 10000 silver: a stake of 100 at most
+    refused = await client.post("/tables", json={"variant": "lishui", "stake": 101},
+                                headers=ann_h)
+    error = assert_error(refused, 409, "insufficient_balance")
+    assert error["details"] == {"needed": 10100}  # as sitting at such a table would say
+    assert (await client.get("/tables", headers=ann_h)).json() == []
+    # nothing was made, so nothing counts against the account's open tables
+    for _ in range(3):
+        await _open(client, ann_h, stake=100)

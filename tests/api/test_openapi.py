@@ -101,3 +101,29 @@ async def test_the_test_tables_documented_example_is_dealt(
     _, boss = await admin(client, db)
     made = await client.post("/admin/tables/test", json=example, headers=boss)
     assert made.status_code == 201, made.text
+
+
+async def test_the_lobby_list_and_opening_a_table_are_documented(
+    client: httpx.AsyncClient,
+) -> None:
+    document = await _document(client)
+    paths, schemas = document["paths"], document["components"]["schemas"]
+    create = paths["/tables"]["post"]["responses"]
+    assert "insufficient_balance" in create["409"]["description"]
+    listed = paths["/tables"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert listed["schema"]["items"] == {"$ref": "#/components/schemas/LobbyTableOut"}
+    lobby = schemas["LobbyTableOut"]
+    assert {"seats", "players"} <= set(lobby["properties"])  # the old field stays
+    player_ref = lobby["properties"]["players"]["items"]["$ref"].rsplit("/", 1)[-1]
+    seat = schemas[player_ref]["properties"]
+    assert {"seat", "account_id", "name", "title", "bot"} <= set(seat)
+    assert all(field.get("description") for name, field in seat.items() if name != "seat")
+
+
+async def test_the_replay_is_documented_for_a_viewer(client: httpx.AsyncClient) -> None:
+    document = await _document(client)
+    replay = document["paths"]["/hands/{hand_id}/replay"]["get"]
+    assert {p["name"] for p in replay["parameters"]} >= {"hand_id", "seat", "views"}
+    assert {"401", "403", "404", "422"} <= set(replay["responses"])
+    schema = document["components"]["schemas"]["ReplayOut"]["properties"]
+    assert {"players", "dealer", "events", "result", "steps", "variant"} <= set(schema)

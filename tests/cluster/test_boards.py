@@ -1,6 +1,6 @@
 """Leaderboards from Redis sorted sets give the same pages as the PostgreSQL queries: the
-order, shared ranks, titles, paging and banned accounts left out; a settled hand updates
-its seats at once."""
+order, shared ranks, titles, paging and banned accounts, the house and its bots left out; a
+settled hand updates its seats at once."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, VariantStats
 from tests.api.helpers import register, set_stats
+from tests.api.test_leaderboard import add_bots
 
 
 async def _client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
@@ -55,6 +56,7 @@ async def test_redis_boards_match_the_database(
         await set_stats(db, ids["bob"], "huzhou", points=50, hands=9)
         await set_stats(db, ids["cat"], "huzhou", points=50, hands=9)
         await set_stats(db, ids["eve"], "huzhou", points=70, hands=9)
+        bots = await add_bots(db, 900_000, "bot-1", "bot-2")
         await network.boards.rebuild()
         # banned after the boards were built: the page finds out and drops the account
         async with db.sessions() as s, s.begin():
@@ -68,6 +70,7 @@ async def test_redis_boards_match_the_database(
             (1, "bob"), (2, "cat"), (2, "dan"), (4, "ann"),
         ]
         assert "fay" not in [r["username"] for r in silver]
+        assert not {"bot-1", "bot-2", "house-bank"} & {r["username"] for r in silver}
 
         # a hand settled: its seats move on the boards without waiting for a rebuild
         async with db.sessions() as s:
@@ -81,6 +84,7 @@ async def test_redis_boards_match_the_database(
                 .values(points=99)
             )
         await network.boards.settled([ids["eve"], ids["ann"], ids["bob"], ids["cat"]], "huzhou")
+        await network.boards.settled([bots[0], ids["ann"], bots[1], ids["cat"]], "huzhou")
         top = (await clustered.get("/leaderboards/silver", params={"limit": 1})).json()["rows"]
         assert top[0]["username"] == "eve" and top[0]["value"] == 510000
         points = (await clustered.get("/leaderboards/points/huzhou")).json()["rows"]

@@ -12,11 +12,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from redis.asyncio import Redis
+from sqlalchemy import update
 
 from app.cluster.keys import Keys
 from app.main import create_app
 from app.settings import Settings
 from app.store.db import Database
+from app.store.models import Account
 from app.tables.registry import CLOSE_BANNED, TableRegistry
 from tests.api.helpers import admin, fund_house, login, make_admin, register
 from tests.sinks import Sink
@@ -73,7 +75,12 @@ async def test_sit_leave_and_bots_at_a_table_of_another_node(
     assert again.status_code == 409 and again.json()["error"]["code"] == "already_seated"
     poor = await b.post(f"/tables/{table_id}/sit", json={"seat": 2}, headers=ann)
     assert poor.json()["error"]["code"] == "seat_taken"
-    # a stake of 1000 needs 100,000 silver: refused on the calling node already
+    # a stake of 1000 needs 100,000 silver: refused on the calling node already (ann, who
+    # opens it, has won that much; bob has not)
+    refused = await a.post("/tables", json={"variant": "huzhou", "stake": 1000}, headers=ann)
+    assert refused.json()["error"]["code"] == "insufficient_balance"  # nothing opened
+    async with db.sessions() as s, s.begin():
+        await s.execute(update(Account).where(Account.username == "ann").values(balance=100000))
     rich = await a.post("/tables", json={"variant": "huzhou", "stake": 1000}, headers=ann)
     refused = await b.post(f"/tables/{rich.json()['id']}/sit", headers=bob)
     assert refused.status_code == 409
