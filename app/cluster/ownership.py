@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from dataclasses import asdict
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -58,6 +59,7 @@ def summary_of(live: LiveTable, node_id: str) -> dict[str, Any]:
         "status": live.status,
         "node": node_id,
         "creator": live.creator,  # the lobby's table limit per account (app/api/lobby.py)
+        "timers": asdict(live.timers),  # GET /tables/{id}/players, from any node
     }
 
 

@@ -51,7 +51,9 @@ class PlayersOut(BaseModel):
     stake: int
     seats: list[PlayerOut]
     timers: TimersOut | None = Field(
-        default=None, description="the table's timers; null for a table another node owns"
+        default=None,
+        description="the table's timers; null only while another node's table is listed "
+        "by a node of an older version",
     )
 
 
@@ -72,6 +74,8 @@ async def players(
             raise ApiError("not_found", f"no table {table_id!r}")
         variant, stake = str(summary["variant"]), int(summary["stake"])
         accounts = [None if a is None else int(a) for a in summary["seats"]]
+        if summary.get("timers") is not None:  # a summary written before they were in it
+            timers = TimersOut(**summary["timers"])
     ids = [a for a in accounts if a is not None]
     async with session.begin():
         rows = (
