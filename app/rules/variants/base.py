@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from app.rules.scoring import Appraisal, Payment, ScoreSheet, explain_win
 from app.rules.tiles import Tile, full_set
 from app.rules.wall import Dice, Wall, first_dealer
 
@@ -78,6 +79,12 @@ class Score:
 
     specials: tuple[str, ...]
     multiplier: int
+
+
+def win_transfers(ruleset: Ruleset, state: HandState, win: WinRecord) -> list[Transfer]:
+    """The transfers of a win: its payments (`Ruleset.payments`), each to the winner."""
+    lines = ruleset.payments(state, win, ruleset.appraise(state, win))
+    return [Transfer(p.payer, win.seat, p.points, p.reason) for p in lines if p.points]
 
 
 def split(points: int, payer: int, payees: list[int]) -> list[tuple[int, int]]:
@@ -177,8 +184,23 @@ class Ruleset:
         """Whether `seat`'s concealed part (effective counts, wild count) completes its hand."""
         raise NotImplementedError
 
-    def score(self, state: HandState, win: WinRecord) -> Score:
+    def appraise(self, state: HandState, win: WinRecord) -> Appraisal:
+        """The win valued (app/rules/scoring.py): base, items, rule, total, the reading's
+        shape. `score` and `settle` are computed from it."""
         raise NotImplementedError
+
+    def score(self, state: HandState, win: WinRecord) -> Score:
+        """The win's named specials and multiplier (the `won` event), from `appraise`."""
+        raise NotImplementedError
+
+    def payments(self, state: HandState, win: WinRecord, appraisal: Appraisal) -> list[Payment]:
+        """Every payment of the win, each with its formula, in the order `settle` makes
+        them transfers."""
+        raise NotImplementedError
+
+    def explain(self, state: HandState, win: WinRecord) -> ScoreSheet:
+        """The win's score sheet: the appraisal, the payments and the hand as read."""
+        return explain_win(state, win)
 
     def allowed_discards(self, state: HandState, seat: int, held: list[Tile]) -> list[Tile]:
         """Which of the held tiles may be discarded now (温州 restricts this)."""
