@@ -99,6 +99,49 @@ RULE_DOUBLINGS = "doublings"  # 湖州
 RULE_BASE_AND_FLOWERS = "base_and_flowers"  # 福州
 RULE_LA_OR_FLOWERS = "la_or_flowers"  # 上海
 
+RULE_TEXTS: dict[str, str] = {
+    RULE_SUM: (
+        "**Additive.** Every special that applies adds its multiplier (the self-drawn or the "
+        "discard column); the plain win's 2 / 1 counts only when no special applies. The total "
+        "multiplies each payment's base: the dealer's base (3, 5, 7, 9) between the dealer and "
+        "another seat, 1 between two non-dealers. The discarder pays 1 point more (犯枪, a "
+        "payment of its own); 统包 and a robbed kong make one seat pay the others' shares."
+    ),
+    RULE_HIGHEST: (
+        "**Highest.** Every special that applies is listed, highest first; only the highest "
+        "multiplier counts (the others are listed as not counted), 软牌 x1 when none applies. "
+        "Each payment is (底分 + the 买底 or 顶底 amount where it applies) x the total, "
+        "doubled for the discarder (放冲) and for a robbed seat. 财神分 is paid apart, "
+        "outside the score."
+    ),
+    RULE_DOUBLINGS: (
+        "**Multiplied.** Each doubling that applies (杠开, 天胡 or 地胡, 无财神, 四财神) "
+        "doubles: the total is 2 to the number of doublings. Each payment is the base x the "
+        "payer's share (the discarder 2 and the others 1 on a discard, everyone 2 on a "
+        "self-draw, the robbed seat alone 12 for 拉杠和) x the total. 起手四财神 adds 500000 "
+        "silver from the house, outside the points."
+    ),
+    RULE_BASE_AND_FLOWERS: (
+        "**Additive, with the highest special.** The 花分 items add up (each flower 1, a set "
+        "of four like flowers 6 instead of 4, each 金 held 1, each 明杠 1, each 暗杠 2). Of "
+        "the specials (抢金 / 平胡 30, 三金倒 40, 金雀 60) only the highest counts. The "
+        "hand's value is base + 花分 for a plain win and special x base + 2 x 花分 for a "
+        "special; the sheet's total is the value at its base. Each payment: on a self-draw "
+        "every other seat pays 2 x a plain value or 1 x a special's; on a discard the "
+        "discarder alone pays 2 x the value; between the dealer and another seat the base is "
+        "base + c (连庄), and a non-dealer winner collects c more from the dealer (抓庄). "
+        "**Capped**: no seat pays more than 100 x base in a hand (封顶)."
+    ),
+    RULE_LA_OR_FLOWERS: (
+        "**Highest 喇, or 花 multiplied and capped.** A 喇 hand is worth its highest 喇 x 20 "
+        "(the other 喇 are listed as not counted). Any other winning hand adds up its 花 "
+        "items (底注 3, each flower 1, honour pungs and kongs) and doubles them for each 番 "
+        "(杠开, 门清; 混一色 and 碰碰胡 are 0 番): 花 x 2^番, **capped** at 1 喇 (20). Each "
+        "payment is the total x 3 for 抢杠 and x 2 in a 荒番 hand."
+    ),
+}
+"""How a variant's items combine into its total (docs/rules.md)."""
+
 # the shapes a hand is read as
 STANDARD = "standard"
 SEVEN_PAIRS = "seven_pairs"

@@ -113,6 +113,7 @@ class Ruleset:
     flower_kinds: frozenset[Tile] = frozenset()  # kinds laid out and replaced (补花)
     final_round: int = 0  # the last N drawable tiles: no discard, no 补花 (福州: 4)
     ranks_wins: bool = False  # whether `hu_rank` orders several 胡 on one discard (福州 金雀)
+    score_rule: str = ""  # how a win's items make its total (app/rules/scoring.py RULE_TEXTS)
     # The variant's own options (a frozen dataclass of its own; None: `default_options()`).
     # Typed `Any` here and read through each variant's typed `opts`: mypyc (bench/compile.py)
     # does not let a subclass narrow the type of a field.

@@ -149,6 +149,7 @@ class FuzhouOptions:
 @dataclass(frozen=True)
 class Fuzhou(Ruleset):
     name: str = "fuzhou"
+    score_rule: str = RULE_BASE_AND_FLOWERS
     hand_size: int = 16
     with_flowers: bool = True
     flower_kinds: frozenset[Tile] = FLOWER_KINDS
@@ -335,7 +336,7 @@ class Fuzhou(Ruleset):
             base_reason=BaseReason("dealer_streak" if dealer_won and c else "table_base",
                                    streak=c),
             items=tuple(items),
-            rule=RULE_BASE_AND_FLOWERS,
+            rule=self.score_rule,
             total=formula_points(self._value_terms(items, base), ()),
             shape=STANDARD if is_standard_win(counts, wilds) else ANY_SHAPE,
             wild_pair=chosen == GOLDEN_PAIR,

@@ -172,6 +172,7 @@ DOUBLINGS = ("kong_win", "heavenly", "earthly", "no_wild", "four_wilds")
 @dataclass(frozen=True)
 class Huzhou(Ruleset):
     name: str = "huzhou"
+    score_rule: str = RULE_DOUBLINGS
     hand_size: int = 13
     grants_house_rewards: bool = True  # 起手四财神: silver from the house
 
@@ -256,7 +257,7 @@ class Huzhou(Ruleset):
             base=base,
             base_reason=BaseReason("lowest_level", level=title, seat=lowest),
             items=tuple(items),
-            rule=RULE_DOUBLINGS,
+            rule=self.score_rule,
             total=2**doublings,
             shape=STANDARD if is_standard_win(counts, wilds) else ANY_SHAPE,
         )

@@ -112,6 +112,7 @@ def is_all_pungs(counts: list[int], wilds: int) -> bool:
 @dataclass(frozen=True)
 class Lishui(Ruleset):
     name: str = "lishui"
+    score_rule: str = RULE_SUM
     hand_size: int = 13
 
     def default_options(self) -> LishuiOptions:
@@ -191,7 +192,7 @@ class Lishui(Ruleset):
             base=self.base(state.ctx),
             base_reason=BaseReason("dealer_streak", streak=state.ctx.streak),
             items=items,
-            rule=RULE_SUM,
+            rule=self.score_rule,
             total=sum(it.value for it in items),
             shape=shapes[best][0],
             pungs="all_pungs" in shapes[best][1],

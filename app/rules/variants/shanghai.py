@@ -227,6 +227,7 @@ class HandValue:
 @dataclass(frozen=True)
 class Shanghai(Ruleset):
     name: str = "shanghai"
+    score_rule: str = RULE_LA_OR_FLOWERS
     hand_size: int = 13
     with_flowers: bool = True
     multi_win: bool = True  # 一炮多响
@@ -466,7 +467,7 @@ class Shanghai(Ruleset):
             base=1,
             base_reason=BaseReason("flower_point"),
             items=tuple(items),
-            rule=RULE_LA_OR_FLOWERS,
+            rule=self.score_rule,
             total=worth.value,
             cap=o.cap_la * o.la if worth.capped and o.cap_la is not None else None,
             shape=STANDARD if is_standard_win(counts, wilds) else ANY_SHAPE,

@@ -155,6 +155,7 @@ class Wenzhou(Ruleset):
     the deal count is k = min(streak + 1, 4)."""
 
     name: str = "wenzhou"
+    score_rule: str = RULE_HIGHEST
     hand_size: int = 16
     tail_reserve: int = 16
     wild_discard: Literal["allowed", "forbidden"] = "forbidden"  # "A 财神 cannot be discarded"
@@ -280,7 +281,7 @@ class Wenzhou(Ruleset):
             base=o.base_unit * k,
             base_reason=BaseReason("deal_count", deal_count=k),
             items=items,
-            rule=RULE_HIGHEST,
+            rule=self.score_rule,
             total=max(SOFT, items[0].value),
             shape=shape,
             wilds_as_face="hard" in found and shape == STANDARD,
