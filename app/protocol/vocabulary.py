@@ -17,6 +17,8 @@ from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
+from app.rules.scoring import ITEM_NAMES
+
 _Variant = Literal["lishui", "wenzhou", "huzhou", "fuzhou", "shanghai"]
 VARIANTS: dict[str, str] = {
     "lishui": "丽水 Lishui: 财神 wild, 13 + 1 tiles, specials add (RULES.md 2)",
@@ -103,6 +105,11 @@ SCORE_ITEMS: dict[str, str] = {
     "dragon_exposed_kongs": "箭明杠 (上海): a dragon exposed or added kong, 3 花 each",
     "dragon_concealed_kongs": "箭暗杠 (上海): a dragon concealed kong, 4 花 each",
 }
+
+SCORE_ITEM_NAMES: dict[str, str] = ITEM_NAMES
+"""Each item key's Chinese name (the `name` a score sheet's item carries), owned by the rules
+core, which writes it into every sheet; a variant may call an item otherwise (湖州 拉杠和 and
+杠开, 上海 杠开 and 碰碰胡), and each name appears in the key's meaning above."""
 
 _ScoreItemKind = Literal[
     "multiplier", "doubling", "base_multiple", "flower_points", "fan", "la", "payment_factor",

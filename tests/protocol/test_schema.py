@@ -18,6 +18,7 @@ from app.protocol.vocabulary import (
     HUZHOU_LEVELS,
     LEDGER_REASONS,
     SCORE_ITEM_KINDS,
+    SCORE_ITEM_NAMES,
     SCORE_ITEMS,
     SCORE_RULES,
     SPECIALS,
@@ -85,7 +86,7 @@ def test_the_vocabularies_name_what_the_code_produces() -> None:
 
 
 def test_the_score_vocabularies_name_what_the_rules_produce() -> None:
-    assert set(SCORE_ITEMS) == set(scoring.ITEM_NAMES) >= set(SPECIALS)
+    assert set(SCORE_ITEMS) == set(SCORE_ITEM_NAMES) >= set(SPECIALS)
     names = [*scoring.ITEM_NAMES.items(), *huzhou._NAMES.items(), *shanghai._NAMES.items()]
     for key, name in names:
         assert name in SCORE_ITEMS[key], (key, name)  # the Chinese name with its meaning
