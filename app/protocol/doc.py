@@ -22,7 +22,7 @@ from app.protocol.events import seat_payload
 from app.protocol.schema import CLIENT_MESSAGES, SERVER_MESSAGES, message_names, protocol_schema
 from app.rules.actions import Action, Escape
 from app.rules.bots import GreedyBot
-from app.rules.events import Event
+from app.rules.events import Event, HandEnded
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
@@ -33,7 +33,8 @@ SEEDS = range(1, 4001)  # scanned in order until every kind is found: the output
 # nested models, after the messages that hold them
 NESTED = (
     "SeatInfo", "SeatView", "SeatState", "MeldView", "WildView", "RiverTileView",
-    "TransferPayload", "RevealedMeld",
+    "TransferPayload", "RevealedMeld", "ScoreSheet", "BaseReason", "ScoreItem", "ScorePayment",
+    "PaymentTerm", "TileGroup",
 )  # fmt: skip
 
 
@@ -168,9 +169,12 @@ def _cell(text: str) -> str:
 
 def examples() -> str:
     """One event of each kind as seat 0 receives it (two of `dealt`: its own and another
-    seat's; a `won` of each variant), from greedy bots' hands on the first seeds that show
-    them."""
-    wanted = {"dealt_own", "dealt_other"} | {f"won_{v}" for v in VARIANTS} | _KINDS
+    seat's; a `won` of each variant), and a score sheet of each variant (a `hand_ended`'s
+    `scores` entry), from greedy bots' hands on the first seeds that show them."""
+    wanted = (
+        {"dealt_own", "dealt_other"} | {f"won_{v}" for v in VARIANTS}
+        | {f"scores_{v}" for v in VARIANTS} | _KINDS
+    )
     found: dict[str, tuple[str, int, dict[str, Any]]] = {}
     for variant in sorted(VARIANTS):
         for seed in SEEDS:
@@ -180,7 +184,11 @@ def examples() -> str:
                 for key in _keys(event, variant):
                     if key in wanted and key not in found:
                         found[key] = (variant, seed, payload)
-            if all(k in found for k in {f"won_{variant}", *_COMMON, *_OWN.get(variant, ())}):
+                if f"scores_{variant}" not in found and _explains_items(event):
+                    sheet = payload["scores"][0]
+                    found[f"scores_{variant}"] = (variant, seed, sheet)
+            needed = {f"won_{variant}", f"scores_{variant}", *_COMMON, *_OWN.get(variant, ())}
+            if all(k in found for k in needed):
                 break
     missing = wanted - set(found)
     if missing:
@@ -210,6 +218,8 @@ _LABELS = {
     "dealt_own": "`dealt`, the receiver's own",
     "dealt_other": "`dealt`, another seat's",
     **{f"won_{v}": f"`won` in {v}" for v in VARIANTS},
+    **{f"scores_{v}": f"A score sheet (`hand_ended.scores[0]`, `ScoreSheet`) in {v}"
+       for v in VARIANTS},
 }
 
 
@@ -218,8 +228,16 @@ def _order(keys: set[str]) -> list[str]:
              "drew", "discarded", "melded", "penalized", "gold_robbed"]
     order += [f"won_{v}" for v in sorted(VARIANTS)]
     order += ["exhaustive_draw", "escaped", "hand_ended"]
+    order += [f"scores_{v}" for v in sorted(VARIANTS)]
     assert set(order) == keys
     return order
+
+
+def _explains_items(event: Event) -> bool:
+    """A `hand_ended` whose first win names an item beyond the plain win's."""
+    if not isinstance(event, HandEnded) or not event.scores:
+        return False
+    return any(item.key not in ("plain", "soft") for item in event.scores[0].items)
 
 
 def _keys(event: Event, variant: str) -> list[str]:

@@ -26,6 +26,7 @@ from app.protocol.events import (
     TransferPayload,
     event_payload,
     revealed_melds,
+    score_sheets,
     tiles_to_codes,
 )
 from app.protocol.messages import VERSION, ServerMessage
@@ -79,6 +80,8 @@ def event_dict(event: Event) -> dict[str, Any]:
             data[name] = tiles_to_codes(value)
         elif name == "melds":
             data[name] = revealed_melds(value)
+        elif name == "scores":
+            data[name] = score_sheets(value)
         elif name == "transfers":
             data[name] = [
                 {f: getattr(t, f) for f in _TRANSFER_FIELDS} for t in value

@@ -14,10 +14,17 @@ from pydantic import Field, TypeAdapter
 from app.protocol.base import SeatNumber, WireModel
 from app.protocol.tiles import TileCode, to_code
 from app.protocol.vocabulary import (
+    BaseReasonKey,
     Decision,
+    GroupShape,
+    HuzhouLevel,
     MeldKind,
     Outcome,
+    PaymentTermKey,
     PenaltyReason,
+    ScoreItemKey,
+    ScoreItemKind,
+    ScoreRule,
     Special,
     TransferReason,
     Variant,
@@ -175,8 +182,9 @@ class WonPayload(WireModel):
     """what the specials make of the base, by the variant's rule (docs/rules.md): 丽水 the
     sum of the specials' multipliers (1 or 2 for a plain win); 温州 the highest multiplier
     (1 soft, 2 hard, 4...); 湖州 the product of its doublings (2^n); 福州 the special's
-    multiple of the base (1: no special); 上海 the hand's value in 花 (喇 x 20, or 花 x 2^番,
-    capped), before the 抢杠 and 荒番 factors"""
+    multiple of the base (1: no special); 上海 what each paying seat pays: the hand's value
+    in 花 (喇 x 20, or 花 x 2^番, capped) x 3 for 抢杠, x 2 in a 荒番 hand. The
+    `hand_ended` event's `scores` explain it item by item"""
 
 
 class ExhaustiveDrawPayload(WireModel):
@@ -219,6 +227,124 @@ class RevealedMeld(WireModel):
     """the seat whose discard was taken; null for 暗杠 and 加杠"""
 
 
+class ScoreItem(WireModel):
+    """One named item of a win (番种, 花, 番, 喇 ...) and its value."""
+
+    key: ScoreItemKey
+    """the item, a stable key"""
+    name: str
+    """its Chinese name as the variant calls it (清一色, 拉杠和, 花 ...)"""
+    value: int = Field(ge=0)
+    """what it is worth in all, in the unit `kind` names (3 flowers: 3)"""
+    kind: ScoreItemKind
+    """what kind of value it is, and so how it enters the total"""
+    count: int = Field(ge=0)
+    """how many things it counts (3 flowers, 2 暗杠; the 荒番 count; 1 for a named hand)"""
+    counted: bool
+    """false when a higher item took its place where only the highest counts (温州, 福州
+    specials, 上海 喇): listed, not in the total"""
+
+
+class BaseReason(WireModel):
+    """Why the base is what it is: a key, and the numbers it depends on (null where the key
+    does not use them)."""
+
+    key: BaseReasonKey
+    """the rule that set the base"""
+    streak: int | None = Field(ge=0)
+    """the dealer's consecutive wins before this hand (丽水 牢庄, 福州 连庄); else null"""
+    deal_count: int | None = Field(ge=1)
+    """温州: k, the dealer's consecutive deals, this hand included (1-4); else null"""
+    level: HuzhouLevel | None
+    """湖州: the level whose base score is the base; else null"""
+    seat: SeatNumber | None
+    """湖州: the seat at that level (the lowest at the table); else null"""
+
+
+class PaymentTerm(WireModel):
+    """One part of a payment's formula, worth `value` x `times`."""
+
+    key: PaymentTermKey
+    """what the part is"""
+    value: int = Field(ge=0)
+    """its value"""
+    times: int = Field(ge=0)
+    """what the value is multiplied by: 1, but the base for a 福州 special's multiple and 2
+    for the 花分 in a 福州 special's value"""
+
+
+class ScorePayment(WireModel):
+    """One payment of a win, with its formula: ``points = (sum of value x times over terms)
+    x (product of the factors' values)``, cut to `cap` if the cap is not null. Each is one of
+    the hand's `transfers` (same payer, reason and points; the winner is the payee)."""
+
+    payer: SeatNumber
+    """the seat that pays"""
+    share_of: SeatNumber
+    """the seat whose share this is: the payer, unless another seat pays it for it (丽水 统包,
+    a robbed kong)"""
+    reason: TransferReason
+    """why, as in the transfer"""
+    terms: list[PaymentTerm]
+    """the parts added up (the base, 买底, 顶底, 花分, 犯枪's point ...)"""
+    factors: list[PaymentTerm]
+    """what their sum is multiplied by (the total, a share, 放冲 double, 荒番 ...); empty: x1"""
+    points: int = Field(ge=0)
+    """the points paid"""
+    cap: int | None = Field(ge=0)
+    """福州 封顶: the loss cap per seat (100 x base) when it cut this payment (the payer's
+    earlier payments in the hand count against it); else null"""
+
+
+class TileGroup(WireModel):
+    """A group of the winner's concealed tiles in the reading that scored."""
+
+    shape: GroupShape
+    """what the group is"""
+    tiles: list[TileCode]
+    """its tiles as held (a wild shows as itself)"""
+    plays_as: list[TileCode]
+    """what each tile plays as, in the same order: a wild, the tile it stands for; 白板,
+    the 财神's face; any other tile, itself"""
+
+
+class ScoreSheet(WireModel):
+    """One win explained: the base and why, the named items and their values, the total
+    they make by the variant's rule (docs/rules.md), every payment with its formula, and the
+    winner's whole hand: its concealed tiles grouped as the reading that scored, its melds,
+    flowers and the winning tile."""
+
+    seat: SeatNumber
+    """the winner"""
+    base: int = Field(ge=0)
+    """the base (底) of the win (湖州 the level's base score; 上海 1: values are in 花)"""
+    base_reason: BaseReason
+    """why the base is what it is"""
+    items: list[ScoreItem]
+    """the named items, in the order the variant lists them (the won event's `specials`
+    are among them)"""
+    rule: ScoreRule
+    """how the items combine into `total`"""
+    total: int = Field(ge=0)
+    """what the items make by `rule`: 丽水 温州 湖州 the multiplier (the won event's
+    `multiplier`); 福州 the hand's value at `base` (base + 花分, or special x base + 2 x
+    花分); 上海 the hand's value in 花, before 抢杠 and 荒番"""
+    cap: int | None = Field(ge=0)
+    """上海: the cap (1 喇 = 20) when it cut the total; else null"""
+    payments: list[ScorePayment]
+    """every payment of this win, with its formula"""
+    groups: list[TileGroup]
+    """the winner's concealed tiles, the winning tile included, grouped as the reading that
+    scored (pair first, then the sets)"""
+    melds: list[RevealedMeld]
+    """the winner's declared sets"""
+    flowers: list[TileCode]
+    """the winner's flowers"""
+    winning_tile: TileCode | None
+    """the tile that completed the hand (null when none did: a dealt 天胡, an instant win
+    with the deal)"""
+
+
 class HandEndedPayload(WireModel):
     """The end of a hand: every seat's tiles revealed and the settlement in points. Sent
     once the hand's record and silver are stored (see `settling` in `table_state`). Lists
@@ -247,6 +373,8 @@ class HandEndedPayload(WireModel):
     """per seat, its declared sets, 暗杠 tiles shown"""
     flowers: list[list[TileCode]] = Field(min_length=4, max_length=4)
     """per seat, the flowers it laid out"""
+    scores: list[ScoreSheet]
+    """each win explained, in the order of `winners` (empty unless `outcome` is win)"""
 
 
 EventPayload = Annotated[
@@ -304,6 +432,48 @@ def revealed_melds(melds: Any) -> list[list[dict[str, Any]]]:
     ]
 
 
+def score_sheets(sheets: Any) -> list[dict[str, Any]]:
+    """`HandEnded.scores` on the wire: each `ScoreSheet` as plain data, tiles as codes."""
+    return [
+        {
+            "seat": sheet.seat,
+            "base": sheet.base,
+            "base_reason": _fields(sheet.base_reason, _BASE_REASON_FIELDS),
+            "items": [_fields(i, _ITEM_FIELDS) for i in sheet.items],
+            "rule": sheet.rule,
+            "total": sheet.total,
+            "cap": sheet.cap,
+            "payments": [
+                {
+                    "payer": p.payer, "share_of": p.share_of, "reason": p.reason,
+                    "terms": [_fields(t, _TERM_FIELDS) for t in p.terms],
+                    "factors": [_fields(t, _TERM_FIELDS) for t in p.factors],
+                    "points": p.points, "cap": p.cap,
+                }
+                for p in sheet.payments
+            ],
+            "groups": [
+                {"shape": g.shape, "tiles": tiles_to_codes(g.tiles),
+                 "plays_as": tiles_to_codes(g.plays_as)}
+                for g in sheet.groups
+            ],
+            "melds": revealed_melds([sheet.melds])[0],
+            "flowers": tiles_to_codes(sheet.flowers),
+            "winning_tile": tiles_to_codes(sheet.winning_tile),
+        }
+        for sheet in sheets
+    ]
+
+
+_ITEM_FIELDS = tuple(ScoreItem.model_fields)
+_BASE_REASON_FIELDS = tuple(BaseReason.model_fields)
+_TERM_FIELDS = tuple(PaymentTerm.model_fields)
+
+
+def _fields(value: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: getattr(value, name) for name in names}
+
+
 def event_payload(event: Event) -> EventPayload:
     """The wire payload of `event` exactly as given: pass the copy a seat may see (see
     `seat_payload`), or a private tile goes out with it."""
@@ -312,6 +482,7 @@ def event_payload(event: Event) -> EventPayload:
         data[name] = tiles_to_codes(data[name])
     if event.kind == "hand_ended":
         data["melds"] = revealed_melds(event.melds)  # type: ignore[attr-defined]
+        data["scores"] = score_sheets(event.scores)  # type: ignore[attr-defined]
     return EVENT_PAYLOAD.validate_python(data)
 
 

@@ -17,6 +17,8 @@ from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
+from app.rules.scoring import ITEM_NAMES
+
 _Variant = Literal["lishui", "wenzhou", "huzhou", "fuzhou", "shanghai"]
 VARIANTS: dict[str, str] = {
     "lishui": "丽水 Lishui: 财神 wild, 13 + 1 tiles, specials add (RULES.md 2)",
@@ -71,6 +73,135 @@ SPECIALS: dict[str, str] = {
     "loose_honours": "乱风向: honours only, in any arrangement (上海)",
     "big_crane": "大吊车: after melding, one tile left in hand (上海)",
     "draw_bonus": "荒番: the hand follows drawn hands and its payments double (上海)",
+}
+
+_ScoreItemKey = Literal[
+    "heavenly", "earthly", "kong_win", "robbing_kong",
+    "pure_suit", "mixed_suit", "all_honours", "all_pungs", "pure_pungs", "mixed_pungs",
+    "seven_pairs", "soft_eight_pairs", "hard_eight_pairs", "bu_da",
+    "hard", "no_wild", "three_wilds", "three_wilds_any_shape", "four_wilds", "dealt_four_wilds",
+    "wild_meets_wild", "single_wait", "concealed_hand", "eight_flowers", "flowerless",
+    "three_golds", "golden_pair", "rob_gold", "loose_honours", "big_crane", "draw_bonus",
+    "plain", "soft",
+    "base_flowers", "flowers", "flower_sets", "golds", "wind_pungs", "dragon_pungs",
+    "exposed_kongs", "concealed_kongs", "wind_exposed_kongs", "wind_concealed_kongs",
+    "dragon_exposed_kongs", "dragon_concealed_kongs",
+]  # fmt: skip
+SCORE_ITEMS: dict[str, str] = {
+    **SPECIALS,
+    "plain": "平胡 (丽水): a win with no special, x2 self-drawn, x1 on a discard",
+    "soft": "软牌 (温州): a 财神 stands in for another tile and no special applies, x1",
+    "base_flowers": "底注 (上海): the 3 花 every hand starts with",
+    "flowers": "花: the flowers laid out, 1 each (福州 花分, 上海 花)",
+    "flower_sets": "四花 (福州): four like flowers (four of one honour, 春夏秋冬, 梅兰竹菊) count 6, "
+    "not 4: 2 more per set",
+    "golds": "金 (福州): each 金 in the winning hand, 1 花分",
+    "wind_pungs": "风刻 (上海): a wind 碰 or concealed wind 刻, 1 花 each",
+    "dragon_pungs": "箭刻 (上海): a dragon 碰 or concealed dragon 刻, 2 花 each",
+    "exposed_kongs": "明杠 / 上杠: a suited exposed or added kong (福州 1 花分, 上海 1 花 each)",
+    "concealed_kongs": "暗杠: a suited concealed kong (福州 2 花分, 上海 2 花 each)",
+    "wind_exposed_kongs": "风明杠 (上海): a wind exposed or added kong, 2 花 each",
+    "wind_concealed_kongs": "风暗杠 (上海): a wind concealed kong, 3 花 each",
+    "dragon_exposed_kongs": "箭明杠 (上海): a dragon exposed or added kong, 3 花 each",
+    "dragon_concealed_kongs": "箭暗杠 (上海): a dragon concealed kong, 4 花 each",
+}
+
+SCORE_ITEM_NAMES: dict[str, str] = ITEM_NAMES
+"""Each item key's Chinese name (the `name` a score sheet's item carries), owned by the rules
+core, which writes it into every sheet; a variant may call an item otherwise (湖州 拉杠和 and
+杠开, 上海 杠开 and 碰碰胡), and each name appears in the key's meaning above."""
+
+_ScoreItemKind = Literal[
+    "multiplier", "doubling", "base_multiple", "flower_points", "fan", "la", "payment_factor",
+    "share", "house_silver",
+]  # fmt: skip
+SCORE_ITEM_KINDS: dict[str, str] = {
+    "multiplier": "倍数: a multiplier of the base; 丽水: the multipliers add up, 温州: the highest "
+    "counts",
+    "doubling": "翻 (湖州): doubles the payments; doublings multiply (2^n)",
+    "base_multiple": "福州 special: worth this many times the base; the highest counts",
+    "flower_points": "花 / 花分: points added up (福州 花分, 上海 花)",
+    "fan": "番 (上海): each 番 doubles the 花; a 0-番 hand (混一色, 碰碰胡) may win at 0",
+    "la": "喇 (上海): 1 喇 = 20 花; the highest 喇 counts",
+    "payment_factor": "multiplies each payment of the win, not the total (上海 抢杠 x3, 荒番 x2)",
+    "share": "a payment of its own (湖州 拉杠和: the robbed seat pays this many x base x the "
+    "total)",
+    "house_silver": "silver the house pays the winner, not points (湖州 起手四财神)",
+}
+
+_ScoreRule = Literal["sum", "highest", "doublings", "base_and_flowers", "la_or_flowers"]
+SCORE_RULES: dict[str, str] = {
+    "sum": "丽水: the multipliers add up (the plain win's 2 / 1 only when none applies)",
+    "highest": "温州: the highest multiplier counts (软牌 1 when none applies)",
+    "doublings": "湖州: 2 to the number of doublings",
+    "base_and_flowers": "福州: a plain win is base + 花分; a special is its multiple x base + "
+    "2 x 花分 (the highest special counts)",
+    "la_or_flowers": "上海: the highest 喇 x 20; otherwise 花 x 2^番, capped at 1 喇 (20; `cap`)",
+}
+
+_BaseReasonKey = Literal["dealer_streak", "deal_count", "lowest_level", "table_base",
+                         "flower_point"]
+BASE_REASONS: dict[str, str] = {
+    "dealer_streak": "连庄 / 牢庄: the dealer's consecutive wins (`streak`) raise the base (丽水 3 + "
+    "2 x streak, at most 9; 福州 the table's base + streak when the dealer wins)",
+    "deal_count": "温州: 2k, k the dealer's consecutive deals this hand included (`deal_count`, at "
+    "most 4); 2 between two non-dealers",
+    "lowest_level": "湖州: the base score of the lowest level at the table (`level`, held by "
+    "`seat`)",
+    "table_base": "福州: the table's base (payments between the dealer and another seat add the "
+    "dealer's `streak`)",
+    "flower_point": "上海: no base; the value is in 花, one point each",
+}
+
+_HuzhouLevel = Literal[
+    "科员", "助科", "副科", "科长", "助处", "副处", "处长", "助局", "副局", "局长", "助市", "副市",
+    "市长", "助省", "副省", "省长", "麻将王",
+]  # fmt: skip
+HUZHOU_LEVELS: dict[str, str] = {
+    "科员": "积分 0 and up: base 2", "助科": "积分 6 and up: base 2", "副科": "积分 18 and up: base 3",
+    "科长": "积分 42 and up: base 4", "助处": "积分 90 and up: base 6",
+    "副处": "积分 186 and up: base 10", "处长": "积分 378 and up: base 15",
+    "助局": "积分 762 and up: base 20", "副局": "积分 1530 and up: base 30",
+    "局长": "积分 3066 and up: base 50", "助市": "积分 6138 and up: base 80",
+    "副市": "积分 12282 and up: base 150", "市长": "积分 24570 and up: base 300",
+    "助省": "积分 49146 and up: base 500", "副省": "积分 98298 and up: base 800",
+    "省长": "积分 196602 and up: base 1500", "麻将王": "积分 393210 and up: base 3000",
+}  # fmt: skip
+
+_GroupShape = Literal["pair", "chow", "pung", "single", "loose"]
+GROUP_SHAPES: dict[str, str] = {
+    "pair": "对 / 将: two alike (the pair of a standard hand, or one of 七对子 / 八对)",
+    "chow": "顺子: three in a row in one suit",
+    "pung": "刻子: three alike",
+    "single": "a tile alone: 八对's odd tile, each tile of 不搭",
+    "loose": "the tiles of a win that needs no shape (三财神, 四财神, 三金倒, 八花, 乱风向), as held",
+}
+
+_PaymentTermKey = Literal[
+    "base", "non_dealer_base", "deal_in_point", "buy", "counter", "dealer_streak",
+    "flower_points", "special", "catch_dealer", "total", "deal_in_double", "self_draw_double",
+    "self_draw_share", "deal_in_share", "other_share", "robbing_kong_share", "robbing_kong",
+    "draw_bonus",
+]  # fmt: skip
+PAYMENT_TERMS: dict[str, str] = {
+    "base": "底 / 底分: the base (the sheet's `base`; 温州 2k between the dealer and a non-dealer)",
+    "non_dealer_base": "between two non-dealers: 丽水 1, 温州 2",
+    "deal_in_point": "犯枪 (丽水): the discarder's 1 point more",
+    "buy": "买底 (温州): the dealer bought and won, 2k",
+    "counter": "顶底 (温州): the winner countered the dealer's buy, 4k",
+    "dealer_streak": "连庄 (福州): the dealer's streak added to the base",
+    "flower_points": "花分 (福州); with times 2 in a special's value",
+    "special": "福州: the special's multiple, times the base of this payment",
+    "catch_dealer": "抓庄 (福州): the dealer's streak, paid by the dealer to a non-dealer winner",
+    "total": "the sheet's total (上海: the hand's value in 花)",
+    "deal_in_double": "放冲 pays double (温州, 福州)",
+    "self_draw_double": "福州: each seat pays a plain self-draw twice",
+    "self_draw_share": "湖州 自摸: each other seat's share, 2",
+    "deal_in_share": "湖州: the discarder's share, 2",
+    "other_share": "湖州: the share of a seat that did not discard, 1",
+    "robbing_kong_share": "湖州 拉杠和: the robbed seat alone pays 12",
+    "robbing_kong": "上海 抢杠: the robbed seat pays 3 x the value",
+    "draw_bonus": "上海 荒番: every payment doubles",
 }
 
 _TransferReason = Literal[
@@ -179,6 +310,13 @@ SpecialActionName = Annotated[_SpecialActionName, Meanings(_SpecialActionName, S
 MeldKind = Annotated[_MeldKind, Meanings(_MeldKind, MELD_KINDS)]
 Phase = Annotated[_Phase, Meanings(_Phase, PHASES)]
 LedgerReason = Annotated[_LedgerReason, Meanings(_LedgerReason, LEDGER_REASONS)]
+ScoreItemKey = Annotated[_ScoreItemKey, Meanings(_ScoreItemKey, SCORE_ITEMS)]
+ScoreItemKind = Annotated[_ScoreItemKind, Meanings(_ScoreItemKind, SCORE_ITEM_KINDS)]
+ScoreRule = Annotated[_ScoreRule, Meanings(_ScoreRule, SCORE_RULES)]
+BaseReasonKey = Annotated[_BaseReasonKey, Meanings(_BaseReasonKey, BASE_REASONS)]
+HuzhouLevel = Annotated[_HuzhouLevel, Meanings(_HuzhouLevel, HUZHOU_LEVELS)]
+GroupShape = Annotated[_GroupShape, Meanings(_GroupShape, GROUP_SHAPES)]
+PaymentTermKey = Annotated[_PaymentTermKey, Meanings(_PaymentTermKey, PAYMENT_TERMS)]
 
 
 def as_variant(name: str) -> _Variant:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.rules.tiles import Tile
 from app.rules.wall import Dice
+
+if TYPE_CHECKING:
+    from app.rules.scoring import ScoreSheet
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +243,7 @@ class MeldRecord:
 class HandEnded(Event):
     """The end of a hand: every seat's tiles revealed (concealed tiles in `hands`, with a
     winner's winning tile; declared sets in `melds`; flowers in `flowers`), the settlement
-    in points."""
+    in points, and each win explained (`scores`, in the order of `winners`)."""
 
     outcome: str
     winners: tuple[int, ...]
@@ -249,10 +252,11 @@ class HandEnded(Event):
     net: tuple[int, ...]
     house: tuple[int, ...] = field(default=(0, 0, 0, 0))
     house_silver: tuple[int, ...] = field(default=(0, 0, 0, 0))
-    # derived from the hand's melded and flowered events, so not part of the pinned
-    # digests of seeded hands (tests/rules/test_determinism.py)
+    # derived from the hand's melded and flowered events and its wins, so not part of the
+    # pinned digests of seeded hands (tests/rules/test_determinism.py)
     melds: tuple[tuple[MeldRecord, ...], ...] = field(default=((), (), (), ()), repr=False)
     flowers: tuple[tuple[Tile, ...], ...] = field(default=((), (), (), ()), repr=False)
+    scores: tuple[ScoreSheet, ...] = field(default=(), repr=False)
 
     @property
     def kind(self) -> str:

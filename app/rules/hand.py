@@ -976,6 +976,7 @@ def _finish(state: HandState, outcome: str, events: list[Event]) -> None:
                 for melds in state.melds
             ),
             flowers=tuple(tuple(f) for f in state.flowers),
+            scores=tuple(state.ruleset.explain(state, w) for w in state.wins),
         )
     )
 

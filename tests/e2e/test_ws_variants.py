@@ -208,8 +208,30 @@ async def _public_table(
     return table_id
 
 
+WIN_REASONS = {"win", "deal_in", "covers", "robbing_kong", "catch_dealer"}
+
+
+def _assert_explained(ended: Message) -> None:
+    """One score sheet per winner, in the order of `winners`; its payments are the win's
+    transfers, each the points its formula makes."""
+    assert [s["seat"] for s in ended["scores"]] == ended["winners"]
+    explained = [(p["payer"], s["seat"], p["points"], p["reason"])
+                 for s in ended["scores"] for p in s["payments"]]
+    paid = [(t["payer"], t["payee"], t["points"], t["reason"])
+            for t in ended["transfers"] if t["reason"] in WIN_REASONS]
+    assert explained == paid
+    for sheet in ended["scores"]:
+        for p in sheet["payments"]:
+            points = sum(t["value"] * t["times"] for t in p["terms"])
+            for factor in p["factors"]:
+                points *= factor["value"]
+            assert p["points"] == (points if p["cap"] is None else min(points, p["cap"]))
+
+
 async def _assert_settled(http: httpx.AsyncClient, players: list[Player], ended: Message) -> None:
-    """Each balance over REST is 10000 + net x stake + house silver; the ledger sums to it."""
+    """Each balance over REST is 10000 + net x stake + house silver; the ledger sums to it;
+    every win is explained."""
+    _assert_explained(ended)
     for p in players:
         entries = await _settled(http, p)
         balance = (await http.get("/me", headers=p.headers)).json()["balance"]
@@ -459,6 +481,11 @@ async def test_a_win_robs_the_added_kong(server: Server) -> None:
         won = seen[0].kinds("won")[0]
         assert (won["seat"], won["from_seat"], won["tile"], won["robbed_kong"]) == (3, 2, "5m", True)
         assert ended["net"][3] > 0 and ended["net"][2] < 0
+        (sheet,) = ended["scores"]
+        assert "robbing_kong" in [i["key"] for i in sheet["items"]]
+        # the robbed seat pays every loser's share and the 犯枪 point
+        assert {p["payer"] for p in sheet["payments"]} == {2}
+        assert sorted(p["share_of"] for p in sheet["payments"]) == [0, 1, 2, 2]
         await _assert_settled(http, players, ended)
         await _close(players)
 
@@ -481,5 +508,12 @@ async def test_a_golden_pair_wins_in_fuzhou(server: Server) -> None:
         ended = players[0].ended
         assert ended is not None and ended["winners"] == [2]
         assert ended["net"][2] > 0 and ended["net"][0] == -ended["net"][2]
+        (sheet,) = ended["scores"]
+        golden = [i for i in sheet["items"] if i["key"] == "golden_pair"]
+        assert golden and golden[0]["counted"] and golden[0]["name"] == "金雀"
+        pair = sheet["groups"][0]  # the pair: two 金
+        assert pair["shape"] == "pair" and pair["tiles"][0] == pair["tiles"][1]
+        (payment,) = sheet["payments"]
+        assert (payment["payer"], payment["reason"], payment["cap"]) == (0, "deal_in", 100)
         await _assert_settled(http, players, ended)
         await _close(players)

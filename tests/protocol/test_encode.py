@@ -4,6 +4,7 @@ seat receives it, and for every prompt those hands had."""
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
@@ -88,3 +89,19 @@ def test_every_action_kind_is_written_as_its_model(action: rules.Action) -> None
 def test_an_escape_has_no_wire_action() -> None:
     with pytest.raises(ValueError):
         action_dict(Escape(0))
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_hand_ended_with_score_sheets_is_the_models_text(variant: str) -> None:
+    """The worked example of each variant (docs/rules.md) ends on a win: its `hand_ended`,
+    score sheets included, is written as the model writes it, for every seat."""
+    module = importlib.import_module(f"app.rules.examples.{variant}")
+    _, _, events = module.example()
+    ended = events[-1]
+    assert ended.kind == "hand_ended" and ended.scores  # type: ignore[attr-defined]
+    for seat in (0, 1, 2, 3, None):
+        copy = ended.for_seat(seat)
+        model = EventMessage(table_id=TABLE, hand_id=f"{TABLE}-1", seq=9, event=event_payload(copy))
+        assert event_text(TABLE, f"{TABLE}-1", 9, copy).text == model.model_dump_json()
+    sheet = json.loads(model.model_dump_json())["event"]["scores"][0]
+    assert sheet["items"] and sheet["payments"] and sheet["groups"]

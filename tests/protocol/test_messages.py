@@ -33,7 +33,7 @@ from app.protocol import (
     to_tile,
     view_model,
 )
-from app.protocol.events import EVENT_PAYLOAD, event_payload
+from app.protocol.events import EVENT_PAYLOAD, ScoreSheet, event_payload
 from app.protocol.messages import HELLO
 from app.protocol.transcript import transcript
 from app.rules import actions as rules
@@ -60,8 +60,11 @@ def _doc_examples() -> list[str]:
 
 
 def _validate_any(raw: str) -> Any:
-    """A documented example as its model: a client message, a server message or an event."""
+    """A documented example as its model: a client message, a server message, an event or a
+    score sheet (an entry of `hand_ended.scores`)."""
     data = json.loads(raw)
+    if "base_reason" in data:
+        return ScoreSheet.model_validate_json(raw)
     if "kind" in data:
         return EVENT_PAYLOAD.validate_json(raw)
     if data["type"] == "hello":
@@ -79,7 +82,8 @@ def test_every_documented_example_validates_and_round_trips(raw: str) -> None:
     model = _validate_any(raw)
     assert _validate_any(model.model_dump_json()) == model
     data = json.loads(raw)
-    assert json.loads(model.model_dump_json()) == (data if "kind" in data else {"v": 2, **data})
+    plain = "kind" in data or "base_reason" in data
+    assert json.loads(model.model_dump_json()) == (data if plain else {"v": 2, **data})
 
 
 def test_the_doc_shows_every_message_type_and_event_kind() -> None:
@@ -95,6 +99,16 @@ def test_the_doc_shows_every_message_type_and_event_kind() -> None:
         "discard", "chow", "pung", "exposed_kong", "concealed_kong", "added_kong", "hu",
         "pass", "decide", "special",
     }
+
+
+def test_the_doc_shows_a_score_sheet_of_every_variant_from_a_real_hand() -> None:
+    sheets = [s for s in map(json.loads, _doc_examples()) if "base_reason" in s]
+    rules = {"sum": "lishui", "highest": "wenzhou", "doublings": "huzhou",
+             "base_and_flowers": "fuzhou", "la_or_flowers": "shanghai"}
+    assert sorted(rules[s["rule"]] for s in sheets) == sorted(VARIANTS)
+    for sheet in sheets:
+        assert sheet["items"] and sheet["payments"] and sheet["groups"]
+        assert all(item["name"] for item in sheet["items"])
 
 
 def test_the_version_may_be_left_out_but_no_other_version_is_accepted() -> None:

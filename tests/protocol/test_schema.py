@@ -13,7 +13,18 @@ from jsonschema import Draft202012Validator
 
 from app.protocol import doc
 from app.protocol.schema import asyncapi_document, protocol_schema
-from app.protocol.vocabulary import LEDGER_REASONS, SPECIALS, VARIANTS
+from app.protocol.vocabulary import (
+    GROUP_SHAPES,
+    HUZHOU_LEVELS,
+    LEDGER_REASONS,
+    SCORE_ITEM_KINDS,
+    SCORE_ITEM_NAMES,
+    SCORE_ITEMS,
+    SCORE_RULES,
+    SPECIALS,
+    VARIANTS,
+)
+from app.rules import scoring
 from app.rules.variants import VARIANTS as RULESETS
 from app.rules.variants import fuzhou, huzhou, lishui, shanghai, wenzhou
 from app.store.models import REASONS
@@ -72,6 +83,23 @@ def test_the_vocabularies_name_what_the_code_produces() -> None:
         | {"mixed_suit", "all_pungs", "kong_win", "concealed_hand", "robbing_kong", "draw_bonus"}
     )
     assert specials == set(SPECIALS)
+
+
+def test_the_score_vocabularies_name_what_the_rules_produce() -> None:
+    assert set(SCORE_ITEMS) == set(SCORE_ITEM_NAMES) >= set(SPECIALS)
+    names = [*scoring.ITEM_NAMES.items(), *huzhou._NAMES.items(), *shanghai._NAMES.items()]
+    for key, name in names:
+        assert name in SCORE_ITEMS[key], (key, name)  # the Chinese name with its meaning
+    assert set(SCORE_RULES) == {
+        scoring.RULE_SUM, scoring.RULE_HIGHEST, scoring.RULE_DOUBLINGS,
+        scoring.RULE_BASE_AND_FLOWERS, scoring.RULE_LA_OR_FLOWERS,
+    }
+    assert set(SCORE_ITEM_KINDS) == {
+        scoring.MULTIPLIER, scoring.DOUBLING, scoring.BASE_MULTIPLE, scoring.FLOWER_POINTS,
+        scoring.FAN, scoring.LA, scoring.PAYMENT_FACTOR, scoring.SHARE, scoring.HOUSE_SILVER,
+    }
+    assert set(HUZHOU_LEVELS) == {title for _, title, _ in huzhou.LEVELS}
+    assert set(GROUP_SHAPES) == {"pair", "chow", "pung", "single", "loose"}
 
 
 def test_a_message_outside_a_vocabulary_is_refused_by_the_schema() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from app.rules.scoring import Appraisal, Payment, ScoreSheet, explain_win
 from app.rules.tiles import Tile, full_set
 from app.rules.wall import Dice, Wall, first_dealer
 
@@ -80,6 +81,12 @@ class Score:
     multiplier: int
 
 
+def win_transfers(ruleset: Ruleset, state: HandState, win: WinRecord) -> list[Transfer]:
+    """The transfers of a win: its payments (`Ruleset.payments`), each to the winner."""
+    lines = ruleset.payments(state, win, ruleset.appraise(state, win))
+    return [Transfer(p.payer, win.seat, p.points, p.reason) for p in lines if p.points]
+
+
 def split(points: int, payer: int, payees: list[int]) -> list[tuple[int, int]]:
     """Divide `points` among `payees` (RULES.md 1): each gets floor(P/k), the remainder goes one
     point each to the payees following the payer in turn order."""
@@ -106,6 +113,7 @@ class Ruleset:
     flower_kinds: frozenset[Tile] = frozenset()  # kinds laid out and replaced (补花)
     final_round: int = 0  # the last N drawable tiles: no discard, no 补花 (福州: 4)
     ranks_wins: bool = False  # whether `hu_rank` orders several 胡 on one discard (福州 金雀)
+    score_rule: str = ""  # how a win's items make its total (app/rules/scoring.py RULE_TEXTS)
     # The variant's own options (a frozen dataclass of its own; None: `default_options()`).
     # Typed `Any` here and read through each variant's typed `opts`: mypyc (bench/compile.py)
     # does not let a subclass narrow the type of a field.
@@ -177,8 +185,23 @@ class Ruleset:
         """Whether `seat`'s concealed part (effective counts, wild count) completes its hand."""
         raise NotImplementedError
 
-    def score(self, state: HandState, win: WinRecord) -> Score:
+    def appraise(self, state: HandState, win: WinRecord) -> Appraisal:
+        """The win valued (app/rules/scoring.py): base, items, rule, total, the reading's
+        shape. `score` and `settle` are computed from it."""
         raise NotImplementedError
+
+    def score(self, state: HandState, win: WinRecord) -> Score:
+        """The win's named specials and multiplier (the `won` event), from `appraise`."""
+        raise NotImplementedError
+
+    def payments(self, state: HandState, win: WinRecord, appraisal: Appraisal) -> list[Payment]:
+        """Every payment of the win, each with its formula, in the order `settle` makes
+        them transfers."""
+        raise NotImplementedError
+
+    def explain(self, state: HandState, win: WinRecord) -> ScoreSheet:
+        """The win's score sheet: the appraisal, the payments and the hand as read."""
+        return explain_win(state, win)
 
     def allowed_discards(self, state: HandState, seat: int, held: list[Tile]) -> list[Tile]:
         """Which of the held tiles may be discarded now (温州 restricts this)."""

@@ -49,11 +49,27 @@ table's base and cuts 抓庄 before the win payment; a dealer who escapes pays 8
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from app.rules.actions import Special
 from app.rules.events import Discarded, Event, GoldRobbed
+from app.rules.scoring import (
+    ANY_SHAPE,
+    BASE_MULTIPLE,
+    FLOWER_POINTS,
+    RULE_BASE_AND_FLOWERS,
+    STANDARD,
+    Appraisal,
+    BaseReason,
+    Payment,
+    ScoreItem,
+    Term,
+    formula_points,
+    item,
+    pays,
+)
 from app.rules.tiles import EAST, FLOWERS, HONOURS, Tile
 from app.rules.variants.base import (
     Ruleset,
@@ -63,6 +79,7 @@ from app.rules.variants.base import (
     Transfer,
     WildSetup,
     split,
+    win_transfers,
 )
 from app.rules.wall import Dice, Wall
 from app.rules.winning import is_standard_win
@@ -132,6 +149,7 @@ class FuzhouOptions:
 @dataclass(frozen=True)
 class Fuzhou(Ruleset):
     name: str = "fuzhou"
+    score_rule: str = RULE_BASE_AND_FLOWERS
     hand_size: int = 16
     with_flowers: bool = True
     flower_kinds: frozenset[Tile] = FLOWER_KINDS
@@ -300,33 +318,74 @@ class Fuzhou(Ruleset):
             found[FLOWERLESS] = o.flowerless_multiple
         return found
 
+    def appraise(self, state: HandState, win: WinRecord) -> Appraisal:
+        """The specials (the highest counts) and the 花分 items. The total is the hand's
+        value at the base of the winner's payments: base + 花分 for a plain win, special x
+        base + 2 x 花分 for a special; the base is the table's, + c when the dealer wins."""
+        o = self.opts
+        found = self.specials(state, win)
+        chosen = max(found, key=lambda n: found[n]) if found else None  # the first listed wins a tie
+        items = [item(n, v, BASE_MULTIPLE, counted=n == chosen) for n, v in found.items()]
+        items += self._flower_items(state, win)
+        c = state.ctx.streak
+        dealer_won = win.seat == state.dealer
+        base = o.base + (c if dealer_won else 0)
+        counts, wilds = state.winning_counts(win)
+        return Appraisal(
+            base=base,
+            base_reason=BaseReason("dealer_streak" if dealer_won and c else "table_base",
+                                   streak=c),
+            items=tuple(items),
+            rule=self.score_rule,
+            total=formula_points(self._value_terms(items, base), ()),
+            shape=STANDARD if is_standard_win(counts, wilds) else ANY_SHAPE,
+            wild_pair=chosen == GOLDEN_PAIR,
+        )
+
+    def _flower_items(self, state: HandState, win: WinRecord) -> list[ScoreItem]:
+        """花分 of the winner: flowers (a set of four like ones counts 6), 金 held, kongs."""
+        seat = win.seat
+        flowers = state.flowers[seat]
+        sets = flower_sets(flowers)
+        golds = state.winning_counts(win)[1]
+        melds = state.melds[seat]
+        concealed = sum(m.kind == "concealed_kong" for m in melds)
+        exposed = sum(m.is_kong for m in melds) - concealed
+        found = [
+            ("flowers", len(flowers), len(flowers)),
+            ("flower_sets", sets, (self.opts.flower_set_points - 4) * sets),
+            ("golds", golds, golds),
+            ("exposed_kongs", exposed, exposed),
+            ("concealed_kongs", concealed, 2 * concealed),
+        ]
+        return [item(key, value, FLOWER_POINTS, count) for key, count, value in found if count]
+
+    @staticmethod
+    def _value_terms(items: Sequence[ScoreItem], base: int) -> list[Term]:
+        """The hand's value at `base` as terms: base + 花分, or special x base + 2 x 花分."""
+        flowers = sum(it.value for it in items if it.kind == FLOWER_POINTS)
+        special = [it for it in items if it.kind == BASE_MULTIPLE and it.counted]
+        if special:
+            return [Term("special", special[0].value, base), Term("flower_points", flowers, 2)]
+        return [Term("base", base), Term("flower_points", flowers)]
+
     def score(self, state: HandState, win: WinRecord) -> Score:
         """The highest special (multiplier = its multiple of the base), or a plain win (1)."""
-        found = self.specials(state, win)
-        if not found:
+        special = [it for it in self.appraise(state, win).items
+                   if it.kind == BASE_MULTIPLE and it.counted]
+        if not special:
             return Score((), 1)
-        name = max(found, key=lambda n: found[n])  # the first listed wins a tie
-        return Score((name,), found[name])
+        return Score((special[0].key,), special[0].value)
 
     def flower_points(self, state: HandState, win: WinRecord) -> int:
         """花分 of the winner: flowers (a set of four like ones counts 6), 金 held, kongs."""
-        seat = win.seat
-        points = len(state.flowers[seat])
-        points += (self.opts.flower_set_points - 4) * flower_sets(state.flowers[seat])
-        points += state.winning_counts(win)[1]
-        for meld in state.melds[seat]:
-            if meld.kind == "concealed_kong":
-                points += 2
-            elif meld.is_kong:
-                points += 1
-        return points
+        return sum(it.value for it in self._flower_items(state, win))
 
     # --- settlement --------------------------------------------------------------------
 
     def settle(self, state: HandState) -> Settlement:
         o = self.opts
         ctx = state.ctx
-        owed: dict[int, list[tuple[int, int, str]]] = {}  # payer -> (payee, points, reason)
         if state.outcome == "escape":
             payer = state.escaped
             assert payer is not None
@@ -334,45 +393,60 @@ class Fuzhou(Ruleset):
             if payer == ctx.dealer and o.escape_dealer_streak:
                 base += ctx.streak
             others = [s for s in range(4) if s != payer]
-            owed[payer] = [
-                (s, p, "escape") for s, p in split(o.escape_multiple * base, payer, others)
-            ]
-        elif state.outcome == "win":
-            owed = self._win_payments(state, state.wins[0])
-        cap = None if o.loss_cap_multiple is None else o.loss_cap_multiple * o.base
-        transfers: list[Transfer] = []
-        for payer in sorted(owed):
-            room = cap
-            for payee, points, reason in owed[payer]:
-                if room is not None:
-                    points = min(points, room)
-                    room -= points
-                if points > 0:
-                    transfers.append(Transfer(payer, payee, points, reason))
-        return Settlement(tuple(transfers))
+            amount = o.escape_multiple * base
+            shares = split(amount, payer, others)
+            lines = self._capped({payer: [pays(payer, "escape", [Term("escape", p)])
+                                          for _, p in shares]})
+            return Settlement(tuple(
+                Transfer(payer, s, line.points, "escape")
+                for (s, _), line in zip(shares, lines, strict=True) if line.points
+            ))
+        if state.outcome == "win":
+            return Settlement(tuple(win_transfers(self, state, state.wins[0])))
+        return Settlement()
 
-    def _win_payments(
-        self, state: HandState, win: WinRecord
-    ) -> dict[int, list[tuple[int, int, str]]]:
+    def payments(self, state: HandState, win: WinRecord, appraisal: Appraisal) -> list[Payment]:
+        """自摸: each other seat pays 2 x a plain value or a special's value; on a discard the
+        discarder alone pays 2 x the value; the value on base + c between the dealer and
+        another seat (连庄), and a non-dealer winner collects c more from the dealer (抓庄).
+        Each payer loses at most the cap in the hand (封顶), 抓庄 cut first. By payer."""
         o = self.opts
         dealer, c = state.ctx.dealer, state.ctx.streak
         winner = win.seat
-        score = self.score(state, win)
-        multiple, special = score.multiplier, bool(score.specials)
-        flowers = self.flower_points(state, win)
-
-        def value(base: int) -> int:
-            return multiple * base + 2 * flowers if special else base + flowers
-
+        special = any(it.kind == BASE_MULTIPLE and it.counted for it in appraisal.items)
         payers = [s for s in range(4) if s != winner] if win.from_seat is None else [win.from_seat]
-        owed: dict[int, list[tuple[int, int, str]]] = {}
+        owed: dict[int, list[Payment]] = {}
         for payer in payers:
-            base = o.base + (c if dealer in (winner, payer) else 0)
-            points = value(base) if win.from_seat is None and special else 2 * value(base)
-            owed[payer] = [(winner, points, "win" if win.from_seat is None else "deal_in")]
+            streak = c if dealer in (winner, payer) else 0
+            terms = self._value_terms(appraisal.items, o.base + streak)
+            if not special and streak:
+                terms[0:1] = [Term("base", o.base), Term("dealer_streak", streak)]
+            if win.from_seat is not None:
+                owed[payer] = [pays(payer, "deal_in", terms, [Term("deal_in_double", 2)])]
+            elif special:
+                owed[payer] = [pays(payer, "win", terms)]
+            else:
+                owed[payer] = [pays(payer, "win", terms, [Term("self_draw_double", 2)])]
         if winner != dealer and c > 0:
-            owed.setdefault(dealer, []).append((winner, c, "catch_dealer"))  # 抓庄
-        return owed
+            owed.setdefault(dealer, []).append(
+                pays(dealer, "catch_dealer", [Term("catch_dealer", c)])  # 抓庄
+            )
+        return [line for line in self._capped(owed) if line.points > 0]
+
+    def _capped(self, owed: dict[int, list[Payment]]) -> list[Payment]:
+        """The payments by payer, each payer's cut to what is left of its loss cap (封顶)."""
+        o = self.opts
+        cap = None if o.loss_cap_multiple is None else o.loss_cap_multiple * o.base
+        out: list[Payment] = []
+        for payer in sorted(owed):
+            room = cap
+            for line in owed[payer]:
+                if room is not None:
+                    if line.points > room:
+                        line = dataclasses.replace(line, points=room, cap=cap)
+                    room -= line.points
+                out.append(line)
+        return out
 
     def next_context(self, state: HandState, departed: bool = False) -> TableContext:
         """The dealer deals again after winning (连庄, the streak grows); otherwise, also after a

@@ -44,6 +44,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from app.rules.scoring import (
+    ANY_SHAPE,
+    DOUBLING,
+    HOUSE_SILVER,
+    RULE_DOUBLINGS,
+    SHARE,
+    STANDARD,
+    Appraisal,
+    BaseReason,
+    Payment,
+    ScoreItem,
+    Term,
+    item,
+    pays,
+)
 from app.rules.tiles import EAST, GREEN, NORTH, RED, WHITE, Tile
 from app.rules.variants.base import (
     Ruleset,
@@ -53,6 +68,7 @@ from app.rules.variants.base import (
     Transfer,
     WildSetup,
     split,
+    win_transfers,
 )
 from app.rules.wall import Dice, Wall
 from app.rules.winning import is_standard_win
@@ -145,6 +161,8 @@ def wild_for(indicator: Tile) -> Tile:
     return {RED: GREEN, GREEN: WHITE, WHITE: RED}[indicator]
 
 
+# what 湖州 calls an item differently from the other variants
+_NAMES = {"robbing_kong": "拉杠和", "kong_win": "杠开"}
 # the named doublings (each x2, multiplying), and the other specials
 DOUBLINGS = ("kong_win", "heavenly", "earthly", "no_wild", "four_wilds")
 # kong_win 杠开, heavenly 天胡, earthly 地胡, no_wild 无财神, four_wilds 四财神;
@@ -154,6 +172,7 @@ DOUBLINGS = ("kong_win", "heavenly", "earthly", "no_wild", "four_wilds")
 @dataclass(frozen=True)
 class Huzhou(Ruleset):
     name: str = "huzhou"
+    score_rule: str = RULE_DOUBLINGS
     hand_size: int = 13
     grants_house_rewards: bool = True  # 起手四财神: silver from the house
 
@@ -198,8 +217,9 @@ class Huzhou(Ruleset):
         wild = state.wild.wild
         return wild is not None and state.concealed[seat][wild] >= 4
 
-    def score(self, state: HandState, win: WinRecord) -> Score:
-        """The named doublings (and 拉杠和); the multiplier is 2 ** doublings applied."""
+    def appraise(self, state: HandState, win: WinRecord) -> Appraisal:
+        """The named doublings (and 拉杠和, 起手四财神); the total is 2 ** doublings applied.
+        The base is the lowest-level seat's."""
         counts, wilds = state.winning_counts(win)
         o = self.opts
         names: list[str] = []
@@ -220,10 +240,31 @@ class Huzhou(Ruleset):
             names.append("no_wild")
         if dealt_four:
             names.append("dealt_four_wilds")
-        doublings = sum(n in DOUBLINGS for n in names)
-        if win.robbed_kong and not o.robbing_kong_doubles:
-            doublings = 0
-        return Score(tuple(names), 2**doublings)
+        doubles = not win.robbed_kong or o.robbing_kong_doubles
+        items: list[ScoreItem] = []
+        for name in names:
+            if name == "robbing_kong":
+                items.append(item(name, o.robbing_kong_share, SHARE, name=_NAMES[name]))
+            elif name == "dealt_four_wilds":
+                items.append(item(name, o.dealt_four_wilds_silver, HOUSE_SILVER))
+            else:
+                items.append(item(name, 2, DOUBLING, counted=doubles, name=_NAMES.get(name)))
+        doublings = sum(it.kind == DOUBLING and it.counted for it in items)
+        points = state.ctx.seat_points
+        lowest = points.index(min(points))
+        title, base = level_of(points[lowest])
+        return Appraisal(
+            base=base,
+            base_reason=BaseReason("lowest_level", level=title, seat=lowest),
+            items=tuple(items),
+            rule=self.score_rule,
+            total=2**doublings,
+            shape=STANDARD if is_standard_win(counts, wilds) else ANY_SHAPE,
+        )
+
+    def score(self, state: HandState, win: WinRecord) -> Score:
+        appraisal = self.appraise(state, win)
+        return Score(appraisal.item_keys(), appraisal.total)
 
     @staticmethod
     def _wilds_as_themselves(state: HandState, counts: list[int], wilds: int) -> bool:
@@ -255,30 +296,36 @@ class Huzhou(Ruleset):
             return Settlement()
         win = state.wins[0]  # 截和: one winner
         winner = win.seat
-        unit = base * self.score(state, win).multiplier
-        transfers: list[Transfer] = []
-        if win.robbed_kong:
-            assert win.from_seat is not None
-            transfers.append(
-                Transfer(win.from_seat, winner, o.robbing_kong_share * unit, "robbing_kong")
-            )
-        elif win.self_draw:
-            transfers += [
-                Transfer(s, winner, o.self_draw_share * unit, "win")
-                for s in range(4)
-                if s != winner
-            ]
-        else:
-            for s in range(4):
-                if s == win.from_seat:
-                    transfers.append(Transfer(s, winner, o.deal_in_share * unit, "deal_in"))
-                elif s != winner:
-                    transfers.append(Transfer(s, winner, o.other_share * unit, "win"))
+        transfers = win_transfers(self, state, win)
         silver = [0, 0, 0, 0]
         if win.instant and win.dealt_hand:
             silver[winner] = o.dealt_four_wilds_silver  # 起手四财神
         house_silver = (silver[0], silver[1], silver[2], silver[3])
         return Settlement(tuple(transfers), house_silver=house_silver)
+
+    def payments(self, state: HandState, win: WinRecord, appraisal: Appraisal) -> list[Payment]:
+        """Each payer's share (2 from the discarder and 1 from the others on a discard, 2 from
+        each on a self-draw, 12 from a robbed seat) x the base x the total."""
+        o = self.opts
+        winner = win.seat
+        base = Term("base", appraisal.base)
+        total = Term("total", appraisal.total)
+        if win.robbed_kong:
+            assert win.from_seat is not None
+            share = Term("robbing_kong_share", o.robbing_kong_share)
+            return [pays(win.from_seat, "robbing_kong", [base], [share, total])]
+        if win.self_draw:
+            share = Term("self_draw_share", o.self_draw_share)
+            return [pays(s, "win", [base], [share, total]) for s in range(4) if s != winner]
+        out: list[Payment] = []
+        for s in range(4):
+            if s == win.from_seat:
+                share = Term("deal_in_share", o.deal_in_share)
+                out.append(pays(s, "deal_in", [base], [share, total]))
+            elif s != winner:
+                share = Term("other_share", o.other_share)
+                out.append(pays(s, "win", [base], [share, total]))
+        return out
 
     def next_context(self, state: HandState, departed: bool = False) -> TableContext:
         """The winner deals next; after a draw the dealer stays unless a player left the

@@ -29,6 +29,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from app.rules.events import Event, Penalized
+from app.rules.scoring import (
+    BU_DA,
+    MULTIPLIER,
+    RULE_SUM,
+    SEVEN_PAIRS,
+    STANDARD,
+    Appraisal,
+    BaseReason,
+    Payment,
+    ScoreItem,
+    Term,
+    item,
+    pays,
+)
 from app.rules.tiles import WHITE, Tile
 from app.rules.variants.base import (
     Ruleset,
@@ -38,6 +52,7 @@ from app.rules.variants.base import (
     Transfer,
     WildSetup,
     split,
+    win_transfers,
 )
 from app.rules.wall import Dice, Wall
 from app.rules.winning import is_bu_da, is_seven_pairs, is_standard_win
@@ -97,6 +112,7 @@ def is_all_pungs(counts: list[int], wilds: int) -> bool:
 @dataclass(frozen=True)
 class Lishui(Ruleset):
     name: str = "lishui"
+    score_rule: str = RULE_SUM
     hand_size: int = 13
 
     def default_options(self) -> LishuiOptions:
@@ -139,8 +155,9 @@ class Lishui(Ruleset):
             return True
         return max(held) <= 1 and is_bu_da(counts, wilds)
 
-    def score(self, state: HandState, win: WinRecord) -> Score:
-        """The specials of the reading that pays most; multipliers add (RULES.md 2)."""
+    def appraise(self, state: HandState, win: WinRecord) -> Appraisal:
+        """The specials of the reading that pays most; multipliers add (RULES.md 2), the
+        plain win's 2 / 1 only when none applies."""
         counts, wilds = state.winning_counts(win)
         melds = state.melds[win.seat]
         kinds = [k for k, c in enumerate(counts) if c] + [m.plays_as for m in melds]
@@ -158,24 +175,43 @@ class Lishui(Ruleset):
         if win.kong_win:
             common.append("kong_win")
 
-        shapes: list[list[str]] = []
+        shapes: list[tuple[str, list[str]]] = []
         if is_standard_win(counts, wilds):
             chows = any(m.kind == "chow" for m in melds)
-            shapes.append(["all_pungs"] if not chows and is_all_pungs(counts, wilds) else [])
+            pungs = not chows and is_all_pungs(counts, wilds)
+            shapes.append((STANDARD, ["all_pungs"] if pungs else []))
         if not melds and is_seven_pairs(counts, wilds):
-            shapes.append(["seven_pairs"])
+            shapes.append((SEVEN_PAIRS, ["seven_pairs"]))
         if not melds and is_bu_da(counts, wilds):
-            shapes.append(["bu_da"])
-        best = max((self._value(common + s, win.self_draw) for s in shapes), key=lambda x: x[1])
-        return Score(best[0], best[1])
+            shapes.append((BU_DA, ["bu_da"]))
+        column = 0 if win.self_draw else 1
+        values = [self._items(common + names, column) for _, names in shapes]
+        best = max(range(len(shapes)), key=lambda i: sum(it.value for it in values[i]))
+        items = values[best]
+        return Appraisal(
+            base=self.base(state.ctx),
+            base_reason=BaseReason("dealer_streak", streak=state.ctx.streak),
+            items=items,
+            rule=self.score_rule,
+            total=sum(it.value for it in items),
+            shape=shapes[best][0],
+            pungs="all_pungs" in shapes[best][1],
+        )
 
     @staticmethod
-    def _value(names: list[str], self_draw: bool) -> tuple[tuple[str, ...], int]:
-        column = 0 if self_draw else 1
-        applied = [n for n in names if SPECIALS[n][column] is not None]
-        if not applied:
-            return (), PLAIN[column]
-        return tuple(applied), sum(SPECIALS[n][column] or 0 for n in applied)
+    def _items(names: list[str], column: int) -> tuple[ScoreItem, ...]:
+        """The multipliers of `names` that apply this way (self-drawn or not), or the plain
+        win's."""
+        applied: list[ScoreItem] = []
+        for name in names:
+            value = SPECIALS[name][column]
+            if value is not None:
+                applied.append(item(name, value, MULTIPLIER))
+        return tuple(applied) or (item("plain", PLAIN[column], MULTIPLIER),)
+
+    def score(self, state: HandState, win: WinRecord) -> Score:
+        appraisal = self.appraise(state, win)
+        return Score(tuple(k for k in appraisal.item_keys() if k != "plain"), appraisal.total)
 
     # --- penalties during play ---------------------------------------------------------
 
@@ -218,29 +254,35 @@ class Lishui(Ruleset):
                 Transfer(penalty.seat, s, 1, penalty.reason) for s in range(4) if s != penalty.seat
             ]
         if state.outcome == "win":
-            transfers += self._win_transfers(state, state.wins[0], base)
+            transfers += win_transfers(self, state, state.wins[0])
         return Settlement(tuple(transfers))
 
-    def _win_transfers(self, state: HandState, win: WinRecord, base: int) -> list[Transfer]:
+    def payments(self, state: HandState, win: WinRecord, appraisal: Appraisal) -> list[Payment]:
+        """Each loser's base (the dealer's, between the dealer and another seat; 1 between
+        two non-dealers) x the total, paid by the 统包 or robbed seat if there is one; then
+        the discarder's 犯枪 point."""
         winner = win.seat
-        multiplier = self.score(state, win).multiplier
         dealer = state.dealer
-        shares: dict[int, int] = {}
-        for loser in range(4):
-            if loser != winner:
-                unit = base if dealer in (winner, loser) else 1
-                shares[loser] = unit * multiplier
+        total = Term("total", appraisal.total)
         deal_in = win.from_seat
         covering = deal_in if win.robbed_kong else self._tongbao_payer(state, winner)
-        out: list[Transfer] = []
-        for loser, points in shares.items():
+        out: list[Payment] = []
+        for loser in range(4):
+            if loser == winner:
+                continue
+            if dealer in (winner, loser):
+                unit = Term("base", appraisal.base)
+            else:
+                unit = Term("non_dealer_base", 1)
             payer = covering if covering is not None else loser
-            out.append(Transfer(payer, winner, points, "win" if payer == loser else "covers"))
+            reason = "win" if payer == loser else "covers"
+            out.append(pays(payer, reason, [unit], [total], share_of=loser))
         if deal_in is not None:
             payer = deal_in
             if covering is not None and (win.robbed_kong or self.opts.tongbao_covers_deal_in):
                 payer = covering
-            out.append(Transfer(payer, winner, self.opts.deal_in_point, "deal_in"))
+            point = Term("deal_in_point", self.opts.deal_in_point)
+            out.append(pays(payer, "deal_in", [point], share_of=deal_in))
         return out
 
     def _tongbao_payer(self, state: HandState, winner: int) -> int | None:

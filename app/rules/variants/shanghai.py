@@ -55,8 +55,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from app.rules.scoring import (
+    ANY_SHAPE,
+    FAN,
+    FLOWER_POINTS,
+    LA,
+    PAYMENT_FACTOR,
+    RULE_LA_OR_FLOWERS,
+    STANDARD,
+    Appraisal,
+    BaseReason,
+    Payment,
+    ScoreItem,
+    Term,
+    formula_points,
+    item,
+    pays,
+)
 from app.rules.tiles import FLOWERS, NUM_KINDS, Tile
-from app.rules.variants.base import Ruleset, Score, Settlement, TableContext, Transfer, split
+from app.rules.variants.base import (
+    Ruleset,
+    Score,
+    Settlement,
+    TableContext,
+    Transfer,
+    split,
+    win_transfers,
+)
 from app.rules.wall import Dice
 from app.rules.winning import is_standard_win
 
@@ -154,6 +179,9 @@ LA_HANDS: tuple[tuple[str, str], ...] = (
 # 0-番 hands that may win: 混一色 (mixed_suit), 碰碰胡 (all_pungs); 番: 杠开 (kong_win),
 # 门清 (concealed_hand)
 
+# what 上海 calls an item differently from the other variants
+_NAMES = {"kong_win": "杠开", "all_pungs": "碰碰胡"}
+
 WINDS_FIRST, WINDS_LAST = 27, 30  # 东 .. 北
 HONOURS_FIRST = 27
 
@@ -199,6 +227,7 @@ class HandValue:
 @dataclass(frozen=True)
 class Shanghai(Ruleset):
     name: str = "shanghai"
+    score_rule: str = RULE_LA_OR_FLOWERS
     hand_size: int = 13
     with_flowers: bool = True
     multi_win: bool = True  # 一炮多响
@@ -292,26 +321,55 @@ class Shanghai(Ruleset):
 
     # --- valuing a win -----------------------------------------------------------------
 
-    def flower_points(self, state: HandState, seat: int, counts: list[int]) -> int:
-        """花 of the seat's hand (`counts`: its concealed tiles with the winning tile)."""
+    def flower_items(self, state: HandState, seat: int, counts: list[int]) -> list[ScoreItem]:
+        """What earns the seat's hand 花 (`counts`: its concealed tiles with the winning
+        tile), by kind: 底注, flowers, honour pungs (碰 or concealed 刻) and kongs."""
         o = self.opts
-        total = o.base_flowers + o.flower * len(state.flowers[seat])
+        found: dict[str, list[int]] = {}  # key -> [count, points]
+
+        def add(key: str, points: int) -> None:
+            if points:
+                entry = found.setdefault(key, [0, 0])
+                entry[0] += 1
+                entry[1] += points
+
+        add("base_flowers", o.base_flowers)
+        for _ in state.flowers[seat]:
+            add("flowers", o.flower)
         for meld in state.melds[seat]:
             kind = meld.plays_as
             wind = WINDS_FIRST <= kind <= WINDS_LAST
             dragon = kind > WINDS_LAST
             if meld.kind == "pung":
-                total += o.wind_pung if wind else o.dragon_pung if dragon else 0
+                if wind:
+                    add("wind_pungs", o.wind_pung)
+                elif dragon:
+                    add("dragon_pungs", o.dragon_pung)
             elif meld.kind == "concealed_kong":
-                total += (o.wind_concealed_kong if wind else
-                          o.dragon_concealed_kong if dragon else o.concealed_kong)
+                if wind:
+                    add("wind_concealed_kongs", o.wind_concealed_kong)
+                elif dragon:
+                    add("dragon_concealed_kongs", o.dragon_concealed_kong)
+                else:
+                    add("concealed_kongs", o.concealed_kong)
             elif meld.kind != "chow":  # exposed or added (上杠) kong
-                total += (o.wind_exposed_kong if wind else
-                          o.dragon_exposed_kong if dragon else o.exposed_kong)
+                if wind:
+                    add("wind_exposed_kongs", o.wind_exposed_kong)
+                elif dragon:
+                    add("dragon_exposed_kongs", o.dragon_exposed_kong)
+                else:
+                    add("exposed_kongs", o.exposed_kong)
         for kind in range(HONOURS_FIRST, NUM_KINDS):
             if counts[kind] >= 3:  # a concealed honour 刻 (an honour never makes a run)
-                total += o.wind_pung if kind <= WINDS_LAST else o.dragon_pung
-        return total
+                if kind <= WINDS_LAST:
+                    add("wind_pungs", o.wind_pung)
+                else:
+                    add("dragon_pungs", o.dragon_pung)
+        return [item(key, points, FLOWER_POINTS, count) for key, (count, points) in found.items()]
+
+    def flower_points(self, state: HandState, seat: int, counts: list[int]) -> int:
+        """花 of the seat's hand (`counts`: its concealed tiles with the winning tile)."""
+        return sum(it.value for it in self.flower_items(state, seat, counts))
 
     def la_of(self, name: str) -> int:
         return int(getattr(self.opts, f"{name}_la"))
@@ -385,24 +443,46 @@ class Shanghai(Ruleset):
         dice = dice_draw_bonus(state.dice) if self.opts.dice_draw_bonus else 0
         return state.ctx.draw_bonus + dice
 
+    def appraise(self, state: HandState, win: WinRecord) -> Appraisal:
+        """The hand's 喇 (the highest counts), or its 0-番 hand, 番 and 花 items; the total is
+        the hand's value (`value`); then 抢杠 and 荒番, which multiply each payment."""
+        o = self.opts
+        worth = self.value(state, win)
+        counts, wilds = state.winning_counts(win)
+        items: list[ScoreItem] = []
+        if worth.la:
+            items += [item(name, la, LA, counted=i == 0) for i, (name, la) in enumerate(worth.la)]
+        else:
+            items += [item(name, 0, FAN, name=_NAMES.get(name)) for name in worth.plain]
+            fan = {"kong_win": o.kong_win_fan, "concealed_hand": o.concealed_hand_fan}
+            items += [item(name, fan[name], FAN, name=_NAMES.get(name)) for name in worth.fans]
+            items += self.flower_items(state, win.seat, counts)
+        if win.robbed_kong:
+            items.append(item("robbing_kong", o.robbing_kong_multiple, PAYMENT_FACTOR))
+        if self.is_draw_bonus_hand(state):
+            items.append(item("draw_bonus", o.draw_bonus_multiple, PAYMENT_FACTOR,
+                              count=self.draw_bonus_count(state)))
+        pungs = any(name in ("pure_pungs", "mixed_pungs") for name, _ in worth.la)
+        return Appraisal(
+            base=1,
+            base_reason=BaseReason("flower_point"),
+            items=tuple(items),
+            rule=self.score_rule,
+            total=worth.value,
+            cap=o.cap_la * o.la if worth.capped and o.cap_la is not None else None,
+            shape=STANDARD if is_standard_win(counts, wilds) else ANY_SHAPE,
+            pungs=pungs or "all_pungs" in worth.plain,
+        )
+
     def payment(self, state: HandState, win: WinRecord) -> int:
         """What each paying seat pays for `win`: value, cap, x3 抢杠, x2 荒番."""
-        o = self.opts
-        points = self.value(state, win).value
-        if win.robbed_kong:
-            points *= o.robbing_kong_multiple
-        if self.is_draw_bonus_hand(state):
-            points *= o.draw_bonus_multiple
-        return points
+        appraisal = self.appraise(state, win)
+        return formula_points([Term("total", appraisal.total)], _factors(appraisal))
 
     def score(self, state: HandState, win: WinRecord) -> Score:
-        value = self.value(state, win)
-        names = [name for name, _ in value.la] or [*value.plain, *value.fans]
-        if win.robbed_kong:
-            names.append("robbing_kong")
-        if self.is_draw_bonus_hand(state):
-            names.append("draw_bonus")
-        return Score(tuple(names), self.payment(state, win))
+        appraisal = self.appraise(state, win)
+        names = tuple(it.key for it in appraisal.items if it.kind != FLOWER_POINTS)
+        return Score(names, formula_points([Term("total", appraisal.total)], _factors(appraisal)))
 
     # --- settlement --------------------------------------------------------------------
 
@@ -422,16 +502,19 @@ class Shanghai(Ruleset):
             return Settlement()
         transfers: list[Transfer] = []
         for win in state.wins:  # 一炮多响: each winner is paid separately
-            points = self.payment(state, win)
-            if win.self_draw:
-                transfers += [
-                    Transfer(s, win.seat, points, "win") for s in range(4) if s != win.seat
-                ]
-            else:
-                assert win.from_seat is not None
-                reason = "robbing_kong" if win.robbed_kong else "win"
-                transfers.append(Transfer(win.from_seat, win.seat, points, reason))
+            transfers += win_transfers(self, state, win)
         return Settlement(tuple(transfers))
+
+    def payments(self, state: HandState, win: WinRecord, appraisal: Appraisal) -> list[Payment]:
+        """自摸: each other seat pays the value; on a discard the discarder, on a robbed kong
+        the robbed seat; times 抢杠's 3 and 荒番's 2 where they apply."""
+        terms = [Term("total", appraisal.total)]
+        factors = _factors(appraisal)
+        if win.self_draw:
+            return [pays(s, "win", terms, factors) for s in range(4) if s != win.seat]
+        assert win.from_seat is not None
+        reason = "robbing_kong" if win.robbed_kong else "win"
+        return [pays(win.from_seat, reason, terms, factors)]
 
     def next_context(self, state: HandState, departed: bool = False) -> TableContext:
         """The winner deals (the first after the discarder, with several); after a draw or an
@@ -453,3 +536,8 @@ class Shanghai(Ruleset):
         streak = ctx.streak + 1 if dealer == ctx.dealer else 0
         return TableContext(dealer=dealer, streak=streak, seat_points=ctx.seat_points,
                             draw_bonus=count)
+
+
+def _factors(appraisal: Appraisal) -> list[Term]:
+    """The factors of every payment of a win: 抢杠 x3, 荒番 x2."""
+    return [Term(it.key, it.value) for it in appraisal.items if it.kind == PAYMENT_FACTOR]

@@ -39,6 +39,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from app.rules.scoring import (
+    ANY_SHAPE,
+    EIGHT_PAIRS,
+    MULTIPLIER,
+    RULE_HIGHEST,
+    STANDARD,
+    Appraisal,
+    BaseReason,
+    Payment,
+    Term,
+    item,
+    pays,
+)
 from app.rules.tiles import HONOURS, WHITE, Tile
 from app.rules.variants.base import (
     Ruleset,
@@ -48,6 +61,7 @@ from app.rules.variants.base import (
     Transfer,
     WildSetup,
     split,
+    win_transfers,
 )
 from app.rules.wall import Dice, Wall
 from app.rules.winning import (
@@ -128,6 +142,11 @@ SPECIALS: dict[str, int] = {
     "single_wait": 4,  # 单吊
 }
 SOFT = 1  # 软牌: the plain standard win, no special
+# the specials that say how the hand was read
+_SHAPE_OF = {
+    "hard": STANDARD, "three_wilds": STANDARD,
+    "soft_eight_pairs": EIGHT_PAIRS, "hard_eight_pairs": EIGHT_PAIRS,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -136,6 +155,7 @@ class Wenzhou(Ruleset):
     the deal count is k = min(streak + 1, 4)."""
 
     name: str = "wenzhou"
+    score_rule: str = RULE_HIGHEST
     hand_size: int = 16
     tail_reserve: int = 16
     wild_discard: Literal["allowed", "forbidden"] = "forbidden"  # "A 财神 cannot be discarded"
@@ -220,8 +240,9 @@ class Wenzhou(Ruleset):
         held = bytes(counts)  # a cheap necessary condition first: this runs on every discard
         return held.count(1) + held.count(3) <= wilds + 1 and is_eight_pairs(counts, wilds)
 
-    def score(self, state: HandState, win: WinRecord) -> Score:
-        """Every special that applies, highest first; the highest multiplier counts."""
+    def appraise(self, state: HandState, win: WinRecord) -> Appraisal:
+        """Every special that applies, highest first; the highest multiplier counts (软牌 x1
+        when none applies). The base is 2k, the dealer's deal count k."""
         counts, wilds = state.winning_counts(win)
         o = self.opts
         melds = state.melds[win.seat]
@@ -247,11 +268,28 @@ class Wenzhou(Ruleset):
             found[name] = SPECIALS[name]
         if melds and sum(counts) + wilds == 2:
             found["single_wait"] = SPECIALS["single_wait"]
-        if not found:
-            return Score((), SOFT)
         order = list(SPECIALS) + ["three_wilds_any_shape"]
         names = sorted(found, key=lambda n: (-found[n], order.index(n)))
-        return Score(tuple(names), max(SOFT, found[names[0]]))
+        items = tuple(
+            item(n, found[n], MULTIPLIER, counted=i == 0) for i, n in enumerate(names)
+        ) or (item("soft", SOFT, MULTIPLIER),)
+        # the shape read: that of the highest item that names one
+        shaped = [n for n in names if n in _SHAPE_OF]
+        shape = _SHAPE_OF[shaped[0]] if shaped else STANDARD if standard else ANY_SHAPE
+        k = self.deal_count(state.ctx)
+        return Appraisal(
+            base=o.base_unit * k,
+            base_reason=BaseReason("deal_count", deal_count=k),
+            items=items,
+            rule=self.score_rule,
+            total=max(SOFT, items[0].value),
+            shape=shape,
+            wilds_as_face="hard" in found and shape == STANDARD,
+        )
+
+    def score(self, state: HandState, win: WinRecord) -> Score:
+        appraisal = self.appraise(state, win)
+        return Score(tuple(k for k in appraisal.item_keys() if k != "soft"), appraisal.total)
 
     # --- settlement ----------------------------------------------------------------------
 
@@ -271,18 +309,19 @@ class Wenzhou(Ruleset):
     def countered(self, state: HandState, seat: int) -> bool:
         return seat != state.dealer and self.bought(state) and state.decisions.get(seat) == COUNTER
 
-    def amount(self, state: HandState, winner: int, loser: int) -> int:
-        """What `loser` owes `winner` before the multiplier: the base, plus the 买底 amount 2k
-        when the dealer wins after buying, plus the 顶底 amount 4k when a countering non-dealer
-        wins from the dealer."""
+    def amount(self, state: HandState, winner: int, loser: int) -> list[Term]:
+        """What `loser` owes `winner` before the multiplier, as terms that add up: the base
+        (底分), plus the 买底 amount 2k when the dealer wins after buying, plus the 顶底
+        amount 4k when a countering non-dealer wins from the dealer."""
         ctx, o = state.ctx, self.opts
         k = self.deal_count(ctx)
-        points = self.base(ctx, winner, loser)
+        key = "base" if ctx.dealer in (winner, loser) else "non_dealer_base"
+        terms = [Term(key, self.base(ctx, winner, loser))]
         if winner == ctx.dealer and self.bought(state):
-            points += o.buy_unit * k
+            terms.append(Term("buy", o.buy_unit * k))
         if loser == ctx.dealer and self.countered(state, winner):
-            points += o.counter_unit * k
-        return points
+            terms.append(Term("counter", o.counter_unit * k))
+        return terms
 
     def escape_amount(self, state: HandState, seat: int) -> int:
         """(the 买底 / 顶底 amount the escaper is party to + the base 2k) x 10. A non-dealer is
@@ -314,23 +353,26 @@ class Wenzhou(Ruleset):
             transfers += self._wild_bonus(held, payer)
         else:
             if state.outcome == "win":
-                transfers += self._win_transfers(state, state.wins[0])
+                transfers += win_transfers(self, state, state.wins[0])
             transfers += self._wild_bonus(held, None)
         return Settlement(tuple(transfers))
 
-    def _win_transfers(self, state: HandState, win: WinRecord) -> list[Transfer]:
+    def payments(self, state: HandState, win: WinRecord, appraisal: Appraisal) -> list[Payment]:
+        """Each loser pays (the base between the two + the 买底 or 顶底 amount where it
+        applies) x the total, the discarder (and a robbed seat) double."""
         o = self.opts
-        multiplier = self.score(state, win).multiplier
+        total = Term("total", appraisal.total)
         double = win.from_seat if (not win.robbed_kong or o.robbed_pays_as_discarder) else None
-        out = []
+        out: list[Payment] = []
         for loser in range(4):
             if loser == win.seat:
                 continue
-            points = self.amount(state, win.seat, loser) * multiplier
+            terms = self.amount(state, win.seat, loser)
             if loser == double:
-                out.append(Transfer(loser, win.seat, points * o.deal_in_factor, "deal_in"))
+                factors = [total, Term("deal_in_double", o.deal_in_factor)]
+                out.append(pays(loser, "deal_in", terms, factors))
             else:
-                out.append(Transfer(loser, win.seat, points, "win"))
+                out.append(pays(loser, "win", terms, [total]))
         return out
 
     def _wild_bonus(self, held: list[int], escaper: int | None) -> list[Transfer]:
