@@ -12,11 +12,15 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from tests.live import live_server, sqlite_settings
+
+if TYPE_CHECKING:  # playwright is imported when a browser is there (see `browser`)
+    from playwright.sync_api import Browser, Page
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -78,6 +82,17 @@ def server(tmp_path: Path) -> Iterator[Server]:
     database = tmp_path / "browser.db"
     with live_server(sqlite_settings(database, test_mode=True)) as (port, _):
         yield Server(f"http://127.0.0.1:{port}", database)
+
+
+@pytest.fixture
+def client_page(browser: Browser, server: Server) -> Iterator[Page]:
+    """The server's client page, open in a browser context of its own (for tests that run
+    the client's modules in it)."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(server.base + "/")
+    yield page
+    context.close()
 
 
 @pytest.fixture

@@ -7,11 +7,9 @@ and every later event one more; the last step is the settlement."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from app.protocol import event_payload, seat_payload
 from app.protocol.tiles import codes
@@ -20,7 +18,6 @@ from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
 from app.rules.views import seat_view
-from tests.browser.conftest import Server
 
 SEEDS = (5, 6, 7)  # even: the greedy bot (wins, kongs); odd: random legal actions; 福州 开金
 
@@ -86,16 +83,7 @@ CHECK = """async (hands) => {
 }"""
 
 
-@pytest.fixture
-def page(browser: Browser, server: Server) -> Iterator[Page]:
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(server.base + "/")
-    yield page
-    context.close()
-
-
-def test_the_replay_model_follows_the_server_in_every_variant(page: Page) -> None:
+def test_the_replay_model_follows_the_server_in_every_variant(client_page: Page) -> None:
     hands = _hands()
     assert len(hands) == len(VARIANTS) * len(SEEDS)
-    assert page.evaluate(CHECK, hands) == []
+    assert client_page.evaluate(CHECK, hands) == []
