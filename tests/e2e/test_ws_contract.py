@@ -34,8 +34,9 @@ async def _table(server: Server, http: httpx.AsyncClient, variant: str) -> None:
     await first.send({"type": "resume", "table_id": table_id, "last_seq": 10**9})
     await first.send({"type": "action", "table_id": table_id, "seq": first.last_seq,
                       "action": {"type": "pass"}})
-    while not {"snapshot", "error"} <= {m["type"] for m in list(first.inbox._queue)}:  # type: ignore[attr-defined]
-        await asyncio.sleep(0.05)
+    answered: set[str] = set()
+    while not {"snapshot", "error"} <= answered:
+        answered.add((await first.inbox.get())["type"])
     for p in players:
         assert p.ws is not None
         await p.ws.close()
