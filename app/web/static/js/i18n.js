@@ -322,7 +322,7 @@ const SCORE_STRINGS = {
   en: {
     score_pays: "pays", score_for: "(for {name})", score_cap: "cap", score_total: "total",
     score_not_counted: "replaced by a higher item: not counted", score_winning_tile: "won on",
-    shape_pair: "pair", shape_chow: "run", shape_pung: "set", shape_single: "single", shape_loose: "as held",
+    shape_pair: "pair", shape_chow: "run", shape_pung: "triplet", shape_single: "single", shape_loose: "as held",
     base_dealer_streak: "dealer's streak {streak}", base_dealer_streak_none: "dealer's base",
     base_deal_count: "dealer's deal {k} in a row: 2×{k}", base_deal_count_other: "between two non-dealers",
     base_lowest_level: "the lowest level at the table, {level} ({name})", base_table_base: "the table's base",

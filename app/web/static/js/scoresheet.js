@@ -55,7 +55,8 @@ function groupTile(c, code, playsAs, winning) {
   if (winning) el.classList.add("winning");
   if (playsAs === code) return el;
   return h("span", { class: "stands", title: `${tileName(code)} → ${tileName(playsAs)}` },
-    el, h("small", { class: "plays-as" }, `=${tileName(playsAs)}`));
+    el, h("span", { class: "plays-as", "aria-label": `= ${tileName(playsAs)}` }, "=",
+      tileElement(playsAs, { small: true, label: `= ${tileName(playsAs)}` })));
 }
 
 function hand(c, sheet) {
