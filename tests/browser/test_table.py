@@ -143,7 +143,7 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     page.screenshot(path=str(screenshots / f"table-{name}-settlement.png"))
     for sheet in page.query_selector_all("#settlement .score-sheet"):  # a win explains itself
         assert ("Base" if english else "底分") in sheet.inner_text()
-        assert sheet.query_selector(".score-item .item-value") and sheet.query_selector(".formula")
+        assert sheet.query_selector(".score-items") and sheet.query_selector(".formula")
     dialog = page.evaluate(FITS, ["#settlement", "#settle-close", "#settle-leave"])
     assert [x for x in dialog if not x.startswith("small target")] == []
     # nothing in it is wider than the dialog (it scrolls down, never sideways)

@@ -300,7 +300,7 @@ const ITEM_GLOSSES = {
 const SCORE_STRINGS = {
   zh: {
     score_pays: "付", score_for: "（替 {name}）", score_cap: "封顶", score_total: "合计",
-    score_not_counted: "被更高的番种取代，不计入", score_winning_tile: "胡张",
+    score_not_counted: "被更高的番种取代，不计入", score_no_items: "无番种", score_winning_tile: "胡张",
     shape_pair: "将", shape_chow: "顺", shape_pung: "刻", shape_single: "单张", shape_loose: "散牌",
     base_dealer_streak: "庄家连庄 {streak} 次", base_dealer_streak_none: "庄家底分",
     base_deal_count: "庄家连做第 {k} 把：2×{k}", base_deal_count_other: "两闲家之间",
@@ -321,7 +321,7 @@ const SCORE_STRINGS = {
   },
   en: {
     score_pays: "pays", score_for: "(for {name})", score_cap: "cap", score_total: "total",
-    score_not_counted: "replaced by a higher item: not counted", score_winning_tile: "won on",
+    score_not_counted: "replaced by a higher item: not counted", score_no_items: "no named items", score_winning_tile: "won on",
     shape_pair: "pair", shape_chow: "run", shape_pung: "triplet", shape_single: "single", shape_loose: "as held",
     base_dealer_streak: "dealer's streak {streak}", base_dealer_streak_none: "dealer's base",
     base_deal_count: "dealer's deal {k} in a row: 2×{k}", base_deal_count_other: "between two non-dealers",

@@ -16,6 +16,7 @@ function tileOf(c, code, extra = {}) {
 }
 
 function items(sheet) {
+  if (!sheet.items.length) return h("p", { class: "score-items none" }, t("score_no_items"));
   return h("ul", { class: "score-items" }, sheet.items.map((item) =>
     h("li", { class: `score-item${item.counted ? "" : " not-counted"}`, dataset: { key: item.key, counted: String(item.counted) },
       title: item.counted ? null : t("score_not_counted") },
