@@ -120,7 +120,14 @@ def test_a_new_player_plays_a_lishui_hand_to_the_settlement(
     moved = int(str(page.get_attribute("#settle-table tr[data-seat='0']", "data-moved")))
     balance, ledger_sum = _rest_balance(server, "阿明哥")
     assert shown == balance == ledger_sum == GRANT + moved
-    assert page.inner_text("#settle-transfers")  # the breakdown lists the payments
+    # the breakdown lists the payments: a win's as formulas in its score sheet, with the base
+    # and the named items; any other payment in the list
+    if page.query_selector("#settlement .score-sheet"):
+        assert "底分" in page.inner_text("#settlement .score-sheet .score-base")
+        assert page.inner_text("#settlement .score-sheet .score-item .item-name")
+        assert page.inner_text("#settlement .score-sheet .formula")
+    else:
+        assert page.inner_text("#settle-transfers")
     assert "结算" in page.inner_text("#settle-title")
     page.click("#lang")  # the English switch relabels the page in place
     assert "Settlement" in page.inner_text("#settle-title")

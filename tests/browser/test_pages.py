@@ -231,10 +231,11 @@ def test_a_played_hand_replays_forwards_and_back_to_its_settlement(
     page.click("#replay-prev")
     assert step() == 1
     discards_seen = 0
-    for _ in range(12):
+    forward = min(12, total - 2)  # a short hand (an early win) has fewer steps to go
+    for _ in range(forward):
         page.click("#replay-next")
         discards_seen = max(discards_seen, page.locator(".rp-discards .tile").count())
-    assert step() == 13 and discards_seen > 0
+    assert step() == 1 + forward and discards_seen > 0
     page.screenshot(path=str(screenshots / "replay-desktop-zh.png"), full_page=True)
 
     page.keyboard.press("End")

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.browser.conftest import Server
-from tests.browser.ui import LEGAL, PROMPTED, discards_of, register, wait_discarded
+from tests.browser.ui import LEGAL, PROMPTED, discard, discards_of, register, wait_discarded
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -141,6 +141,9 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     page.wait_for_selector("#settlement", timeout=60_000)
     page.wait_for_selector("#settle-balance[data-balance]:not([data-balance=''])")
     page.screenshot(path=str(screenshots / f"table-{name}-settlement.png"))
+    for sheet in page.query_selector_all("#settlement .score-sheet"):  # a win explains itself
+        assert ("Base" if english else "底分") in sheet.inner_text()
+        assert sheet.query_selector(".score-items") and sheet.query_selector(".formula")
     dialog = page.evaluate(FITS, ["#settlement", "#settle-close", "#settle-leave"])
     assert [x for x in dialog if not x.startswith("small target")] == []
     # nothing in it is wider than the dialog (it scrolls down, never sideways)
@@ -285,3 +288,76 @@ def test_the_lishui_wild_asks_before_it_is_discarded_and_a_timeout_is_announced(
     assert "时间到" in page.inner_text("#event-strip")
     assert "时间到" in page.inner_text("#log-entries")
     page.screenshot(path=str(screenshots / "desktop-timeout.png"))
+
+
+# 丽水 (tests/e2e/test_ws_variants.py): the player deals and discards 5m; seat 2 wins on it
+# (123 456 789p 111z 55m), seat 3 waits on it too but the nearer seat takes it
+LISHUI_WIN_ON_5M = {
+    "variant": "lishui",
+    "stake": 1,
+    "dealer": 0,
+    "hands": ["566778899m11s667z", "13579m2468s3344z", "123456789p111z5m", "234567s234m222z5m"],
+    "indicator": "9s",
+}
+# 福州: the player deals and discards 8m; seat 2 wins on it with two 金 (9s) as its pair, 金雀
+FUZHOU_GOLDEN_PAIR_ON_8M = {
+    "variant": "fuzhou",
+    "stake": 1,
+    "dealer": 0,
+    "hands": ["13679m134679p23578s8m", "124578m14689p23467s", "12367m456789p234s99s",
+              "2345689m23578p1458s"],
+    "replacements": "9s",
+}
+
+SHEET_CASES = [
+    # (name, viewport, English?, scenario, the discard that deals in, a named item's key)
+    ("phone-zh", PHONE, False, FUZHOU_GOLDEN_PAIR_ON_8M, "8m", "golden_pair"),
+    ("phone-en", PHONE, True, LISHUI_WIN_ON_5M, "5m", "plain"),
+    ("desktop-zh", DESKTOP, False, LISHUI_WIN_ON_5M, "5m", "plain"),
+    ("desktop-en", DESKTOP, True, FUZHOU_GOLDEN_PAIR_ON_8M, "8m", "golden_pair"),
+]
+
+
+@pytest.mark.parametrize(("name", "viewport", "english", "scenario", "tile", "item"), SHEET_CASES,
+                         ids=[c[0] for c in SHEET_CASES])
+def test_a_settlement_after_a_win_explains_the_score(
+    context_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path,
+    name: str, viewport: dict[str, int], english: bool, scenario: dict[str, Any], tile: str,
+    item: str,
+) -> None:
+    """A bot wins on the player's discard: the settlement lists the named items with their
+    values, the base and why, the rule and the total, the player's payment as a formula, and
+    the winning hand in its sets with the winning tile apart; it fits the screen."""
+    page = context_for(viewport)
+    _alone_at_a_test_table(page, server, f"sheet_{name.replace('-', '_')}", scenario)
+    if english:
+        _english(page)
+    page.wait_for_selector(f'{LEGAL}[data-tile="{tile}"]')
+    discard(page, tile)
+    page.wait_for_selector("#settlement", timeout=30_000)
+    page.wait_for_selector("#settle-balance[data-balance]:not([data-balance=''])")
+    page.screenshot(path=str(screenshots / f"score-sheet-{name}.png"))
+
+    sheet = "#settlement .score-sheet[data-seat='2']"
+    named = page.inner_text(f"{sheet} .score-item[data-key='{item}']")
+    gloss = {"plain": ("平胡", "plain win"), "golden_pair": ("金雀", "golden pair")}[item]
+    assert gloss[0] in named and ((gloss[1] in named) == english)
+    assert page.inner_text(f"{sheet} .score-item[data-key='{item}'] .item-value")
+    base = page.inner_text(f"{sheet} .score-base")
+    assert ("Base" if english else "底分") in base
+    assert ("Rule" if english else "规则") in page.inner_text(f"{sheet} .score-total")
+    # the player dealt in: its payment is a formula ending on the points it paid
+    formula = page.locator(f"{sheet} .formula[data-payer='0']").first
+    points = str(formula.get_attribute("data-points"))
+    assert ("pays" if english else "付") in formula.inner_text() and "=" in formula.inner_text()
+    assert formula.locator(".points").inner_text() == points
+    # the whole hand: a pair and the sets, the winning tile apart
+    shapes = page.eval_on_selector_all(f"{sheet} .group", "els => els.map(e => e.dataset.shape)")
+    assert shapes[0] == "pair" and len(shapes) >= 5
+    assert page.get_attribute(f"{sheet} .winning-set .tile", "data-tile") == tile
+    assert page.query_selector(f"{sheet} .group .tile.winning")
+
+    dialog = page.evaluate(FITS, ["#settlement", "#settle-close", "#settle-leave"])
+    assert [x for x in dialog if not x.startswith("small target")] == []
+    assert page.evaluate(
+        "(() => { const b = document.querySelector('.settle-body'); return b.scrollWidth <= b.clientWidth; })()")

@@ -276,6 +276,77 @@ const TITLES_EN = {
   万赌之王: "King of all gamblers",
 };
 
+// --- the score sheet of a win (scoresheet.js) ------------------------------------------------
+// Item names come in Chinese from the sheet (`name`); English adds a gloss per item key.
+const ITEM_GLOSSES = {
+  heavenly: "heavenly hand", earthly: "earthly hand", kong_win: "win on a kong draw",
+  robbing_kong: "robbing the kong", pure_suit: "pure suit", mixed_suit: "mixed suit",
+  all_honours: "all honours", all_pungs: "all pungs", pure_pungs: "pure pungs",
+  mixed_pungs: "mixed pungs", seven_pairs: "seven pairs", soft_eight_pairs: "soft eight pairs",
+  hard_eight_pairs: "hard eight pairs", bu_da: "no connections", hard: "no wild used",
+  no_wild: "no wild", three_wilds: "three wilds", three_wilds_any_shape: "three wilds, any shape",
+  four_wilds: "four wilds", dealt_four_wilds: "four wilds dealt", wild_meets_wild: "wild meets wild",
+  single_wait: "single wait", concealed_hand: "concealed hand", eight_flowers: "eight flowers",
+  flowerless: "no flowers", three_golds: "three golds", golden_pair: "golden pair",
+  rob_gold: "robbing the gold", loose_honours: "loose honours", big_crane: "big crane",
+  draw_bonus: "after drawn hands", plain: "plain win", soft: "soft win (a wild stands in)",
+  base_flowers: "base flowers", flowers: "flowers", flower_sets: "flower sets", golds: "golds",
+  wind_pungs: "wind pungs", dragon_pungs: "dragon pungs", exposed_kongs: "exposed kongs",
+  concealed_kongs: "concealed kongs", wind_exposed_kongs: "wind exposed kongs",
+  wind_concealed_kongs: "wind concealed kongs", dragon_exposed_kongs: "dragon exposed kongs",
+  dragon_concealed_kongs: "dragon concealed kongs",
+};
+
+const SCORE_STRINGS = {
+  zh: {
+    score_pays: "付", score_for: "（替 {name}）", score_cap: "封顶", score_total: "合计",
+    score_not_counted: "被更高的番种取代，不计入", score_no_items: "无番种", score_winning_tile: "胡张",
+    shape_pair: "将", shape_chow: "顺", shape_pung: "刻", shape_single: "单张", shape_loose: "散牌",
+    base_dealer_streak: "庄家连庄 {streak} 次", base_dealer_streak_none: "庄家底分",
+    base_deal_count: "庄家连做第 {k} 把：2×{k}", base_deal_count_other: "两闲家之间",
+    base_lowest_level: "桌上最低等级 {level}（{name}）的底分", base_table_base: "桌面底分",
+    base_table_base_streak: "桌面底分，庄家连庄 {streak}", base_flower_point: "以花计分，每花 1 分",
+    rule_sum: "规则：倍数相加", rule_highest: "规则：取最高倍数", rule_doublings: "规则：2 的翻数次方",
+    rule_base_and_flowers: "规则：平胡 底 + 花分；番种 倍数×底 + 2×花分",
+    rule_la_or_flowers: "规则：有喇按最高喇×20，否则 花×2^番，封顶 20",
+    term_base: "底", term_non_dealer_base: "闲家底", term_deal_in_point: "犯枪", term_buy: "买底",
+    term_counter: "顶底", term_dealer_streak: "连庄", term_flower_points: "花分", term_special: "番种",
+    term_catch_dealer: "抓庄", term_total: "倍数", term_deal_in_double: "放冲加倍",
+    term_self_draw_double: "自摸加倍", term_self_draw_share: "自摸份", term_deal_in_share: "点炮份",
+    term_other_share: "份", term_robbing_kong_share: "拉杠份", term_robbing_kong: "抢杠",
+    term_draw_bonus: "荒番",
+    kind_doubling: "{n} 翻", kind_base_multiple: "{n} 倍底", kind_flower_points: "{n} 花",
+    kind_fan: "{n} 番", kind_la: "{n} 喇", kind_payment_factor: "每笔 ×{n}", kind_share: "{n} 份",
+    kind_house_silver: "{n} 银两",
+  },
+  en: {
+    score_pays: "pays", score_for: "(for {name})", score_cap: "cap", score_total: "total",
+    score_not_counted: "replaced by a higher item: not counted", score_no_items: "no named items", score_winning_tile: "won on",
+    shape_pair: "pair", shape_chow: "run", shape_pung: "triplet", shape_single: "single", shape_loose: "as held",
+    base_dealer_streak: "dealer's streak {streak}", base_dealer_streak_none: "dealer's base",
+    base_deal_count: "dealer's deal {k} in a row: 2×{k}", base_deal_count_other: "between two non-dealers",
+    base_lowest_level: "the lowest level at the table, {level} ({name})", base_table_base: "the table's base",
+    base_table_base_streak: "the table's base, dealer's streak {streak}", base_flower_point: "counted in flowers, 1 point each",
+    rule_sum: "Rule: the multipliers add up", rule_highest: "Rule: the highest multiplier counts",
+    rule_doublings: "Rule: 2 to the number of doublings",
+    rule_base_and_flowers: "Rule: plain win base + flower points; special multiple × base + 2 × flower points",
+    rule_la_or_flowers: "Rule: the highest la × 20, else flowers × 2^fan, capped at 20",
+    term_base: "base", term_non_dealer_base: "non-dealer base", term_deal_in_point: "deal-in point",
+    term_buy: "buy", term_counter: "counter", term_dealer_streak: "streak", term_flower_points: "flower pts",
+    term_special: "special", term_catch_dealer: "catch dealer", term_total: "multiplier",
+    term_deal_in_double: "deal-in double", term_self_draw_double: "self-draw double",
+    term_self_draw_share: "self-draw share", term_deal_in_share: "deal-in share", term_other_share: "share",
+    term_robbing_kong_share: "robbed kong share", term_robbing_kong: "robbing the kong",
+    term_draw_bonus: "drawn-hand bonus",
+    kind_doubling: "{n} doubling", kind_base_multiple: "{n} × base", kind_flower_points: "{n} pts",
+    kind_fan: "{n} fan", kind_la: "{n} la", kind_payment_factor: "× {n} each payment", kind_share: "{n} shares",
+    kind_house_silver: "{n} silver",
+  },
+};
+
+Object.assign(STRINGS.zh, SCORE_STRINGS.zh);
+Object.assign(STRINGS.en, SCORE_STRINGS.en);
+
 Object.assign(STRINGS.zh, TABLE_STRINGS.zh);
 Object.assign(STRINGS.en, TABLE_STRINGS.en);
 
@@ -487,4 +558,44 @@ export function ledgerReason(code) {
 // Whether a label exists (in either language) for `key`.
 export function hasLabel(key) {
   return key in STRINGS[lang] || key in STRINGS.en;
+}
+
+// A score sheet item's name: the sheet's Chinese name, with an English gloss in English.
+export function itemName(item) {
+  if (lang === "zh") return item.name;
+  const gloss = ITEM_GLOSSES[item.key];
+  return gloss ? `${gloss} (${item.name})` : item.name;
+}
+
+// What an item is worth, in its kind's unit.
+export function itemValue(item) {
+  const n = String(item.value);
+  if (item.kind === "multiplier") return `×${n}`;
+  return t(`kind_${item.kind}`, { n });
+}
+
+export function termName(key) {
+  return t(`term_${key}`);
+}
+
+export function ruleText(rule) {
+  return t(`rule_${rule}`);
+}
+
+// Why the base is what it is, in words.
+export function baseReasonText(r, nameOf = (seat) => `#${seat + 1}`) {
+  switch (r.key) {
+    case "dealer_streak":
+      return r.streak ? t("base_dealer_streak", { streak: r.streak }) : t("base_dealer_streak_none");
+    case "deal_count":
+      return r.deal_count ? t("base_deal_count", { k: r.deal_count }) : t("base_deal_count_other");
+    case "lowest_level": {
+      const level = lang === "zh" ? r.level : `${TITLES_EN[r.level] ?? r.level}`;
+      return t("base_lowest_level", { level, name: r.seat === null ? "" : nameOf(r.seat) });
+    }
+    case "table_base":
+      return r.streak ? t("base_table_base_streak", { streak: r.streak }) : t("base_table_base");
+    default:
+      return t(`base_${r.key}`);
+  }
 }

@@ -6,6 +6,7 @@ import { h, fmt } from "./dom.js";
 import { reason, special, t } from "./i18n.js";
 import { silverMoved } from "./model.js";
 import { wildName } from "./tablerules.js";
+import { scoreSheet } from "./scoresheet.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";
 
 function tileOf(c, code, extra = {}) {
@@ -45,15 +46,16 @@ function wholeHand(c, ended, seat, concealed, winning) {
 }
 
 function winBlock(c, ended, w) {
+  const sheet = (ended.scores || []).find((x) => x.seat === w.seat);
   const how = w.self_draw || w.from_seat === null || w.from_seat === undefined
     ? t("self_draw") : `${t("from_seat")} ${c.nameOf(w.from_seat)}`;
   return h("section", { class: "win", dataset: { seat: w.seat } },
     h("h3", {}, `${t("winner")}: ${c.nameOf(w.seat)} · ${how}`,
       w.tile ? [" · ", tileOf(c, w.tile)] : null),
-    h("p", { class: "win-value" },
+    sheet ? null : h("p", { class: "win-value" },
       w.specials.length ? h("span", { class: "specials" }, `${t("specials")}: ${w.specials.map(special).join("、")}`) : null,
       h("span", { class: "multiplier" }, `${t("multiplier")} ×${fmt(w.multiplier)}`)),
-    wholeHand(c, ended, w.seat, w.hand, w.tile));
+    sheet ? scoreSheet(c, sheet) : wholeHand(c, ended, w.seat, w.hand, w.tile));
 }
 
 // Every other seat's hand as it ended (the board on a phone shows only their counts).
@@ -74,6 +76,14 @@ export function settlementDialog(c) {
   const houseAny = ended.house_silver && ended.house_silver.some((x) => x);
   const myMove = c.seat !== null ? silverMoved(ended, c.seat, c.stake) : null;
   const penalties = ended.transfers.filter((x) => ["followed", "wild_discard", "escape"].includes(x.reason));
+  // the payments of a win show as formulas in its sheet; the list keeps the others
+  const explained = (ended.scores || []).flatMap((x) => x.payments.map((p) => `${p.payer}>${x.seat}:${p.reason}:${p.points}`));
+  const rest = ended.transfers.filter((x) => {
+    const i = explained.indexOf(`${x.payer}>${x.payee}:${x.reason}:${x.points}`);
+    if (i < 0) return true;
+    explained.splice(i, 1);
+    return false;
+  });
   const columns = [t("player"), t("net"), ...(houseAny ? [t("house")] : []), t("silver_moved")];
   return h("div", { class: "overlay settle-overlay" },
     h("div", { id: "settlement", class: "card dialog settle", role: "dialog", "aria-modal": "true",
@@ -93,8 +103,8 @@ export function settlementDialog(c) {
             houseAny ? h("td", { class: "num" }, fmt(ended.house_silver[seat])) : null,
             h("td", { class: `num ${moved < 0 ? "neg" : "pos"}` }, signed(moved)));
         }))),
-      ended.transfers.length ? h("h3", {}, t("transfers")) : null,
-      h("ul", { id: "settle-transfers", class: "transfers" }, ended.transfers.map((x) => h("li", {},
+      rest.length ? h("h3", {}, t("transfers")) : null,
+      h("ul", { id: "settle-transfers", class: "transfers" }, rest.map((x) => h("li", {},
         `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`))),
       penalties.length ? h("p", { class: "penalties" }, `${t("penalties")}: ${penalties.map((x) => `${c.nameOf(x.payer)} ${reason(x.reason)} ${fmt(x.points)}`).join("; ")}`) : null),
     h("div", { class: "settle-foot" },
