@@ -34,9 +34,10 @@ from tests.api.helpers import app_client
 def _own_databases_per_worker() -> None:
     """Under pytest-xdist (``-n``), each worker process gets its own PostgreSQL database
     (``<name>_gw0``, made if missing, on the server of TEST_DATABASE_URL) and its own Redis
-    database (the index of TEST_REDIS_URL + 1 + the worker's number): the tests reset their
-    database's schema and share no state across processes. The variables are rewritten here,
-    before any test module reads them, and the node processes of tests/cluster inherit them."""
+    database (the index of TEST_REDIS_URL + 1 + the worker's number, modulo 16): the tests
+    reset their database's schema and share no state across processes. The variables are
+    rewritten here, before any test module reads them, and the node processes of
+    tests/cluster inherit them."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker:
         return
@@ -52,7 +53,8 @@ def _own_databases_per_worker() -> None:
         base, _, index = url.rstrip("/").rpartition("/")
         if not index.isdigit():
             base, index = url.rstrip("/"), "0"
-        os.environ["TEST_REDIS_URL"] = f"{base}/{int(index) + 1 + number}"
+        # Redis has 16 databases unless configured otherwise: wrap around
+        os.environ["TEST_REDIS_URL"] = f"{base}/{(int(index) + 1 + number) % 16}"
 
 
 async def _create_database(url: str, name: str) -> None:

@@ -12,7 +12,8 @@ from app.protocol.vocabulary import Meanings
 
 _ErrorCode = Literal[
     "malformed", "too_large", "unknown_type", "validation_error",
-    "unauthorized", "wrong_table", "stale", "not_in_hand", "no_hand", "paused", "hand_voided",
+    "unauthorized", "wrong_table", "stale", "not_in_hand", "in_hand", "no_hand", "paused",
+    "hand_voided",
     "rate_limited", "kicked", "internal",
     "hand_over", "not_your_turn", "bad_seat", "tile_not_in_hand", "wild_discard_forbidden",
     "discard_restricted", "not_offered", "already_answered", "cannot_win", "no_tiles_left",
@@ -31,6 +32,7 @@ ERROR_MEANINGS: dict[str, str] = {
     "stale": "sent on an older state than the seat's pending decision (a late answer to a "
     "prompt that has passed): resume",
     "not_in_hand": "an action between hands",
+    "in_hand": "a `ready` while a hand is in play or its result is being stored",
     "no_hand": "a `resume` while the table has never dealt",
     "paused": "an admin paused the table; actions wait for the resume",
     "hand_voided": "the hand was voided (dissolved, or failed twice inside the server); no "

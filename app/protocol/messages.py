@@ -93,6 +93,18 @@ class LeaveMessage(ClientModel):
     table_id: TableId
 
 
+class ReadyMessage(ClientModel):
+    """准备: the seat is ready for the next hand. Between hands only (``in_hand`` during a
+    hand or while its result is stored). Once every seat is taken and every player at the
+    table has said ready (a bot always is), the next hand is dealt at once instead of when
+    the ready timer ends; the timer still deals without them."""
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["ready"] = "ready"
+    table_id: TableId
+
+
 class PingMessage(ClientModel):
     """Keep-alive; the server answers ``pong`` with the same nonce."""
 
@@ -104,7 +116,7 @@ class PingMessage(ClientModel):
 
 
 ClientMessage = Annotated[
-    ActionMessage | ResumeMessage | AutoplayMessage | LeaveMessage | PingMessage,
+    ActionMessage | ResumeMessage | AutoplayMessage | LeaveMessage | ReadyMessage | PingMessage,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -223,7 +235,8 @@ class SeatInfo(WireModel):
     connected: bool
     """the player has a socket and is not away (a bot always is)"""
     ready: bool
-    """taken and connected: the seat will be dealt the next hand"""
+    """during a hand: taken and connected; between hands: its player said ready (准备) for
+    the next hand (a bot always is)"""
     autoplay: bool
     """托管: the server plays for the seat (bots; two timeouts in a row; until it acts)"""
 

@@ -26,7 +26,7 @@ from app.protocol.messages import CLIENT_MESSAGE, HELLO, SERVER_MESSAGE, VERSION
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 CLIENT_MESSAGES: tuple[type[m.ClientModel], ...] = (
     m.HelloMessage, m.ActionMessage, m.ResumeMessage, m.AutoplayMessage, m.LeaveMessage,
-    m.PingMessage,
+    m.ReadyMessage, m.PingMessage,
 )  # fmt: skip
 SERVER_MESSAGES: tuple[type[m.WireModel], ...] = (
     m.SeatedMessage, m.TableStateMessage, m.EventMessage, m.PromptMessage, m.SnapshotMessage,

@@ -53,7 +53,9 @@ def _table_state(
 ) -> TableStateMessage:
     seats = [
         SeatInfo(seat=s, name=name, title=_title(silver + net[s] * stake),
-                 balance=silver + net[s] * stake, connected=True, ready=True, autoplay=False)
+                 balance=silver + net[s] * stake, connected=True,
+                 ready=hand_id is not None,  # between hands: nobody has said ready yet
+                 autoplay=False)
         for s, (name, silver) in enumerate(PLAYERS)
     ]
     return TableStateMessage(table_id=TABLE_ID, variant="lishui", dealer=dealer,

@@ -99,6 +99,7 @@ from app.tables.messages import (
     Outbound,
     PlayerAction,
     PromptOut,
+    Ready,
     Reseat,
     Resume,
     SeatedOut,
@@ -202,6 +203,8 @@ class Table:
         self._paused = False
         self._next_hand_at: float | None = clock.now()
         self._ready_left: float | None = None  # the ready timer while paused
+        # (seat, account) of the players who said ready (准备) since the last deal
+        self._ready: set[tuple[int, int]] = set()
         # the hand in play (or the last one, once reported)
         self._state: HandState | None = None
         self._hand_id = ""
@@ -289,9 +292,18 @@ class Table:
         if self._on_seats_changed is not None and self._seat_summary() != before:
             self._on_seats_changed()
 
-    def _seat_summary(self) -> tuple[str | None, list[tuple[int | None, bool, bool]]]:
+    def _seat_summary(self) -> tuple[str | None, list[tuple[int | None, bool, bool, bool]]]:
         hand = self._hand_id if self._live() is not None else None
-        return hand, [(s.account, s.connected, s.autoplay) for s in self.seats]
+        return hand, [(s.account, s.connected, s.autoplay, n in self.ready_seats)
+                      for n, s in enumerate(self.seats)]
+
+    @property
+    def ready_seats(self) -> frozenset[int]:
+        """The seats whose player said ready for the next hand (准备), bots included."""
+        return frozenset(
+            n for n, s in enumerate(self.seats)
+            if s.account is not None and (s.house_bot or (n, s.account) in self._ready)
+        )
 
     async def _dispatch(self, msg: Inbound) -> None:
         if isinstance(msg, PlayerAction):
@@ -302,6 +314,8 @@ class Table:
             self._on_resume(msg)
         elif isinstance(msg, Autoplay):
             await self._on_autoplay(msg)
+        elif isinstance(msg, Ready):
+            await self._on_ready(msg)
         elif isinstance(msg, Connected | Disconnected):
             if self._check_seat(msg.seat):
                 self.seats[msg.seat].connected = isinstance(msg, Connected)
@@ -454,6 +468,22 @@ class Table:
         else:
             self._player_back(msg.seat)
 
+    async def _on_ready(self, msg: Ready) -> None:
+        """准备: between hands, the seat is ready; when every seat is taken and ready, the
+        next hand is dealt now rather than at the end of the ready timer."""
+        if not self._check_seat(msg.seat):
+            return
+        if self._live() is not None or self._storing or self._held:
+            self._error(msg.seat, "in_hand", "the hand is not over: ready comes between hands")
+            return
+        account = self.seats[msg.seat].account
+        if account is None:
+            return  # freed meanwhile (the routing found the player there)
+        self._ready.add((msg.seat, account))
+        if len(self.ready_seats) == 4 and self._next_hand_at is not None:
+            self._next_hand_at = min(self._next_hand_at, self.clock.now())
+            await self._on_tick()
+
     def _player_back(self, seat: int) -> None:
         """The player acts for their seat again: 托管 ends, and with it any play the server
         had scheduled for the seat."""
@@ -578,6 +608,7 @@ class Table:
         self._prompts = {}
         self._reported = False
         self._next_hand_at = None
+        self._ready = set()
         if self.observer is not None:
             self.observer.hand_started(self, self._hands, seed, self._hand_ctx, preset)
         self._publish(events)

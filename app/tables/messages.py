@@ -46,6 +46,13 @@ class Autoplay:
 
 
 @dataclass(frozen=True, slots=True)
+class Ready:
+    """准备: the seat's player is ready for the next hand."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class Disconnected:
     """The seat's connection dropped (not an escape: its timers run and 托管 plays it)."""
 
@@ -118,8 +125,8 @@ class Flush:
 
 
 Inbound = (
-    PlayerAction | Resume | Autoplay | Connected | Disconnected | Leave | Tick | AdminPause | AdminResume
-    | AdminPreset | AdminDissolve | CloseIdle | Flush | Stop
+    PlayerAction | Resume | Autoplay | Ready | Connected | Disconnected | Leave | Tick
+    | AdminPause | AdminResume | AdminPreset | AdminDissolve | CloseIdle | Flush | Stop
 )
 
 # --- outbox ---------------------------------------------------------------------------

@@ -752,6 +752,8 @@ class TableRegistry:
     ) -> TableStateMessage:
         """The table as every seat may see it: no tile, only who sits where and how."""
         seats = []
+        between_hands = live.table.hand is None
+        ready = live.table.ready_seats
         for number, seat in enumerate(live.table.seats):
             account = seat.account
             if account is None:
@@ -769,7 +771,8 @@ class TableRegistry:
                 title=None if balance is None else ranks.title_of(balance),
                 balance=balance,
                 connected=connected,
-                ready=connected,
+                # between hands: said ready (准备) for the next one; during one: there
+                ready=connected and (number in ready or account in live.bots or not between_hands),
                 autoplay=seat.autoplay,
             ))
         table = live.table

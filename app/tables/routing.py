@@ -6,7 +6,7 @@ table's owner (`app.cluster`).
 - a table this node does not hold goes to its owner when the network can forward it
   (`Network.forward`: the owner answers), else ``wrong_table``, as for a table where the
   account does not sit;
-- `action`, `resume`, `autoplay` and `leave` go to the inbox of the table's actor for the
+- `action`, `resume`, `autoplay`, `ready` and `leave` go to the inbox of the table's actor for the
   seat the account holds there (`leave`: `TableRegistry.leave`).
 """
 
@@ -21,12 +21,13 @@ from app.protocol import (
     LeaveMessage,
     PingMessage,
     PongMessage,
+    ReadyMessage,
     ResumeMessage,
     ServerMessage,
     to_rules_action,
 )
 from app.protocol.parse import carried_seq
-from app.tables.messages import Autoplay, Resume
+from app.tables.messages import Autoplay, Ready, Resume
 from app.tables.registry import TableError, TableRegistry
 
 
@@ -54,6 +55,8 @@ def route(
         registry.announce(message.table_id, [seat], seated=True)
     elif isinstance(message, AutoplayMessage):
         live.table.submit(Autoplay(seat, message.on))
+    elif isinstance(message, ReadyMessage):
+        live.table.submit(Ready(seat))
     elif isinstance(message, LeaveMessage):
         try:
             registry.leave(message.table_id, account_id)

@@ -30,13 +30,17 @@ async def _table(server: Server, http: httpx.AsyncClient, variant: str) -> None:
     for _ in range(HANDS):
         await asyncio.gather(*(_play(p, table_id) for p in players))
     # between hands: a resume from a seq the table never sent gets a snapshot, an action
-    # is refused (not_in_hand)
+    # is refused (not_in_hand), and a ready (准备) shows in table_state
     await first.send({"type": "resume", "table_id": table_id, "last_seq": 10**9})
     await first.send({"type": "action", "table_id": table_id, "seq": first.last_seq,
                       "action": {"type": "pass"}})
+    await first.send({"type": "ready", "table_id": table_id})
     answered: set[str] = set()
-    while not {"snapshot", "error"} <= answered:
-        answered.add((await first.inbox.get())["type"])
+    while not {"snapshot", "error", "ready"} <= answered:
+        message = await first.inbox.get()
+        answered.add(message["type"])
+        if message["type"] == "table_state" and message["seats"][first.seat]["ready"]:
+            answered.add("ready")
     for p in players:
         assert p.ws is not None
         await p.ws.close()

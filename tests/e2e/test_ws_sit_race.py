@@ -102,7 +102,10 @@ def _check(received: list[dict[str, Any]]) -> None:
 async def _load(server: str, stop: asyncio.Event, headers: dict[str, str]) -> int:
     """REST load beside the races: profile reads, four at a time."""
     reads = 0
-    async with httpx.AsyncClient(base_url=f"http://{server}", headers=headers) as http:
+    # a loaded machine (the suite runs in three processes) may answer slowly: the test is
+    # about order, not speed
+    async with httpx.AsyncClient(base_url=f"http://{server}", headers=headers,
+                                 timeout=30) as http:
         while not stop.is_set():
             await asyncio.gather(*(http.get("/me") for _ in range(4)))
             reads += 4

@@ -79,8 +79,11 @@ async def test_table_state_follows_the_seats(server: Server) -> None:
             table_id, 0, "lishui", STAKE)
         state = await _state(ann, lambda m: m["seats"][0]["name"] == "state0")
         assert _seat(state, 0) == {"seat": 0, "name": "state0", "title": title_of(GRANT),
-                                   "balance": GRANT, "connected": True, "ready": True,
+                                   "balance": GRANT, "connected": True, "ready": False,
                                    "autoplay": False}
+        # 准备 between hands shows in the table's state
+        await ann.send({"type": "ready", "table_id": table_id})
+        state = await _state(ann, lambda m: m["seats"][0]["ready"])
         assert [s["name"] for s in state["seats"][1:]] == [None] * 3
         assert state["hand_id"] is None and state["variant"] == "lishui"
 
@@ -101,7 +104,8 @@ async def test_table_state_follows_the_seats(server: Server) -> None:
         filled = await http.post(f"/tables/{table_id}/fill-bots", headers=ann.headers)
         assert filled.status_code == 200, filled.text
         full = await _state(ann, lambda m: all(s["name"] for s in m["seats"]))
-        assert all(s["connected"] and s["ready"] for s in full["seats"])
+        assert all(s["connected"] for s in full["seats"])
+        assert full["seats"][2]["ready"] and full["seats"][3]["ready"]  # bots always are
         assert [s["autoplay"] for s in full["seats"]] == [False, False, True, True]
         for p in (ann, bo):
             await p.send({"type": "autoplay", "table_id": table_id, "on": True})

@@ -149,7 +149,7 @@ def test_the_asyncapi_document_lists_every_message_both_ways() -> None:
     operations = document["operations"]
     received = {r["$ref"].rsplit("/", 1)[1] for r in operations["receiveClientMessages"]["messages"]}
     sent = {r["$ref"].rsplit("/", 1)[1] for r in operations["sendServerMessages"]["messages"]}
-    assert received == {"hello", "action", "resume", "autoplay", "leave", "ping"}
+    assert received == {"hello", "action", "resume", "autoplay", "leave", "ready", "ping"}
     assert sent == {"seated", "table_state", "event", "prompt", "snapshot", "error", "pong"}
     for name in received | sent:
         payload = _resolve(document, document["components"]["messages"][name]["payload"]["$ref"])

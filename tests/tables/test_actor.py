@@ -33,6 +33,7 @@ from app.tables.messages import (
     Outbound,
     PlayerAction,
     PromptOut,
+    Ready,
     Resume,
     SnapshotOut,
     Stop,
@@ -523,6 +524,28 @@ async def test_leaving_during_a_hand_is_an_escape_and_between_hands_frees_the_se
     h.clock.advance(TIMERS.ready)
     await h.handle(Tick())
     assert h.table.hand is None  # three players do not start a hand
+
+
+async def test_when_every_player_says_ready_the_next_hand_is_dealt_at_once() -> None:
+    """准备: between hands the table waits for its ready timer, or deals as soon as every
+    seat's player said ready; a ready during a hand is refused and readies nothing."""
+    h = Harness()
+    await h.deal()
+    refused = [i for s, i in await h.handle(Ready(1)) if s == 1]
+    assert [e.code for e in refused if isinstance(e, ErrorOut)] == ["in_hand"]
+    await h.handle(Leave(3))  # an escape ends the hand
+    assert h.table.hand is None and h.table.ready_seats == frozenset()
+    for seat in (0, 1, 2, 3):
+        await h.handle(Ready(seat))
+        assert h.table.hand is None or seat == 3
+    assert h.table.hand is not None  # no wait for the ready timer
+    assert h.table.ready_seats == frozenset()  # the next break starts with nobody ready
+    # a seat that said ready and then changed hands is not ready for its new player
+    await h.handle(Leave(0))
+    await h.handle(Ready(1))
+    await h.handle(Leave(1))
+    h.table.seats[1] = SeatState(21)
+    assert h.table.ready_seats == frozenset()
 
 
 # --- 湖州: the deal after a drawn hand -------------------------------------------------------

@@ -99,6 +99,9 @@ export class ProtocolClient {
 
   leave(tableId) { return this.send({ type: "leave", table_id: tableId }); }
 
+  // 准备 between hands: once every seat is ready the server deals at once
+  sayReady(tableId) { return this.send({ type: "ready", table_id: tableId }); }
+
   resume(tableId) {
     const table = this.tables.get(tableId);
     if (!table) return null;

@@ -434,10 +434,11 @@ export class TableController {
     location.hash = "#/lobby";
   }
 
-  // 准备: the server deals the next hand when its ready timer ends (the protocol has no
-  // ready message), so this closes the settlement and the centre counts down
+  // 准备: tells the server the seat is ready (it deals once every seat is, or when its
+  // ready timer ends) and closes the settlement; the centre counts down meanwhile
   closeSettlement() {
     if (this.settlement) this.settlement.closed = true;
+    this.client.sayReady(this.tableId);
     this.render();
     const first = this.main.querySelector("#autoplay");
     if (first) first.focus();

@@ -60,6 +60,9 @@ function plate(c, seat) {
   if (p.bot) flags.push(h("span", { class: "badge bot" }, t("bot")));
   else if (p.autoplay) flags.push(h("span", { class: "badge auto" }, t("autoplay")));
   if (p.name && p.connected === false) flags.push(h("span", { class: "badge off" }, t("offline")));
+  // between hands: who said 准备 (table_state's ready; a bot always is)
+  const between = c.tableState && c.tableState.hand_id === null;
+  if (between && p.name && p.ready && !p.bot) flags.push(h("span", { class: "badge ready" }, t("ready_done")));
   const decision = hand && hand.seats[seat].decision;
   if (decision) {
     // a non-dealer's "decline" answers the dealer's buy: 不顶 rather than 不买
