@@ -25,7 +25,8 @@ def register(page: Page, base: str, username: str) -> None:
     page.fill("#auth-username", username)
     page.fill("#auth-password", PASSWORD)
     page.click("#auth-submit")
-    page.wait_for_selector("#create-form")
+    # a password hash takes its turn (two at a time per server): a loaded machine is slow
+    page.wait_for_selector("#create-form", timeout=60_000)
 
 
 def open_table(page: Page, variant: str, stake: int) -> str:

@@ -434,11 +434,11 @@ export class TableController {
     location.hash = "#/lobby";
   }
 
-  // 准备: tells the server the seat is ready (it deals once every seat is, or when its
-  // ready timer ends) and closes the settlement; the centre counts down meanwhile
+  // closes the settlement; the centre counts down to the deal at the end of the server's
+  // ready timer. (The server also takes a `ready` message, `ProtocolClient.sayReady`, and
+  // deals at once when every seat is ready: this page does not send it yet.)
   closeSettlement() {
     if (this.settlement) this.settlement.closed = true;
-    this.client.sayReady(this.tableId);
     this.render();
     const first = this.main.querySelector("#autoplay");
     if (first) first.focus();
