@@ -21,21 +21,10 @@ from playwright.sync_api import Browser, Page, WebSocketRoute
 
 from app.protocol.tiles import to_code
 from tests.browser.conftest import PASSWORD, Server
+from tests.browser.test_client import CHOW_ON_5M
 
 # 丽水, seat 0 (the player) deals; seats 1-3 are bots. Nothing times out during a test.
-SCENARIO = {
-    "variant": "lishui",
-    "stake": 1,
-    "dealer": 0,
-    "hands": [
-        "5m19p28p1s8s1234567z",
-        "3467m1357p2468s1z",
-        "1289m246p357s234z",
-        "1289m3689p2467s5z",
-    ],
-    "indicator": "9s",
-    "timers": {"discard": 120, "claim": 120, "decide": 120, "ready": 1},
-}
+SCENARIO = {**CHOW_ON_5M, "timers": {"discard": 120, "claim": 120, "decide": 120, "ready": 1}}
 DEALER_TILES = ["1p", "1s", "1z", "2p", "2z", "3z", "4z", "5m", "5z", "6z", "7z", "8p", "8s", "9p"]
 FIRST_PROMPT = 6  # hand_started, four deals, the wild turned
 HARMLESS = {"stale", "not_your_turn", "already_answered", "hand_over", "not_in_hand"}

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.browser.conftest import Server
+from tests.browser.test_client import PUNG_ON_7Z
 from tests.browser.ui import LEGAL, PROMPTED, discard, discards_of, register, wait_discarded
 
 PHONE = {"width": 390, "height": 844}
@@ -170,18 +171,7 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
 
 
 # 温州, the player deals: it must lead its single 中 (出牌先出风字); 财神 9s
-HONOURS_FIRST = {
-    "variant": "wenzhou",
-    "stake": 1,
-    "dealer": 0,
-    "hands": [
-        "12457m12457p124578s7z",
-        "235689m23568p236s7z7z",
-        "235689m23568p23568s",
-        "13469m134689p13467s",
-    ],
-    "indicator": "9s",
-}
+HONOURS_FIRST = PUNG_ON_7Z
 
 # 丽水, the player deals holding a 财神 (the indicator 9s makes 9s the wild)
 WILD_IN_HAND = {
