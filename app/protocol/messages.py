@@ -260,6 +260,11 @@ class TableStateMessage(WireModel):
     settling: bool = False
     """the last hand's result is being stored: its hand_ended comes once the database has
     it, and no hand is dealt before"""
+    next_hand_ms: int | None = None
+    """between hands, the milliseconds (when this message was sent) until the ready timer
+    deals the next hand, unless every seat says ready (准备) first; null during a hand,
+    while the result is stored, while an operator has paused the table or while a seat is
+    empty"""
 
 
 ServerMessage = Annotated[

@@ -40,6 +40,7 @@ SEAT = 0
 STAKE = 10  # silver per point
 TURN_MS = 15_000
 CLAIM_MS = 8_000
+READY_MS = 15_000  # the house ready timer (RULES.md 1, Timers), counted down between hands
 PLAYERS = (("Ann", 5200), ("Bo", 13800), ("Chen", 700), ("Dee", 26000))
 TITLES = ((0, "菜鸟"), (6000, "生手"), (12000, "赌客"), (24000, "赌棍"))
 
@@ -59,7 +60,8 @@ def _table_state(
         for s, (name, silver) in enumerate(PLAYERS)
     ]
     return TableStateMessage(table_id=TABLE_ID, variant="lishui", dealer=dealer,
-                             hand_id=hand_id, seats=seats)
+                             hand_id=hand_id, seats=seats,
+                             next_hand_ms=READY_MS if hand_id is None else None)
 
 
 def transcript(seed: int = SEED) -> list[str]:

@@ -257,6 +257,17 @@ class Table:
         return self._storing
 
     @property
+    def next_deal_in(self) -> float | None:
+        """Between hands, the seconds until the ready timer deals the next hand; None during
+        a hand, while the result is stored, while paused or while a seat is empty."""
+        due = self._next_hand_at
+        if due is None or self._paused or self._storing or self._live() is not None:
+            return None
+        if not self._seated():
+            return None
+        return max(0.0, due - self.clock.now())
+
+    @property
     def dealer(self) -> int:
         """The dealer of the hand in play, or of the next hand (seat 0 until the first
         hand's dice have chosen one)."""

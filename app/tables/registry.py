@@ -783,6 +783,7 @@ class TableRegistry:
             hand_id=table.hand_id if table.hand is not None else None,
             seats=seats,
             settling=table.settling,
+            next_hand_ms=None if (wait := table.next_deal_in) is None else round(wait * 1000),
         )
 
     def _deliver(self, live: LiveTable, seat: int, message: ServerMessage) -> None:

@@ -34,7 +34,7 @@ def _mid_hand(page: Page) -> None:
     while True:
         page.wait_for_selector(f"{SETTLED}, {PROMPTED}", timeout=60_000)
         if page.query_selector(SETTLED):
-            page.click("#settle-close")
+            page.click("#settle-ready")  # the next hand at once: the bots are ready
             done = 0
         elif page.query_selector('#actions button.act[data-action="pass"]'):
             page.click('#actions button.act[data-action="pass"]')  # stay in the hand

@@ -2,7 +2,8 @@
 after the deal the whole table fits the screen (no horizontal overflow, nothing to scroll to
 for the hand, the buttons and the opponents), touch targets are at least 40 px, a hand with
 bots ends on a settlement that fits too, and the board at the end of the hand still fits;
-reloading between hands does not open the settlement again. Then the rules in words: a tap
+reloading between hands does not open the settlement again, and 准备 deals the next hand at
+once at a table of bots. Then the rules in words: a tap
 selects and a second tap discards; a 温州 tile held back by "honours first" says why; the
 丽水 财神 asks before it is discarded; a timeout's automatic discard is announced.
 
@@ -10,6 +11,7 @@ Every test saves screenshots under tests/browser/screenshots/ for a person to lo
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -102,6 +104,14 @@ def _first_prompt(page: Page) -> None:
     page.wait_for_selector(PROMPTED)
 
 
+# what the lobby's create form does (lobby.js), with timers the form does not offer
+OPEN_TABLE = """async (body) => {
+  const { api } = await import("/static/js/api.js");
+  const table = await api("POST", "/tables", body);
+  await api("POST", `/tables/${table.id}/sit`, {});
+  location.hash = `#/table/${table.id}`;
+}"""
+
 CASES = [
     # (name, viewport, English?, variant): the phone cases take the 16-tile variants (two
     # rows of hand) with 买底 (温州) and flowers (福州)
@@ -121,9 +131,9 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     register(page, server.base, f"fit_{name.replace('-', '_')}")
     if english:
         _english(page)
-    page.select_option("#create-variant", variant)
-    page.fill("#create-stake", "1")
-    page.click("#create-submit")
+    # the table the lobby's form makes, with a ready timer long enough for the checks
+    # between hands on a loaded machine (the timer never deals before 准备 here)
+    page.evaluate(OPEN_TABLE, {"variant": variant, "stake": 1, "timers": {"ready": 120}})
     page.wait_for_selector("#table-view")
     page.click("#fill-bots")
     _first_prompt(page)
@@ -145,20 +155,35 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     for sheet in page.query_selector_all("#settlement .score-sheet"):  # a win explains itself
         assert ("Base" if english else "底分") in sheet.inner_text()
         assert sheet.query_selector(".score-items") and sheet.query_selector(".formula")
-    dialog = page.evaluate(FITS, ["#settlement", "#settle-close", "#settle-leave"])
+    dialog = page.evaluate(FITS, ["#settlement", "#settle-ready", "#settle-close", "#settle-leave"])
     assert [x for x in dialog if not x.startswith("small target")] == []
     # nothing in it is wider than the dialog (it scrolls down, never sideways)
     assert page.evaluate(
         "(() => { const b = document.querySelector('.settle-body'); return b.scrollWidth <= b.clientWidth; })()")
     countdown = page.inner_text("#settle-countdown")
     assert ("Next hand in" if english else "下一局") in countdown
-    assert page.inner_text("#settle-close") == ("Ready" if english else "准备")
+    assert page.inner_text("#settle-ready") == ("Ready" if english else "准备")
+    assert page.inner_text("#settle-close") == ("View table" if english else "看牌桌")
+
+    if name == "desktop-en":
+        # the settlement leads to the stored hand's replay, in a tab of its own
+        link = page.get_attribute("#settle-replay", "href")
+        assert link == f"#/replay/{page.get_attribute('#settle-replay', 'data-hand')}"
+        with page.context.expect_page() as opened:
+            page.click("#settle-replay")
+        replay = opened.value
+        replay.wait_for_selector("#replay-step")
+        replay.screenshot(path=str(screenshots / f"table-{name}-replay.png"))
+        replay.close()
+        assert page.query_selector("#settlement")  # the table stays as it was
 
     if name == "desktop-zh":
         # a reload between hands does not open the settlement again; a button does
         page.reload()
         page.wait_for_selector("#reopen-settlement")
         assert not page.query_selector("#settlement")
+        assert page.inner_text("#ready-seconds").isdigit()  # the countdown goes on
+        assert "托管" not in page.inner_text(".event-strip")  # nothing new to announce
         page.click("#reopen-settlement")
         page.wait_for_selector("#settlement")
 
@@ -168,6 +193,18 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     page.screenshot(path=str(screenshots / f"table-{name}-end.png"))
     assert [x for x in _fits(page) if not x.startswith("small target")] == []
     assert _river_sizes(page) == rivers  # the rivers kept their size: the board did not grow
+
+    # 准备 under the hand: the bots are always ready, so the next hand is dealt at once,
+    # before the ready timer the centre counts down has run out (托管 off first: the hand
+    # then waits for the player)
+    page.click("#autoplay")
+    page.wait_for_selector("#autoplay[aria-pressed='false']")
+    left = int(page.inner_text("#ready-seconds"))
+    clicked = time.monotonic()
+    page.click("#ready-button")
+    page.wait_for_selector("#wall-count", timeout=60_000)
+    assert time.monotonic() - clicked < left
+    assert not page.query_selector("#ready-button")
 
 
 # 温州, the player deals: it must lead its single 中 (出牌先出风字); 财神 9s
@@ -347,7 +384,7 @@ def test_a_settlement_after_a_win_explains_the_score(
     assert page.get_attribute(f"{sheet} .winning-set .tile", "data-tile") == tile
     assert page.query_selector(f"{sheet} .group .tile.winning")
 
-    dialog = page.evaluate(FITS, ["#settlement", "#settle-close", "#settle-leave"])
+    dialog = page.evaluate(FITS, ["#settlement", "#settle-ready", "#settle-close", "#settle-leave"])
     assert [x for x in dialog if not x.startswith("small target")] == []
     assert page.evaluate(
         "(() => { const b = document.querySelector('.settle-body'); return b.scrollWidth <= b.clientWidth; })()")

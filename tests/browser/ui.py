@@ -25,8 +25,11 @@ def register(page: Page, base: str, username: str) -> None:
     page.fill("#auth-username", username)
     page.fill("#auth-password", PASSWORD)
     page.click("#auth-submit")
-    # a password hash takes its turn (two at a time per server): a loaded machine is slow
-    page.wait_for_selector("#create-form", timeout=60_000)
+    # a password hash takes its turn (two at a time per server): a loaded machine is slow;
+    # a refusal shows in the form (its code in data-code)
+    page.wait_for_selector("#create-form, #auth-error[data-code]", timeout=60_000)
+    error = page.query_selector("#auth-error[data-code]")
+    assert error is None, f"{error.get_attribute('data-code')}: {error.inner_text()}"
 
 
 def open_table(page: Page, variant: str, stake: int) -> str:

@@ -86,6 +86,7 @@ async def test_table_state_follows_the_seats(server: Server) -> None:
         state = await _state(ann, lambda m: m["seats"][0]["ready"])
         assert [s["name"] for s in state["seats"][1:]] == [None] * 3
         assert state["hand_id"] is None and state["variant"] == "lishui"
+        assert state["next_hand_ms"] is None  # three seats empty: no deal is due
 
         # another seat taken, dropped and back: every connected seat is told
         await _sit(http, bo, table_id)
@@ -125,6 +126,10 @@ async def test_table_state_follows_the_seats(server: Server) -> None:
             balances.append((await http.get("/me", headers=p.headers)).json()["balance"])
         after = await _state(ann, lambda m: [s["balance"] for s in m["seats"][:2]] == balances)
         assert after["hand_id"] is None
+        # between hands: the time left on the 30 s ready timer, for a countdown
+        assert 0 < after["next_hand_ms"] <= 30_000
+        assert all(m["next_hand_ms"] is None for m in seen
+                   if m["type"] == "table_state" and m["hand_id"] is not None)
         for seat in range(4):
             silver = ended["net"][seat] * STAKE + ended["house_silver"][seat]
             start = GRANT if seat < 2 else 100 * STAKE  # bots: the house's, at the minimum

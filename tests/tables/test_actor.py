@@ -404,11 +404,15 @@ async def test_hand_ended_is_sent_only_once_the_hand_is_stored_and_the_ready_tim
     # the win is seen at once, the settlement not: the table is settling
     assert [i.event.kind for _, i in h.out[-4:]] == ["won"] * 4
     assert not _ended(h.out) and h.table.settling and h.table.hand is None
+    assert h.table.next_deal_in is None  # no deal is due while the result is stored
     reserved = h.table.seq
     h.clock.advance(TIMERS.ready + 1)  # a slow store does not eat the ready time
     h.answer.set_result(True)
     await winning
     assert not h.table.settling
+    assert h.table.next_deal_in == TIMERS.ready  # what table_state's countdown says
+    h.clock.advance(1)
+    assert h.table.next_deal_in == TIMERS.ready - 1
     assert _ended(h.out) == [(seat, reserved) for seat in range(4)]
     await h.handle(Tick())
     assert h.table.hand is None  # the ready timer started when hand_ended was sent

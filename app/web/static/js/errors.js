@@ -17,15 +17,19 @@ function fieldOf(details) {
   return null;
 }
 
+// The sentence for a stable error code, REST's or the table socket's (one table of both).
+export function codeText(code, details = null) {
+  const d = details && typeof details === "object" ? details : {};
+  return t(`err_${hasLabel(`err_${code}`) ? code : "unknown"}`, {
+    needed: d.needed !== undefined ? fmt(d.needed) : "",
+    seconds: d.retry_after !== undefined ? Math.ceil(Number(d.retry_after)) : 1,
+  });
+}
+
 export function errorText(err) {
   if (err instanceof ApiError) {
-    const key = `err_${err.code}`;
-    if (!hasLabel(key)) return currentLang() === "en" && err.message ? err.message : t("err_unknown");
-    const d = err.details && typeof err.details === "object" ? err.details : {};
-    const text = t(key, {
-      needed: d.needed !== undefined ? fmt(d.needed) : "",
-      seconds: d.retry_after !== undefined ? Math.ceil(Number(d.retry_after)) : 1,
-    });
+    if (!hasLabel(`err_${err.code}`)) return currentLang() === "en" && err.message ? err.message : t("err_unknown");
+    const text = codeText(err.code, err.details);
     const field = err.code === "validation_error" ? fieldOf(err.details) : null;
     return field ? `${text} (${field})` : text;
   }

@@ -165,7 +165,8 @@ const TABLE_STRINGS = {
     buy_help_k: "k = 庄家连续坐庄的次数（1–4）。", buy_help_k_known: "本局 k = {k}。",
     points_n: "（{n} 分）",
     ready: "准备", ready_done: "已准备", next_hand_in: "下一局 {s} 秒后开始",
-    next_hand_note: "时间到自动发牌；点「准备」关闭结算。", last_settlement: "上局结算",
+    next_hand_note: "四家都准备就马上发牌，否则时间到自动发牌。", last_settlement: "上局结算",
+    view_board: "看牌桌", ready_waiting: "已准备，等其他玩家…", replay_link: "回放这局",
     reconnect_now: "立即重连", reconnecting_in: "连接中断，正在重新连接…",
     timer_s: "{s}秒", your_timer: "你的时间", settling: "结算中…",
     ev_discarded_wild: "{name} 打出{wild} {tile}（误打财神）",
@@ -209,7 +210,8 @@ const TABLE_STRINGS = {
     buy_help_k: "k = the dealer's deals in a row (1-4).", buy_help_k_known: "This hand k = {k}.",
     points_n: " ({n} points)",
     ready: "Ready", ready_done: "Ready", next_hand_in: "Next hand in {s} s",
-    next_hand_note: "The deal starts when the time is up; Ready closes the settlement.",
+    next_hand_note: "The next hand is dealt once all four are ready, or when the time is up.",
+    view_board: "View table", ready_waiting: "Ready: waiting for the others…", replay_link: "Replay this hand",
     last_settlement: "Last settlement",
     reconnect_now: "Reconnect now", reconnecting_in: "Connection lost, reconnecting…",
     timer_s: "{s}s", your_timer: "your time", settling: "settling…",
@@ -225,46 +227,34 @@ const TABLE_STRINGS = {
 
 // Errors the table page meets (the socket's `error.code`, and REST's for sitting, bots and
 // leaving), in the player's words.
-const TABLE_ERRORS = {
+// The table's WebSocket refusals (app/protocol/errors.py) as `err_<code>` labels; a code
+// the REST API shares (app/api/errors.py) keeps the REST sentence.
+const SOCKET_ERRORS = {
   zh: {
-    malformed: "消息格式不对", too_large: "消息太长", unknown_type: "未知的消息",
-    validation_error: "请求的内容不对", unauthorized: "登录已过期，请重新登录",
-    wrong_table: "你不在这张牌桌", stale: "牌局已经往下走了，正在同步", not_in_hand: "两局之间不能出牌",
-    no_hand: "这张牌桌还没开局", paused: "管理员暂停了牌桌，稍后继续",
-    hand_voided: "本局作废，未移动银两", rate_limited: "操作太快了，请稍等",
-    kicked: "管理员已将你移出牌桌", internal: "服务器出错，牌局已恢复", hand_over: "这一局已经结束",
-    not_your_turn: "还没轮到你，或者吃碰的机会已经过了", bad_seat: "没有这个座位",
-    tile_not_in_hand: "你手里没有这张牌", wild_discard_forbidden: "这个玩法不能打出财神",
-    discard_restricted: "这张牌现在不能打（先出风字）", not_offered: "现在不能这样做",
-    already_answered: "你已经选过了", cannot_win: "这张牌胡不了", no_tiles_left: "牌墙没有牌可以补了",
-    unknown_action: "这个玩法没有这个动作", not_found: "找不到这张牌桌",
-    too_many_bots: "这一小时叫的机器人太多了，请稍后再试", house_funds_low: "庄家资金不足，暂时不能叫机器人",
-    no_bots_free: "现在没有空闲的机器人", insufficient_balance: "银两不够坐这张牌桌",
-    seat_taken: "座位已经有人", table_full: "牌桌已满", already_seated: "你已经坐在这里",
-    seated_elsewhere: "你已经坐在另一张牌桌", table_unavailable: "牌桌暂时不可用，请稍后再试",
-    forbidden: "没有权限",
+    malformed: "消息格式不对", unknown_type: "未知的消息", stale: "牌局已经往下走了，正在同步", not_in_hand: "两局之间不能出牌",
+    no_hand: "这张牌桌还没开局", paused: "管理员暂停了牌桌，稍后继续", hand_voided: "本局作废，未移动银两", kicked: "管理员已将你移出牌桌",
+    internal: "服务器出错，牌局已恢复", hand_over: "这一局已经结束", not_your_turn: "还没轮到你，或者吃碰的机会已经过了",
+    bad_seat: "没有这个座位", tile_not_in_hand: "你手里没有这张牌", wild_discard_forbidden: "这个玩法不能打出财神",
+    discard_restricted: "这张牌现在不能打（先出风字）", not_offered: "现在不能这样做", already_answered: "你已经选过了",
+    cannot_win: "这张牌胡不了", no_tiles_left: "牌墙没有牌可以补了", unknown_action: "这个玩法没有这个动作",
+    in_hand: "这一局还没结束：两局之间才能准备",
   },
   en: {
-    malformed: "The message was malformed", too_large: "The message was too long",
-    unknown_type: "Unknown message", validation_error: "The request was not valid",
-    unauthorized: "Your session expired: please log in again", wrong_table: "You do not sit at this table",
+    malformed: "The message was malformed", unknown_type: "Unknown message",
     stale: "The hand moved on; catching up", not_in_hand: "No hand is in play",
     no_hand: "This table has not dealt yet", paused: "An administrator paused the table",
-    hand_voided: "The hand was voided; no silver moved", rate_limited: "Too fast: please wait a moment",
-    kicked: "An administrator removed you from the table", internal: "The server failed; the hand was restored",
-    hand_over: "The hand is over", not_your_turn: "It is not your turn, or the claim window closed",
-    bad_seat: "No such seat", tile_not_in_hand: "That tile is not in your hand",
+    hand_voided: "The hand was voided; no silver moved",
+    kicked: "An administrator removed you from the table",
+    internal: "The server failed; the hand was restored", hand_over: "The hand is over",
+    not_your_turn: "It is not your turn, or the claim window closed", bad_seat: "No such seat",
+    tile_not_in_hand: "That tile is not in your hand",
     wild_discard_forbidden: "This variant does not let you discard the wild",
     discard_restricted: "That tile cannot be discarded now (honours first)",
     not_offered: "That is not possible now", already_answered: "You already answered",
-    cannot_win: "That tile does not complete your hand", no_tiles_left: "No tile is left for a replacement",
-    unknown_action: "This variant has no such action", not_found: "No such table",
-    too_many_bots: "Too many bots called this hour: try again later",
-    house_funds_low: "The house cannot fund bots now", no_bots_free: "No bot is free now",
-    insufficient_balance: "Not enough silver to sit at this table", seat_taken: "That seat is taken",
-    table_full: "The table is full", already_seated: "You already sit here",
-    seated_elsewhere: "You already sit at another table",
-    table_unavailable: "The table is unavailable: try again shortly", forbidden: "Not allowed",
+    cannot_win: "That tile does not complete your hand",
+    no_tiles_left: "No tile is left for a replacement",
+    unknown_action: "This variant has no such action",
+    in_hand: "The hand is not over: Ready comes between hands",
   },
 };
 
@@ -352,11 +342,6 @@ Object.assign(STRINGS.en, TABLE_STRINGS.en);
 
 // --- the table page (tableui) ---------------------------------------------------------------
 
-// A server error on the table page in the player's language, from its stable code.
-export function tableErrorText(code) {
-  const text = TABLE_ERRORS[lang][code] ?? TABLE_ERRORS.en[code];
-  return text ?? `${t("error")}: ${code}`;
-}
 
 // A title (称号) as the server sends it (Chinese), in the current language.
 export function titleName(title) {
@@ -456,7 +441,7 @@ const PAGE_STRINGS = {
     err_too_large: "请求太大了。", err_busy: "服务器正忙，请稍后再试。",
     err_table_unavailable: "这张牌桌暂时连不上，请稍后再试。",
     err_house_funds_low: "庄家的银两不够给机器人，请联系管理员。", err_no_bots_free: "机器人都在忙，请稍后再试。",
-    err_internal_error: "服务器出错了，请稍后再试。", err_network: "连不上服务器，请检查网络后再试。",
+    err_internal_error: "服务器出错了，请稍后再试。", err_method_not_allowed: "不支持这个操作。", err_network: "连不上服务器，请检查网络后再试。",
     err_unknown: "出错了，请稍后再试。",
     ledger_signup_grant: "注册赠送", ledger_hand_settlement: "牌局结算", ledger_escape_penalty: "逃跑罚分",
     ledger_disconnect_penalty: "掉线罚分", ledger_house_reward: "庄家奖励", ledger_admin_adjustment: "管理员调整",
@@ -520,7 +505,7 @@ const PAGE_STRINGS = {
     err_too_large: "The request is too large.", err_busy: "The server is busy; try again shortly.",
     err_table_unavailable: "That table cannot be reached right now; try again shortly.",
     err_house_funds_low: "The house cannot fund the bots; ask an administrator.", err_no_bots_free: "Every bot is busy; try again shortly.",
-    err_internal_error: "Something went wrong on the server; try again shortly.", err_network: "Cannot reach the server; check the network and try again.",
+    err_internal_error: "Something went wrong on the server; try again shortly.", err_method_not_allowed: "That request is not supported.", err_network: "Cannot reach the server; check the network and try again.",
     err_unknown: "Something went wrong; try again shortly.",
     ledger_signup_grant: "signup grant", ledger_hand_settlement: "hand settlement", ledger_escape_penalty: "escape penalty",
     ledger_disconnect_penalty: "disconnect penalty", ledger_house_reward: "house reward", ledger_admin_adjustment: "admin adjustment",
@@ -547,6 +532,9 @@ const PAGE_STRINGS = {
   },
 };
 for (const code of Object.keys(PAGE_STRINGS)) Object.assign(STRINGS[code], PAGE_STRINGS[code]);
+for (const l of Object.keys(SOCKET_ERRORS)) {
+  for (const [code, text] of Object.entries(SOCKET_ERRORS[l])) STRINGS[l][`err_${code}`] ??= text;
+}
 
 // A ledger row's reason (app/protocol/vocabulary.py LEDGER_REASONS) in the current language.
 export function ledgerReason(code) {

@@ -5,7 +5,8 @@
 
 import { api, ApiError, refreshTokens, session } from "./api.js";
 import { announce } from "./dom.js";
-import { tableErrorText, t } from "./i18n.js";
+import { codeText, errorText } from "./errors.js";
+import { t } from "./i18n.js";
 import { applyEvent, emptyHand, fromSnapshot } from "./model.js";
 import { ProtocolClient } from "./protocol.js";
 import { describe, entriesOfSnapshot, entryOf, push } from "./tablelog.js";
@@ -50,7 +51,10 @@ export class TableController {
     this.confirming = null; // a tile whose discard costs a penalty, waiting for a yes
     this.turnClock = null; // {seat, deadline}: another seat's turn, counted down
     this.freshDiscard = null; // {seat, at}: the newest discard, animated into its river
-    this.readyAt = null; // when the next hand is dealt (ms), counted from hand_ended
+    // when the next hand is dealt (ms): from hand_ended, then table_state's next_hand_ms (a
+    // resume replays the hand's events after the table_state: hand_started keeps it)
+    this.readyAt = null;
+    this.readySent = false; // this page said 准备 since the last deal
     this.streak = null; // {dealer, k}: the dealer's deals in a row (温州's k), when known
     this.askedAutoplay = false;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -157,13 +161,19 @@ export class TableController {
   }
 
   onTableState(m) {
+    const first = !this.tableState;
     this.tableState = m;
+    // between hands the server says when its ready timer deals (after a reload too)
+    if (m.hand_id === null && !m.settling) {
+      this.readyAt = m.next_hand_ms === null ? null : Date.now() + m.next_hand_ms;
+    }
     this.variant = m.variant;
     this.players = m.seats.map((s) => ({ ...s, bot: Boolean(s.name && s.name.startsWith("bot-")) }));
     if (this.seat !== null && m.seats[this.seat]) {
       const on = m.seats[this.seat].autoplay;
-      // 托管 the player did not ask for: two timeouts in a row
-      if (on && !this.autoplay && !this.askedAutoplay) this.warn(() => t("autoplay_now"));
+      // 托管 the player did not ask for: two timeouts in a row (not a page that opens on
+      // a seat already on 托管)
+      if (on && !first && !this.autoplay && !this.askedAutoplay) this.warn(() => t("autoplay_now"));
       this.autoplay = on;
     }
   }
@@ -197,7 +207,7 @@ export class TableController {
       this.settlement = null;
       this.waiting = false;
       this.log = [];
-      this.readyAt = null;
+      this.readySent = false;
       this.streak = nextDealerStreak(this.streak, { handId: m.hand_id, dealer: e.dealer });
       this.loadPlayers().then(() => this.render(), () => {});
     }
@@ -280,16 +290,16 @@ export class TableController {
       return;
     }
     const code = m.code;
-    this.warn(() => tableErrorText(code));
+    this.warn(() => codeText(code));
   }
 
   async settle(handId, ended) {
     this.prompt = null;
-    // a reload between hands is sent the ended hand again: its settlement was seen already,
-    // and the time it ended is not known (the countdown waits for the next hand)
+    // a reload between hands is sent the ended hand again: its settlement was seen already
+    // (the countdown comes from table_state's next_hand_ms)
     const seen = sessionStorage.getItem(SEEN_KEY) === `${this.tableId}/${handId}`;
     sessionStorage.setItem(SEEN_KEY, `${this.tableId}/${handId}`);
-    this.readyAt = seen ? null : Date.now() + this.timers.ready * 1000;
+    if (!seen) this.readyAt = Date.now() + this.timers.ready * 1000;
     this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: seen };
     this.render({ settled: !seen });
     // the hand ends before its silver moves: wait for this hand's ledger row, then read /me
@@ -414,7 +424,7 @@ export class TableController {
       await api("POST", `/tables/${this.tableId}/fill-bots`);
       await this.loadPlayers();
     } catch (err) {
-      this.notice = err.code ? tableErrorText(err.code) : String(err);
+      this.notice = errorText(err);
     }
     this.render();
   }
@@ -426,7 +436,7 @@ export class TableController {
       await api("POST", `/tables/${this.tableId}/leave`);
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== "wrong_table") {
-        this.notice = err.code ? tableErrorText(err.code) : String(err);
+        this.notice = errorText(err);
         this.render();
         return;
       }
@@ -434,14 +444,28 @@ export class TableController {
     location.hash = "#/lobby";
   }
 
-  // closes the settlement; the centre counts down to the deal at the end of the server's
-  // ready timer. (The server also takes a `ready` message, `ProtocolClient.sayReady`, and
-  // deals at once when every seat is ready: this page does not send it yet.)
+  // closes the settlement to look at the board; the centre counts down to the deal at the
+  // end of the server's ready timer, and 准备 stays offered under the hand
   closeSettlement() {
     if (this.settlement) this.settlement.closed = true;
     this.render();
-    const first = this.main.querySelector("#autoplay");
+    const first = this.main.querySelector("#ready-button") || this.main.querySelector("#autoplay");
     if (first) first.focus();
+  }
+
+  // 准备: closes the settlement and tells the server this seat is ready; once every seat is
+  // (bots always are), the next hand is dealt at once rather than when the timer runs out
+  sayReady() {
+    if (this.settlement) this.settlement.closed = true;
+    if (this.client.sayReady(this.tableId)) this.readySent = true;
+    this.render();
+  }
+
+  // between hands: whether this seat said 准备 (the server's table_state, or this page
+  // before the server answered)
+  isReady() {
+    const seat = this.seat !== null && this.tableState ? this.tableState.seats[this.seat] : null;
+    return this.readySent || Boolean(seat && seat.ready);
   }
 
   reopenSettlement() {

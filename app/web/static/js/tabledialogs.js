@@ -90,7 +90,10 @@ export function settlementDialog(c) {
       "aria-labelledby": "settle-title", tabindex: -1 },
     h("div", { class: "settle-body" },
       h("h2", { id: "settle-title" }, `${t("settlement")} · ${outcome}`),
-      h("p", { class: "settle-stake" }, `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)}`),
+      h("p", { class: "settle-stake" }, `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)} · `,
+        // the stored hand, step by step, in a tab of its own (the table plays on here)
+        h("a", { id: "settle-replay", href: `#/replay/${encodeURIComponent(s.handId)}`, target: "_blank",
+          rel: "noopener", dataset: { hand: s.handId } }, t("replay_link"))),
       ...s.wins.map((w) => winBlock(c, ended, w)),
       otherHands(c, ended, s.wins),
       h("table", { class: "grid", id: "settle-table" },
@@ -116,7 +119,8 @@ export function settlementDialog(c) {
       h("p", { class: "next-hand" }, h("span", { id: "settle-countdown", role: "timer", "aria-live": "off" }),
         " ", h("span", { class: "note" }, t("next_hand_note"))),
       h("div", { class: "row" },
-        h("button", { type: "button", class: "primary", id: "settle-close", onclick: () => c.closeSettlement() }, t("ready")),
+        h("button", { type: "button", class: "primary", id: "settle-ready", onclick: () => c.sayReady() }, t("ready")),
+        h("button", { type: "button", id: "settle-close", onclick: () => c.closeSettlement() }, t("view_board")),
         h("button", { type: "button", id: "settle-leave", onclick: () => c.leave() }, t("leave_table"))))));
 }
 

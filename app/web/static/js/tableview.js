@@ -283,6 +283,13 @@ function actionBar(c) {
       discards.length ? h("span", { class: "hint", id: "your-turn" }, t("your_turn")) : null,
       h("span", { id: "countdown", role: "timer", "aria-live": "off" })));
   }
+  // between hands, once the settlement is closed: 准备, or who it waits for
+  const between = c.hand && c.hand.ended && c.seat !== null && (!c.settlement || c.settlement.closed);
+  if (between) {
+    buttons.append(c.isReady()
+      ? h("span", { id: "ready-said", class: "hint" }, t("ready_waiting"))
+      : h("button", { type: "button", class: "primary", id: "ready-button", onclick: () => c.sayReady() }, t("ready")));
+  }
   const selected = c.selected && discards.some((a) => a.tile === c.selected.tile) ? c.selected.tile : null;
   if (selected) {
     buttons.append(h("button", { type: "button", class: "confirm-discard primary", id: "discard-selected",

@@ -1,0 +1,42 @@
+"""Every stable code the server can answer with has a sentence in both of the client's
+languages (app/web/static/js/i18n.js, one table for REST and the table socket): the REST
+error codes (app/api/errors.py), the socket's refusals (app/protocol/errors.py) and the
+ledger reasons. A code without one would show a generic sentence, or in Chinese an English
+fallback."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page
+
+from app.api.errors import STATUS
+from app.protocol.errors import ERROR_MEANINGS
+from app.protocol.vocabulary import LEDGER_REASONS
+
+LABELS = """async (keys) => {
+  const { setLang, t } = await import("/static/js/i18n.js");
+  const { codeText } = await import("/static/js/errors.js");
+  const out = {};
+  for (const lang of ["zh", "en"]) {
+    setLang(lang);
+    out[lang] = Object.fromEntries(keys.map((k) => [k, k.startsWith("err_") ? codeText(k.slice(4)) : t(k)]));
+  }
+  setLang("zh");
+  return out;
+}"""
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_every_error_code_and_ledger_reason_reads_in_both_languages(client_page: Page) -> None:
+    codes = sorted(set(STATUS) | set(ERROR_MEANINGS) | {"network", "unknown"})
+    keys = [f"err_{c}" for c in codes] + [f"ledger_{r}" for r in sorted(LEDGER_REASONS)]
+    shown = client_page.evaluate(LABELS, keys)
+    generic = shown["zh"]["err_unknown"], shown["en"]["err_unknown"]
+    for key in keys:
+        zh, en = shown["zh"][key], shown["en"][key]
+        assert key not in (zh, en), key
+        if key != "err_unknown":
+            assert zh not in generic and en not in generic, key  # its own sentence
+        assert HAN.search(zh) and not HAN.search(en), (key, zh, en)
