@@ -20,6 +20,7 @@ from app.api import (
     openapi,
     protocol_docs,
     replay,
+    rooms,
     ws,
 )
 from app.api.body_limit import BodyLimit
@@ -31,6 +32,7 @@ from app.api.throttle import Bars, RequestLimits
 from app.ops import health, metrics
 from app.ops.limits_storage import limits_storage
 from app.ops.monitoring import monitoring_port
+from app.rooms.service import Rooms
 from app.rules.variants import VARIANTS
 from app.settings import Settings, get_settings
 from app.store.db import Database
@@ -61,6 +63,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.tables.network = RedisNetwork(
                 settings, app.state.tables, app.state.db.sessions
             )
+        app.state.rooms = Rooms(  # private rooms (app/rooms), told of their tables' hands
+            app.state.tables, app.state.db.sessions, vote_seconds=settings.room_vote_seconds
+        )
         await app.state.tables.network.start()
         listener = (  # /metrics on its own listener only
             monitoring_port(app, settings.metrics_host, settings.metrics_port)
@@ -70,6 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with listener:
             yield
         await app.state.tables.stop()
+        await app.state.rooms.stop()
         await app.state.tables.network.stop()
         await app.state.db.close()
 
@@ -104,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         admin.router,
         admin_tables.router,
         lobby.router,
+        rooms.router,
         ws.router,
         replay.router,
         protocol_docs.router,

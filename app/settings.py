@@ -141,6 +141,8 @@ class Settings(BaseSettings):
     # a table where no person sits (every seat empty or a bot's) for this many seconds is
     # closed between hands by the node that owns it (app/tables/registry.py); 0: never
     table_idle_close_seconds: int = Field(default=300, ge=0)
+    # a private room's dissolve vote: how long its players have to agree (docs/rooms.md)
+    room_vote_seconds: float = Field(default=60.0, gt=0, le=600)
     # per account: tables it opened that are still open (409 too_many_tables) ...
     max_open_tables: int = Field(default=3, ge=1, le=1000)
     # ... and bot seats it called in the last hour, on one node (429 too_many_bots)

@@ -6,7 +6,8 @@ Codes: validation_error, unauthorized, bad_credentials, banned, forbidden, not_f
 method_not_allowed (405, with the `Allow` header: the path takes other methods),
 duplicate_username, insufficient_balance, seat_taken, table_full, already_seated,
 seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
-too_many_tables, idempotency_conflict, rate_limited, too_many_bots, too_large, busy,
+too_many_tables, idempotency_conflict, vote_open, no_vote, already_voted (a private
+room's dissolve vote, app/api/rooms.py), rate_limited, too_many_bots, too_large, busy,
 table_unavailable, house_funds_low, no_bots_free, internal_error.
 
 The edge (docs/architecture.md, "The edge"), answered before the app reads the request:
@@ -60,6 +61,9 @@ STATUS = {
     "insufficient_balance": 409,
     "too_many_tables": 409,
     "idempotency_conflict": 409,
+    "vote_open": 409,  # a private room's dissolve vote is running already
+    "no_vote": 409,  # no dissolve vote is running
+    "already_voted": 409,
     "rate_limited": 429,
     "too_many_bots": 429,
     "too_large": 413,  # the request body is over max_body_bytes (app/api/body_limit.py)

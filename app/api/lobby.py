@@ -178,9 +178,10 @@ async def list_tables(
     title, bot or person; `seats` keeps the bare account ids)."""
     listed = await registry_of(request).network.tables()
     if listed is not None:  # every node's tables, from the cluster's directory
-        tables = [TableOut.model_validate(summary) for summary in listed]
-    else:
-        tables = [table_out(live) for live in registry_of(request).all()]
+        tables = [TableOut.model_validate(summary) for summary in listed
+                  if not summary.get("room")]
+    else:  # a private room's table is not listed: it is found by its code
+        tables = [table_out(live) for live in registry_of(request).all() if live.room is None]
     profiles = await _profiles(session, {a for t in tables for a in t.seats if a is not None})
     return [
         LobbyTableOut(**t.model_dump(), players=_players(t.seats, profiles)) for t in tables
@@ -261,17 +262,28 @@ async def sit(
     100 x the stake, `seat_taken`, `table_full`, `already_seated`, `seated_elsewhere`
     (details: the `table_id` the account sits at)."""
     registry = registry_of(request)
+    live = registry.get(table_id)
+    private = live.room is not None if live is not None else bool(
+        ((await registry.network.summary(table_id)) or {}).get("room"))
+    if private:  # a private room's table: seated only with its code (POST /rooms/{code}/join)
+        raise ApiError("not_found", f"no table {table_id!r}")
+    return await seat_at(registry, table_id, account, body.seat if body is not None else None)
+
+
+async def seat_at(
+    registry: TableRegistry, table_id: str, account: Account, seat: int | None
+) -> SeatOut:
+    """Seat the account at `table_id` (on this node or the one that owns it), its silver
+    checked against the table's minimum."""
     if registry.get(table_id) is None and registry.network.remote:
-        return await _elsewhere(registry, "sit", table_id, account, body)
+        return await _elsewhere(registry, "sit", table_id, account, SitIn(seat=seat))
     live = _found(registry, table_id)
     _can_afford(account, live.stake)
     try:
-        seat = await registry.take_seat(
-            table_id, account.id, body.seat if body is not None else None
-        )
+        taken = await registry.take_seat(table_id, account.id, seat)
     except TableError as refused:
         raise ApiError(refused.code, refused.message, refused.details) from None
-    return SeatOut(table=table_out(live), seat=seat)
+    return SeatOut(table=table_out(live), seat=taken)
 
 
 @router.post(
@@ -315,6 +327,8 @@ async def fill_bots(
         live = _found(registry, table_id)
         if live.seat_of(caller) is None:
             raise ApiError("wrong_table", "only a player at the table may call bots to it")
+        if live.room is not None and live.creator != caller:
+            raise ApiError("forbidden", "only the room's owner may call bots to it")
         empty = sum(a is None for a in live.accounts())
         if empty == 0:
             return table_out(live)
@@ -349,6 +363,8 @@ async def _bots_elsewhere(
         raise ApiError("not_found", f"no table {table_id!r}")
     if caller not in summary["seats"]:
         raise ApiError("wrong_table", "only a player at the table may call bots to it")
+    if summary.get("room") and summary.get("creator") != caller:
+        raise ApiError("forbidden", "only the room's owner may call bots to it")
     empty = sum(a is None for a in summary["seats"])
     if empty == 0:
         return TableOut.model_validate(summary)

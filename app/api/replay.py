@@ -19,6 +19,7 @@ to the next step, so a step never tells who could have claimed.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -108,6 +109,9 @@ class Recorded:
     def __init__(self, record: HandRecord) -> None:
         stored: dict[str, Any] = json.loads(record.ctx)
         self.ruleset: Ruleset = get_ruleset(record.variant)
+        if record.options is not None:  # a private room's house rules
+            chosen = type(self.ruleset.options)(**json.loads(record.options))
+            self.ruleset = replace(self.ruleset, options=chosen)
         self.seed = record.seed
         self.ctx = TableContext(
             dealer=stored["dealer"],

@@ -128,6 +128,9 @@ class TableConfig(_Model):
     hands: int
     seq: int
     paused: bool = False
+    options: dict[str, Any] | None = None  # a private room's options (None: the defaults)
+    room: str | None = None  # a private room's code
+    creator: int | None = None  # who opened it (a room's owner)
 
 
 class HandHeader(_Model):

@@ -60,6 +60,7 @@ def summary_of(live: LiveTable, node_id: str) -> dict[str, Any]:
         "node": node_id,
         "creator": live.creator,  # the lobby's table limit per account (app/api/lobby.py)
         "timers": asdict(live.timers),  # GET /tables/{id}/players, from any node
+        "room": live.room,  # a private room's code: not listed in the lobby
     }
 
 
@@ -115,6 +116,9 @@ class Ownership(HandObserver):
             ctx=None,
             hands=0,
             seq=0,
+            options=live.options,
+            room=live.room,
+            creator=live.creator,
         )
         self._store(live, clear_hand=True)
         await self._node.writer.flush()  # listed before the creator is answered
@@ -300,8 +304,10 @@ class Ownership(HandObserver):
         self.leased[table_id] = lease
         self._configs[table_id] = config
         live = node.registry.create(
-            config.variant, config.stake, timers=config.timers.timers(), table_id=table_id
+            config.variant, config.stake, timers=config.timers.timers(), table_id=table_id,
+            options=config.options, room=config.room,
         )
+        live.creator = config.creator
         live.bots = {s.account for s in config.seats if s.account is not None and s.bot}
         # a player is there only with a live socket on some node; one whose socket died
         # with the old owner starts disconnected (the usual disconnect and 托管 rules)

@@ -19,6 +19,7 @@ from app.protocol.actions import WireAction
 from app.protocol.base import ClientModel, HandId, SeatNumber, Seq, TableId, WireModel
 from app.protocol.errors import ErrorCode
 from app.protocol.events import EventPayload
+from app.protocol.rooms import RoomMessage
 from app.protocol.views import SeatView
 from app.protocol.vocabulary import Variant
 
@@ -274,7 +275,8 @@ ServerMessage = Annotated[
     | ErrorMessage
     | PongMessage
     | SeatedMessage
-    | TableStateMessage,
+    | TableStateMessage
+    | RoomMessage,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -280,6 +280,26 @@ LEDGER_REASONS: dict[str, str] = {
     "house_float": "the house account's opening float, once per database (made)",
 }
 
+_RoomStatus = Literal["open", "ended", "dissolved"]
+ROOM_STATUSES: dict[str, str] = {
+    "open": "seats may be taken with the code; hands are dealt until the session's length",
+    "ended": "the session was played to its length; the scoreboard is final",
+    "dissolved": "dissolved (解散): by its owner before the first hand, or by a unanimous vote "
+    "of its players (the hand in play voided)",
+}
+
+_LengthUnit = Literal["hands", "ban"]
+LENGTH_UNITS: dict[str, str] = {
+    "hands": "a number of hands (a voided hand does not count)",
+    "ban": "版: four 圈, a 圈 ending when every seat has dealt once (RULES.md 1)",
+}
+
+_RoomOutcome = Literal["win", "draw", "escape", "voided"]
+ROOM_OUTCOMES: dict[str, str] = {
+    **OUTCOMES,
+    "voided": "the hand was voided: no points and no silver moved",
+}
+
 
 class Meanings:
     """Annotate a Literal with the meaning of each value: the schema gets ``enum`` (from the
@@ -317,6 +337,9 @@ BaseReasonKey = Annotated[_BaseReasonKey, Meanings(_BaseReasonKey, BASE_REASONS)
 HuzhouLevel = Annotated[_HuzhouLevel, Meanings(_HuzhouLevel, HUZHOU_LEVELS)]
 GroupShape = Annotated[_GroupShape, Meanings(_GroupShape, GROUP_SHAPES)]
 PaymentTermKey = Annotated[_PaymentTermKey, Meanings(_PaymentTermKey, PAYMENT_TERMS)]
+RoomStatus = Annotated[_RoomStatus, Meanings(_RoomStatus, ROOM_STATUSES)]
+LengthUnit = Annotated[_LengthUnit, Meanings(_LengthUnit, LENGTH_UNITS)]
+RoomOutcome = Annotated[_RoomOutcome, Meanings(_RoomOutcome, ROOM_OUTCOMES)]
 
 
 def as_variant(name: str) -> _Variant:

@@ -144,6 +144,8 @@ class HandRecord(Base):
     actions: Mapped[str] = mapped_column(Text)  # [{"seat": n, "action": wire action}]
     result: Mapped[str] = mapped_column(Text)  # {"outcome": ..., "net": [...]} or {}
     voided: Mapped[bool] = mapped_column(default=False)
+    # the variant's options as JSON when a private room changed them (null: the defaults)
+    options: Mapped[str | None] = mapped_column(Text, default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
@@ -161,3 +163,41 @@ class Disconnect(Base):
     variant: Mapped[str] = mapped_column(String(16))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     penalty: Mapped[int] = mapped_column(BigInteger, default=0)  # silver due (0: none)
+
+
+ROOM_STATUSES = ("open", "ended", "dissolved")
+
+
+class Room(Base):
+    """A private room (好友房): a table found only by its `code`, with the owner's house rules
+    and a session of a fixed length (docs/rooms.md). `open_code` is the code while the room
+    is open and null after: codes are unique among open rooms and reused later. The session
+    scoreboard (大结算) is stored when the room ends."""
+
+    __tablename__ = "rooms"
+    __table_args__ = (
+        CheckConstraint("status IN ('open', 'ended', 'dissolved')", name="ck_room_status"),
+        CheckConstraint("length_unit IN ('hands', 'ban')", name="ck_room_length_unit"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    code: Mapped[str] = mapped_column(String(6), index=True)
+    open_code: Mapped[str | None] = mapped_column(String(6), unique=True, default=None)
+    table_id: Mapped[str] = mapped_column(String(64), unique=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    variant: Mapped[str] = mapped_column(String(16))
+    options: Mapped[str] = mapped_column(Text, default="{}")  # only the changed ones
+    stake: Mapped[int] = mapped_column(BigInteger)
+    timers: Mapped[str] = mapped_column(Text)  # {"discard": s, "claim": s, ...}
+    length_unit: Mapped[str] = mapped_column(String(8))  # hands | ban (版)
+    length: Mapped[int] = mapped_column(Integer)
+    spectators: Mapped[bool] = mapped_column(default=False)  # watching with the code
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    scoreboard: Mapped[str | None] = mapped_column(Text, default=None)  # JSON, when ended
+    # a dissolve vote (解散投票) in progress: who asked, until when, and each human seat's
+    # answer so far ({"account id": true|false}); null: none
+    vote_by: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    vote_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    votes: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)

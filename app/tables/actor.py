@@ -225,6 +225,9 @@ class Table:
         # the seats' 积分 for the next hand's context (湖州 bases, RULES.md 4); None: the
         # context's own (the core's `next_context`)
         self.seat_points: SeatPoints | None = None
+        # whether another hand may be dealt (a private room: False once its session is
+        # over, or while that is not known yet); None: always
+        self.may_deal: Callable[[], bool] | None = None
 
     # --- what callers may read ------------------------------------------------------------
 
@@ -263,9 +266,12 @@ class Table:
         due = self._next_hand_at
         if due is None or self._paused or self._storing or self._live() is not None:
             return None
-        if not self._seated():
+        if not self._seated() or not self._dealing():
             return None
         return max(0.0, due - self.clock.now())
+
+    def _dealing(self) -> bool:
+        return self.may_deal is None or self.may_deal()
 
     @property
     def dealer(self) -> int:
@@ -396,7 +402,7 @@ class Table:
             return
         if self._live() is None:
             due = self._next_hand_at
-            if due is not None and self.clock.now() >= due and self._seated():
+            if due is not None and self.clock.now() >= due and self._seated() and self._dealing():
                 await self._deal()
             return
         while (state := self._live()) is not None:
@@ -732,8 +738,9 @@ class Table:
         self._prompts = {}
         away = tuple(s for s in range(4) if not self.seats[s].connected)
         next_ctx = self.ruleset.next_context(state)
-        reseat = self._session_over(state.ctx, next_ctx)
-        record = self._record(state, voided=False, away=away, reseat=reseat)
+        session_end, reseat = self._session_over(state.ctx, next_ctx)
+        record = self._record(state, voided=False, away=away, reseat=reseat,
+                              session_end=session_end)
         self._ctx = next_ctx
         for seat in away:
             self.seats[seat] = SeatState(None)
@@ -758,18 +765,20 @@ class Table:
         self._next_hand_at = self.clock.now() + self.timers.ready
         return True
 
-    def _session_over(self, ctx: TableContext, next_ctx: TableContext) -> Reseat | None:
-        """Count the deal passing; at the end of a 版 with `reseat_after_session`, the new
-        seating (its seed from the seed source)."""
+    def _session_over(
+        self, ctx: TableContext, next_ctx: TableContext
+    ) -> tuple[bool, Reseat | None]:
+        """Count the deal passing: whether this hand ended a 版, and then, with
+        `reseat_after_session`, the new seating (its seed from the seed source)."""
         if next_ctx.dealer != ctx.dealer:
             self._deal_passes += 1
         if self._deal_passes < 4 * ROUNDS_PER_SESSION:
-            return None
+            return False, None
         self._deal_passes = 0
         if not getattr(self.ruleset.options, "reseat_after_session", False):
-            return None
+            return True, None
         seed = self._seed_source()
-        return Reseat(seed, draw_seats(seed))
+        return True, Reseat(seed, draw_seats(seed))
 
     def _reseat(self, reseat: Reseat) -> None:
         """Move every player to their new seat; the next 版 starts as a new table would
@@ -792,7 +801,9 @@ class Table:
         voided: bool,
         away: tuple[int, ...] = (),
         reseat: Reseat | None = None,
+        session_end: bool = False,
     ) -> HandRecordData:
+        options = self.ruleset.options
         return HandRecordData(
             table_id=self.table_id,
             hand_id=self._hand_id,
@@ -808,6 +819,8 @@ class Table:
             voided=voided,
             away=away,
             reseat=reseat,
+            session_end=session_end,
+            options=None if options == self.ruleset.default_options() else options,
         )
 
     # --- recovery -------------------------------------------------------------------------

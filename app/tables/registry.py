@@ -49,9 +49,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
@@ -151,6 +151,19 @@ def seated_elsewhere(table_id: str) -> TableError:
     )
 
 
+class RoomHooks(Protocol):
+    """What the registry tells the private rooms (app.rooms.service)."""
+
+    async def hand_stored(self, live: LiveTable) -> None:
+        """A hand of the room's table is stored: count the session, end it when due."""
+
+    def served(self, live: LiveTable) -> None:
+        """This node serves the room's table now (made, or taken over from another node)."""
+
+    def closed(self, live: LiveTable) -> None:
+        """The room's table was closed here (dissolved, or idle): the room ends with it."""
+
+
 @dataclass(slots=True)
 class LiveTable:
     """One table of this process: its actor, its stake (silver per point) and its tasks."""
@@ -169,6 +182,18 @@ class LiveTable:
     profiles: dict[int, tuple[str, int]] = field(default_factory=dict)
     # since when (the registry's clock) no person sits here (empty or bots); None: one does
     idle_since: float | None = None
+    # a private room's code (好友房, app/api/rooms.py): not listed in the lobby, seated only
+    # through the room; None: a public table
+    room: str | None = None
+    # a private room's session: None while not known (no hand is dealt), then whether it
+    # is over (no more hands)
+    session_over: bool | None = None
+
+    @property
+    def options(self) -> dict[str, object] | None:
+        """The variant's options when a private room changed them, as stored (JSON)."""
+        options = self.table.ruleset.options
+        return None if options == self.table.ruleset.default_options() else asdict(options)
 
     def accounts(self) -> list[int | None]:
         return [seat.account for seat in self.table.seats]
@@ -227,6 +252,8 @@ class TableRegistry:
         self._sitting: dict[int, tuple[asyncio.Lock, int]] = {}  # account -> its sits' lock
         # the cluster (app.cluster.node.RedisNetwork), or this process alone
         self.network: Network = LocalNetwork()
+        # private rooms' sessions (app.rooms.service.Rooms), set by the app
+        self.rooms: RoomHooks | None = None
 
     # --- tables ---------------------------------------------------------------------------
 
@@ -239,10 +266,16 @@ class TableRegistry:
         preset: Preset | None = None,
         ctx: TableContext | None = None,
         table_id: str | None = None,
+        options: Mapping[str, object] | None = None,
+        room: str | None = None,
     ) -> LiveTable:
         """A new empty table of `variant` at `stake` silver per point, running at once. A
-        `preset` (admin test mode) deals the first hand from that wall, with `ctx`'s dealer."""
+        `preset` (admin test mode) deals the first hand from that wall, with `ctx`'s dealer.
+        A private `room` (its code) plays by `options` (the variant's, changed by the room's
+        owner; checked by the caller) and deals only while its session runs."""
         ruleset = get_ruleset(variant)  # ValueError for an unknown variant
+        if options:
+            ruleset = replace(ruleset, options=replace(ruleset.options, **options))
         if stake < 0:
             raise ValueError("the stake is not below 0")
         table_id = table_id or secrets.token_hex(6)
@@ -263,7 +296,11 @@ class TableRegistry:
         table.observer = self.network.observer()
         if variant in POINTS_VARIANTS:
             table.seat_points = lambda accounts: self._seat_points(variant, accounts)
-        live = LiveTable(table_id, variant, stake, chosen, table)
+        live = LiveTable(table_id, variant, stake, chosen, table, room=room)
+        if room is not None:
+            table.may_deal = lambda: live.session_over is False
+            if self.rooms is not None:
+                self.rooms.served(live)
         live.tasks = [
             asyncio.create_task(table.run(), name=f"table-{table_id}"),
             asyncio.create_task(tick_forever(table, TICK_SECONDS), name=f"tick-{table_id}"),
@@ -521,6 +558,8 @@ class TableRegistry:
         self._owed_seated.pop(table_id, None)
         self._senders.pop(table_id, None)  # it finds no table and ends
         self.network.closed(table_id)
+        if live.room is not None and self.rooms is not None:
+            self.rooms.closed(live)
 
     # --- idle tables ------------------------------------------------------------------------
 
@@ -788,10 +827,15 @@ class TableRegistry:
 
     def _deliver(self, live: LiveTable, seat: int, message: ServerMessage) -> None:
         account = live.table.seats[seat].account
-        sink = self._connections.get(account) if account is not None else None
+        if account is not None:
+            self.tell(account, message)
+
+    def tell(self, account: int, message: ServerMessage) -> None:
+        """Send `message` to the account's socket: here, or on another node of the cluster."""
+        sink = self._connections.get(account)
         if sink is not None:
             sink.deliver(message)
-        elif account is not None and self.network.remote:  # a socket on another node
+        elif self.network.remote:  # a socket on another node, if any
             self.network.deliver(account, message)
 
     # --- the end of a hand ----------------------------------------------------------------
@@ -830,6 +874,8 @@ class TableRegistry:
                 delay = min(2 * delay, STORE_RETRY_MAX)
         if record.state is not None and not record.voided:
             metrics.settled(record.state.outcome)
+        if live is not None and live.room is not None and self.rooms is not None:
+            await self.rooms.hand_stored(live)  # the session's progress, before any deal
         # new balances and titles (after a reseat the actor tells each seat its new seat,
         # in order with the events: `SeatedOut`)
         self.announce(record.table_id)

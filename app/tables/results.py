@@ -10,6 +10,7 @@ without four seated accounts, stores only its record.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, replace
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -17,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.protocol import from_rules_action, to_code
 from app.rules.actions import Action, Escape
 from app.rules.variants import get_ruleset
+from app.rules.variants.base import Ruleset
 from app.store import ledger, ranks
 from app.store.models import HandRecord
 from app.tables.messages import HandRecordData
@@ -52,8 +54,14 @@ async def store_hand(
         )
         if record.away:
             await settle_disconnects(
-                session, get_ruleset(record.variant), record, stake, ended_at, policy
+                session, _ruleset(record), record, stake, ended_at, policy
             )
+
+
+def _ruleset(record: HandRecordData) -> Ruleset:
+    """The rules the hand was played by: its variant, with a private room's options."""
+    ruleset = get_ruleset(record.variant)
+    return ruleset if record.options is None else replace(ruleset, options=record.options)
 
 
 def hand_record(record: HandRecordData) -> HandRecord:
@@ -70,6 +78,8 @@ def hand_record(record: HandRecordData) -> HandRecord:
         }
     if record.reseat is not None:
         result["reseat"] = {"seed": record.reseat.seed, "order": list(record.reseat.order)}
+    if record.session_end:
+        result["session_end"] = True  # it ended a 版 (a private room counts them)
     preset = None
     if record.preset is not None:
         preset = json.dumps({
@@ -94,6 +104,7 @@ def hand_record(record: HandRecordData) -> HandRecord:
         actions=json.dumps(actions),
         result=json.dumps(result),
         voided=record.voided,
+        options=None if record.options is None else json.dumps(asdict(record.options)),
     )
 
 

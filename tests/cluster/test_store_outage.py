@@ -28,6 +28,19 @@ def _ended(players: list[Player]) -> dict[str, list[int]]:
     return {h: list(e["net"]) for p in players for h, e in p.ended.items()}
 
 
+async def _sit_again(http: httpx.AsyncClient, players: list[Player], stop: asyncio.Event) -> None:
+    """What a client does when told it no longer sits at its table (`wrong_table`): sit
+    down again. A player whose socket died with A, still away when the hand that ended
+    during the outage is stored, has left the table by the rules (RULES.md 1) and may
+    only be back once its socket is: the database it signs in with was down."""
+    while not stop.is_set():
+        for player in players:
+            if "wrong_table" in player.errors:
+                player.errors.clear()
+                await http.post(f"/tables/{player.table_id}/sit", headers=player.headers)
+        await asyncio.sleep(0.2)
+
+
 def _pending(players: list[Player]) -> set[str]:
     """Hands seen won or drawn whose result (hand_ended) nobody was shown."""
     return {h for p in players for h in p.over} - set(_ended(players))
@@ -42,6 +55,7 @@ async def test_hands_pending_on_a_killed_owner_are_stored_and_shown_by_the_next(
     async with (
         asyncio.timeout(120),
         httpx.AsyncClient(base_url=f"http://{a.address}") as http_a,
+        httpx.AsyncClient(base_url=f"http://{b.address}") as http_b,
     ):
         for t in range(TABLES):
             # two players of each table on A (their sockets die with it), two on B
@@ -58,6 +72,7 @@ async def test_hands_pending_on_a_killed_owner_are_stored_and_shown_by_the_next(
                 player.table_id = created.json()["id"]
             players += table
         tasks = [asyncio.create_task(play(p, b.address, stop)) for p in players]
+        tasks.append(asyncio.create_task(_sit_again(http_b, players, stop)))
         try:
             await until(lambda: len(_ended(players)) >= 2 * TABLES, 60, "hands before")
             async with refusing_connections(cluster_database):

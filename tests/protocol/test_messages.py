@@ -48,7 +48,7 @@ from app.rules.views import seat_view
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()
 CLIENT_TYPES = {"action", "resume", "autoplay", "leave", "ready", "ping"}
-SERVER_TYPES = {"event", "prompt", "snapshot", "error", "pong", "seated", "table_state"}
+SERVER_TYPES = {"event", "prompt", "snapshot", "error", "pong", "seated", "table_state", "room"}
 EVENT_KINDS = {
     "hand_started", "dealt", "wild_turned", "decided", "flowered", "drew", "discarded",
     "melded", "penalized", "gold_robbed", "won", "exhaustive_draw", "escaped", "hand_ended",

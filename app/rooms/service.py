@@ -1,0 +1,406 @@
+"""Private rooms at run time: made with a live table, their session counted after each
+stored hand (on the node that owns the table: it stops dealing once the session is over,
+then frees the seats), and the dissolve vote (on any node: the vote lives in the database
+and the table is dissolved where it lives). Every change is told to the room's players as
+a `room` message. docs/rooms.md."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.protocol.rooms import (
+    BestHand,
+    RoomInfo,
+    RoomLength,
+    RoomMessage,
+    RoomVote,
+    Scoreboard,
+    ScoreboardHand,
+    ScoreboardPlayer,
+)
+from app.protocol.vocabulary import as_variant
+from app.rooms import store
+from app.store import house
+from app.store.models import Account, Room
+from app.tables import admin as table_admin
+from app.tables.network import RemoteRefused
+from app.tables.registry import LiveTable, TableError, TableRegistry
+from app.tables.timers import Timers
+
+log = logging.getLogger(__name__)
+
+
+class RoomRefused(Exception):
+    """A refusal with a stable error code (app/api/errors.py)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # SQLite keeps no offset
+
+
+class Rooms:
+    """The rooms of this node's registry (`registry.rooms`)."""
+
+    def __init__(
+        self,
+        registry: TableRegistry,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        vote_seconds: float = 60.0,
+        now: Callable[[], datetime] = _now,
+    ) -> None:
+        self.registry = registry
+        self.sessions = sessions
+        self.vote_seconds = vote_seconds
+        self.now = now
+        self._tasks: set[asyncio.Task[None]] = set()
+        registry.rooms = self
+
+    # --- making one -------------------------------------------------------------------------
+
+    async def create(
+        self,
+        owner: int,
+        variant: str,
+        options: dict[str, Any],
+        stake: int,
+        timers: Timers,
+        length: RoomLength,
+        spectators: bool,
+    ) -> Room:
+        """A new open room and its table, on this node (`options`: checked, changed ones)."""
+        table_id = secrets.token_hex(6)
+        async with self.sessions() as session, session.begin():
+            room = await store.insert(session, Room(
+                table_id=table_id, owner_id=owner, variant=variant,
+                options=json.dumps(options), stake=stake,
+                timers=json.dumps({"discard": timers.discard, "claim": timers.claim,
+                                   "decide": timers.decide, "ready": timers.ready}),
+                length_unit=length.unit, length=length.count, spectators=spectators,
+                status="open",
+            ))
+            code = room.code
+        live = self.registry.create(variant, stake, timers=timers, table_id=table_id,
+                                    options=options, room=code)
+        live.creator = owner
+        live.session_over = False
+        await self.registry.network.opened(live)
+        return room
+
+    # --- the session, on the table's node -----------------------------------------------------
+
+    def served(self, live: LiveTable) -> None:
+        """Before its first deal here, whether the session is over already (a table taken
+        over from another node)."""
+        if live.session_over is None:
+            self._spawn(self._load(live))
+
+    async def _load(self, live: LiveTable) -> None:
+        async with self.sessions() as session, session.begin():
+            room = await store.by_table(session, live.table_id)
+            over = room is None or room.status != "open" or (
+                await store.progress(session, room) >= room.length)
+        live.session_over = over
+
+    async def hand_stored(self, live: LiveTable) -> None:
+        """A hand of the room's table is stored: tell the players how far the session is;
+        at its length, end it (the scoreboard stored and sent) and free the seats."""
+        try:
+            async with self.sessions() as session, session.begin():
+                room = await store.by_table(session, live.table_id)
+                if room is None or room.status != "open":
+                    live.session_over = True
+                    return
+                done = await store.progress(session, room)
+                live.session_over = done >= room.length
+                if live.session_over:
+                    board = await self._scoreboard(session, room)
+                    await store.finish(session, room, "ended", board.model_dump_json(),
+                                       self.now())
+                    await session.refresh(room)
+                info = await self.info(session, room)
+        except Exception:
+            # unknown: no hand is dealt until it is known (the next stored hand, or a retry)
+            live.session_over = None
+            log.exception("room of table %s: the session could not be counted", live.table_id)
+            self._spawn(self._retry_load(live))
+            return
+        # after the table has sent the hand's `hand_ended` (it does once this returns)
+        self._spawn(self._after_hand(info, live))
+
+    async def _after_hand(self, info: RoomInfo, live: LiveTable) -> None:
+        self._tell(info, live.accounts())
+        if live.session_over:
+            await self._free(live.table_id)
+
+    def closed(self, live: LiveTable) -> None:
+        """The table is gone (dissolved, or closed idle: nobody sat for a while): an open
+        room ends with it, dissolved, its scoreboard the hands stored."""
+        self._spawn(self._closed(live))
+
+    async def _closed(self, live: LiveTable) -> None:
+        async with self.sessions() as session, session.begin():
+            room = await store.by_table(session, live.table_id)
+            if room is None or room.status != "open":
+                return
+            board = await self._scoreboard(session, room)
+            if not await store.finish(session, room, "dissolved", board.model_dump_json(),
+                                      self.now()):
+                return
+            await session.refresh(room)
+            info = await self.info(session, room)
+        self._tell(info, live.accounts())
+
+    async def _retry_load(self, live: LiveTable) -> None:
+        delay = 0.5
+        while live.session_over is None and self.registry.get(live.table_id) is live:
+            await asyncio.sleep(delay)
+            try:
+                await self._load(live)
+            except Exception:
+                log.warning("room of table %s: the session is still unknown", live.table_id,
+                            exc_info=True)
+                delay = min(2 * delay, 10.0)
+        if live.session_over:
+            await self._free(live.table_id)
+
+    async def _free(self, table_id: str) -> None:
+        """The session is over: every seat freed, the table closed (nothing is in play)."""
+        try:
+            await self._run("dissolve", table_id)
+        except (TableError, RemoteRefused):
+            log.warning("room table %s: closing it failed", table_id)
+
+    # --- what the players are shown -------------------------------------------------------------
+
+    async def info(self, session: AsyncSession, room: Room) -> RoomInfo:
+        seats: list[int | None] = [None] * 4
+        if room.status == "open":
+            seats = await self._seats(room.table_id)
+        if room.scoreboard is not None:
+            board = Scoreboard.model_validate_json(room.scoreboard)
+        else:
+            board = await self._scoreboard(session, room)
+        return RoomInfo(
+            code=room.code,
+            table_id=room.table_id,
+            owner_id=room.owner_id,
+            variant=as_variant(room.variant),
+            options=json.loads(room.options),
+            stake=room.stake,
+            timers=json.loads(room.timers),
+            length=RoomLength(unit=room.length_unit, count=room.length),  # type: ignore[arg-type]
+            spectators=room.spectators,
+            status=room.status,  # type: ignore[arg-type]
+            hands_played=await store.progress(session, room),
+            seats=seats,
+            vote=self._vote(room),
+            scoreboard=board,
+        )
+
+    def _vote(self, room: Room) -> RoomVote | None:
+        if room.vote_by is None or room.vote_deadline is None or room.votes is None:
+            return None
+        left = (_aware(room.vote_deadline) - self.now()).total_seconds()
+        if left <= 0:
+            return None  # expired: failed
+        answers: dict[str, bool] = json.loads(room.votes)
+        return RoomVote(
+            by=room.vote_by,
+            voters=sorted(int(a) for a in answers),
+            agreed=sorted(int(a) for a, yes in answers.items() if yes),
+            seconds_left=round(left, 1),
+        )
+
+    async def _scoreboard(self, session: AsyncSession, room: Room) -> Scoreboard:
+        sheet, names = await store.board(session, room)
+        index = {a: i for i, a in enumerate(sheet.players)}
+
+        def per_player(values: dict[int, int]) -> list[int | None]:
+            out: list[int | None] = [None] * len(sheet.players)
+            for account, value in values.items():
+                out[index[account]] = value
+            return out
+
+        best = sheet.best
+        return Scoreboard(
+            players=[ScoreboardPlayer(account_id=a, name=names.get(a, str(a)))
+                     for a in sheet.players],
+            hands=[ScoreboardHand(number=r.number, hand_id=r.hand_id,
+                                  outcome=r.outcome,  # type: ignore[arg-type]
+                                  points=per_player(r.points), silver=per_player(r.silver))
+                   for r in sheet.rows],
+            points=[sheet.points[a] for a in sheet.players],
+            silver=[sheet.silver[a] for a in sheet.players],
+            best=None if best is None else BestHand(
+                number=best.number, hand_id=best.hand_id, account_id=best.account,
+                points=best.points),
+        )
+
+    async def _seats(self, table_id: str) -> list[int | None]:
+        live = self.registry.get(table_id)
+        if live is not None:
+            return live.accounts()
+        summary = await self.registry.network.summary(table_id)
+        return list(summary["seats"]) if summary is not None else [None] * 4
+
+    def _tell(self, info: RoomInfo, accounts: list[int | None]) -> None:
+        message = RoomMessage(room=info)
+        for account in {a for a in accounts if a is not None}:
+            self.registry.tell(account, message)
+
+    # --- dissolving -------------------------------------------------------------------------------
+
+    async def dissolve(self, code: str, account: int) -> RoomInfo:
+        """The owner, before the first hand: dissolved at once. After it, any player seated:
+        a vote that every person seated must agree to (the asker agrees)."""
+        async with self.sessions() as session, session.begin():
+            room = await self._open(session, code)
+            seats = await self._seats(room.table_id)
+            if account not in seats:
+                raise RoomRefused("wrong_table", "only a player seated in the room may ask")
+            if not await self._started(session, room):
+                if account != room.owner_id:
+                    raise RoomRefused("forbidden", "before the first hand only the owner may "
+                                      "dissolve the room (others may leave)")
+                now = True
+            else:
+                if self._vote(room) is not None:
+                    raise RoomRefused("vote_open", "a dissolve vote is in progress")
+                voters = await self._people(session, seats)
+                room.vote_by = account
+                room.vote_deadline = deadline = self.now() + timedelta(seconds=self.vote_seconds)
+                room.votes = json.dumps({str(a): a == account for a in voters})
+                now = voters == [account]  # nobody else to ask
+                await session.flush()
+                info = await self.info(session, room)
+            room_id = room.id
+        if now:
+            return await self._dissolve(room_id, seats)
+        self._tell(info, seats)
+        self._spawn(self._expire(room_id, deadline))
+        return info
+
+    async def vote(self, code: str, account: int, agree: bool) -> RoomInfo:
+        """Answer the dissolve vote: a no ends it; the last yes dissolves the room."""
+        async with self.sessions() as session, session.begin():
+            room = await self._open(session, code)
+            if self._vote(room) is None:
+                raise RoomRefused("no_vote", "no dissolve vote is in progress")
+            answers: dict[str, bool] = json.loads(room.votes or "{}")
+            if str(account) not in answers:
+                raise RoomRefused("forbidden", "you do not vote in this room")
+            if answers[str(account)]:
+                raise RoomRefused("already_voted", "you agreed already")
+            seats = await self._seats(room.table_id)
+            if agree:
+                answers[str(account)] = True
+                room.votes = json.dumps(answers)
+            else:  # one refusal ends the vote: the session goes on
+                room.vote_by = room.vote_deadline = room.votes = None
+            unanimous = agree and all(answers.values())
+            await session.flush()
+            info = await self.info(session, room)
+            room_id = room.id
+        if unanimous:
+            return await self._dissolve(room_id, seats)
+        self._tell(info, seats)
+        return info
+
+    async def _expire(self, room_id: int, deadline: datetime) -> None:
+        """At the deadline a vote still open has failed: tell the players."""
+        await asyncio.sleep(max(0.0, (deadline - self.now()).total_seconds()) + 0.05)
+        async with self.sessions() as session, session.begin():
+            room = await session.get(Room, room_id)
+            if room is None or room.status != "open" or room.vote_deadline is None:
+                return
+            if _aware(room.vote_deadline) != deadline:
+                return  # another vote
+            room.vote_by = room.vote_deadline = room.votes = None
+            await session.flush()
+            info = await self.info(session, room)
+            seats = await self._seats(room.table_id)
+        self._tell(info, seats)
+
+    async def _dissolve(self, room_id: int, seats: list[int | None]) -> RoomInfo:
+        """Void the hand in play and free every seat (where the table lives; outside any
+        transaction of ours: the table stores the voided hand), then end the room with the
+        scoreboard of the hands stored."""
+        async with self.sessions() as session:
+            room = await session.get(Room, room_id)
+            assert room is not None
+            table_id = room.table_id
+        try:
+            await self._run("dissolve", table_id)
+        except (TableError, RemoteRefused) as refused:
+            if refused.code != "not_found":  # gone already: nothing to void
+                raise RoomRefused(refused.code, refused.message) from None
+        async with self.sessions() as session, session.begin():
+            room = await session.get(Room, room_id)
+            assert room is not None
+            board = await self._scoreboard(session, room)
+            await store.finish(session, room, "dissolved", board.model_dump_json(), self.now())
+            await session.refresh(room)
+            info = await self.info(session, room)
+        self._tell(info, seats)
+        return info
+
+    async def _run(self, op: table_admin.AdminOp, table_id: str) -> dict[str, Any]:
+        if self.registry.get(table_id) is None:
+            if not self.registry.network.remote:
+                raise TableError("not_found", f"no table {table_id!r}")
+            return await self.registry.network.admin(op, table_id)
+        return await table_admin.run(self.registry, op, table_id)
+
+    # --- helpers ----------------------------------------------------------------------------------
+
+    async def _open(self, session: AsyncSession, code: str) -> Room:
+        room = await store.open_room(session, code)
+        if room is None:
+            raise RoomRefused("not_found", f"no open room {code!r}")
+        return room
+
+    async def _started(self, session: AsyncSession, room: Room) -> bool:
+        live = self.registry.get(room.table_id)
+        if live is not None and live.table.hand is not None:
+            return True
+        summary = None if live is not None else await self.registry.network.summary(room.table_id)
+        if summary is not None and summary.get("status") == "playing":
+            return True
+        return bool(await store.players(session, room.table_id))
+
+    async def _people(self, session: AsyncSession, seats: list[int | None]) -> list[int]:
+        """The seated accounts that are people (bots do not vote)."""
+        ids = [a for a in seats if a is not None]
+        if not ids:
+            return []
+        rows = await session.execute(select(Account.id, Account.username).where(Account.id.in_(ids)))
+        return sorted(int(i) for i, name in rows.all() if not house.is_bot_name(name))
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
