@@ -11,6 +11,10 @@ Who sees what (information hiding holds after the hand too):
   `seat` may name their own seat only;
 - anyone else: `forbidden`; an unknown hand: `not_found`.
 
+A hand is stored once it is over (ended or voided), so a replay never shows the seed of a
+hand in play; a finished hand's seed and commitment are in its events (`hand_ended.seed`,
+`hand_started.commitment`), a voided hand's seed nowhere.
+
 A step is what one action showed: the events it caused and the view after them. An action
 that showed nothing yet (a 过 in a claim window, which the window's result shows) belongs
 to the next step, so a step never tells who could have claimed.
@@ -112,7 +116,7 @@ class Recorded:
         if record.options is not None:  # a private room's house rules
             chosen = type(self.ruleset.options)(**json.loads(record.options))
             self.ruleset = replace(self.ruleset, options=chosen)
-        self.seed = record.seed
+        self.seed = bytes.fromhex(record.seed)
         self.ctx = TableContext(
             dealer=stored["dealer"],
             streak=stored["streak"],
@@ -225,7 +229,9 @@ async def hand_replay(
     """Every event of a finished (or voided) hand, as the viewer may see it: an admin sees
     every seat's tiles (or, with `seat`, that seat's view), a player of the hand their own
     seat's view; with the players' names, the dealer, the result in points and silver and,
-    with `views=true`, the view after each step."""
+    with `views=true`, the view after each step. A finished hand shows the commitment its
+    `hand_started` published and the seed its `hand_ended` revealed: `python -m
+    app.rules.verify` checks this answer as it is (docs/protocol.md, "Verifying a hand")."""
     async with session.begin():
         record = await session.get(HandRecord, hand_id)
         if record is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, field_validator
 from redis.typing import EncodableT
 
 from app.cluster.keys import Keys
@@ -20,6 +20,7 @@ from app.protocol import WireAction, from_rules_action, to_code, to_rules_action
 from app.rules.actions import Action, Escape
 from app.rules.hand import Preset
 from app.rules.variants.base import TableContext
+from app.rules.wall import seed_bytes
 from app.tables.timers import Timers
 
 WIRE_ACTION: TypeAdapter[WireAction] = TypeAdapter(WireAction)
@@ -134,14 +135,24 @@ class TableConfig(_Model):
 
 
 class HandHeader(_Model):
-    """How the hand in play was dealt; its actions are in the table's action list."""
+    """How the hand in play was dealt; its actions are in the table's action list. `seed`:
+    the seed's bytes in hex (a header a node wrote before seeds were bytes has an int,
+    read as its 8-byte form)."""
 
     hand_id: str
     hands: int
-    seed: int
+    seed: str
     ctx: ContextData
     preset: PresetData | None
     first_seq: int
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _int_seed(cls, value: object) -> object:
+        return seed_bytes(value).hex() if isinstance(value, int) else value
+
+    def seed_bytes(self) -> bytes:
+        return bytes.fromhex(self.seed)
 
 
 def action_json(action: Action) -> str:

@@ -147,7 +147,7 @@ class Ownership(HandObserver):
         node.writer.put(self.leases._release, [node.keys.lease(table_id)], [lease.value])
 
     def hand_started(
-        self, table: Table, hands: int, seed: int, ctx: TableContext, preset: Preset | None
+        self, table: Table, hands: int, seed: bytes, ctx: TableContext, preset: Preset | None
     ) -> None:
         lease = self.leased.get(table.table_id)
         config = self._configs.get(table.table_id)
@@ -157,7 +157,7 @@ class Ownership(HandObserver):
         header = HandHeader(
             hand_id=table.hand_id,
             hands=hands,
-            seed=seed,
+            seed=seed.hex(),
             ctx=ContextData.of(ctx),
             preset=None if preset is None else PresetData.of(preset),
             first_seq=table.seq + 1,
@@ -348,7 +348,7 @@ class Ownership(HandObserver):
         return AdoptedHand(
             hand_id=header.hand_id,
             hands=header.hands,
-            seed=header.seed,
+            seed=header.seed_bytes(),
             ctx=header.ctx.context(),
             preset=None if header.preset is None else header.preset.preset(),
             first_seq=header.first_seq,

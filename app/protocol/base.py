@@ -7,6 +7,7 @@ values, so they only forbid unknown fields.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -27,6 +28,19 @@ HandId = Annotated[
     Field(description="the hand's id (as in REST's hand records and replays)"),
 ]
 SeatNumber = Annotated[int, Field(ge=0, le=3)]
+
+# the seed and commitment of docs/protocol.md's examples (the number 80 in 32 bytes)
+EXAMPLE_SEED = (80).to_bytes(32, "big").hex()
+EXAMPLE_COMMITMENT = hashlib.sha256(bytes.fromhex(EXAMPLE_SEED)).hexdigest()
+Commitment = Annotated[
+    str, StringConstraints(pattern=r"^[0-9a-f]{64}$"), Field(examples=[EXAMPLE_COMMITMENT])
+]
+"""The lowercase hex SHA-256 of a hand's seed bytes (docs/protocol.md, "Verifying a hand")."""
+SeedHex = Annotated[
+    str, StringConstraints(pattern=r"^(?:[0-9a-f]{2}){1,64}$"), Field(examples=[EXAMPLE_SEED])
+]
+"""A hand's seed bytes in lowercase hex (32 bytes: 64 digits; hands from before seeds
+were bytes: 8)."""
 
 
 class WireModel(BaseModel):

@@ -243,7 +243,9 @@ def _keys(event: Event, variant: str) -> list[str]:
 
 def _hand(variant: str, seed: int, escaper: int | None) -> list[Event]:
     """The events of one hand of greedy bots; `escaper` leaves at its first turn."""
-    state, events = new_hand(get_ruleset(variant), seed, TableContext(dealer=0))
+    # the seed in 32 bytes, as a server's are: the commitment and the revealed seed look
+    # as they do at a table
+    state, events = new_hand(get_ruleset(variant), seed.to_bytes(32, "big"), TableContext(dealer=0))
     bot = GreedyBot()
     while state.phase != "ended":
         seat = state.turn if state.phase == "turn" else pending_seats(state)[0]

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
-from app.protocol.base import SeatNumber, WireModel
+from app.protocol.base import Commitment, SeatNumber, SeedHex, WireModel
 from app.protocol.tiles import TileCode, to_code
 from app.protocol.vocabulary import (
     BaseReasonKey,
@@ -35,8 +35,8 @@ Dice = Annotated[tuple[int, int], Field(description="two dice, each 1-6")]
 
 
 class HandStartedPayload(WireModel):
-    """A hand (盘) begins: the variant, the dealer (庄家) and the dice. The first event of
-    every hand."""
+    """A hand (盘) begins: the variant, the dealer (庄家), the dice, and the commitment to
+    the hand's secret seed (revealed by `hand_ended`). The first event of every hand."""
 
     kind: Literal["hand_started"] = "hand_started"
     variant: Variant
@@ -47,6 +47,11 @@ class HandStartedPayload(WireModel):
     """the dice thrown to break the wall"""
     wall_size: int = Field(ge=0)
     """the number of tiles in the wall before the deal (136, or 144 with flowers)"""
+    commitment: Commitment | None
+    """the lowercase hex SHA-256 of the hand's secret seed bytes, which `hand_ended`
+    reveals (`seed`): with it anyone can recompute the wall and the dice and check them
+    (docs/protocol.md, "Verifying a hand"); null when an administrator's test mode deals a
+    prepared wall, which no seed made (nothing to verify)"""
 
 
 class DealtPayload(WireModel):
@@ -375,6 +380,11 @@ class HandEndedPayload(WireModel):
     """per seat, the flowers it laid out"""
     scores: list[ScoreSheet]
     """each win explained, in the order of `winners` (empty unless `outcome` is win)"""
+    seed: SeedHex | None
+    """the hand's seed bytes in lowercase hex, revealed now that the hand is over:
+    ``sha256(bytes.fromhex(seed)).hexdigest()`` is `hand_started`'s `commitment`, and the
+    seed gives the wall and the dice (docs/protocol.md, "Verifying a hand"); null for a
+    test-mode hand dealt from a prepared wall"""
 
 
 EventPayload = Annotated[

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from app.protocol.actions import WireAction, from_rules_action
-from app.protocol.base import SeatNumber, WireModel
+from app.protocol.base import Commitment, SeatNumber, SeedHex, WireModel
 from app.protocol.events import PenalizedPayload, event_payload, tiles_to_codes
 from app.protocol.tiles import TileCode
 from app.protocol.vocabulary import Decision, MeldKind, Outcome, Phase, Variant
@@ -127,6 +127,12 @@ class SeatView(WireModel):
     """how the hand ended; null while it is played"""
     net: list[int] | None
     """per seat, the points won or lost once the hand has ended and is stored; else null"""
+    commitment: Commitment | None
+    """the commitment to the hand's seed, as `hand_started` carried it (null: a test-mode
+    hand dealt from a prepared wall)"""
+    seed: SeedHex | None
+    """the hand's seed in hex once the hand has ended and is stored, as `hand_ended` carries
+    it; else null (never during the hand)"""
 
 
 def _wire_action(data: dict[str, Any]) -> WireAction:

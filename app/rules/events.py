@@ -53,10 +53,15 @@ def _plain(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class HandStarted(Event):
+    """A hand begins. `commitment`: the SHA-256 (hex) of the hand's seed, which `HandEnded`
+    reveals; None for a preset wall (test mode), which no seed made."""
+
     variant: str
     dealer: int
     dice: Dice
     wall_size: int
+    # not part of the pinned digests of seeded hands (tests/rules/test_determinism.py)
+    commitment: str | None = field(default=None, repr=False)
 
     @property
     def kind(self) -> str:
@@ -257,6 +262,8 @@ class HandEnded(Event):
     melds: tuple[tuple[MeldRecord, ...], ...] = field(default=((), (), (), ()), repr=False)
     flowers: tuple[tuple[Tile, ...], ...] = field(default=((), (), (), ()), repr=False)
     scores: tuple[ScoreSheet, ...] = field(default=(), repr=False)
+    # the hand's seed in hex (None: a preset wall), shown only now that the hand is over
+    seed: str | None = field(default=None, repr=False)
 
     @property
     def kind(self) -> str:

@@ -17,7 +17,6 @@ Phases:
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import Literal, NamedTuple
@@ -56,7 +55,16 @@ from app.rules.events import (
 )
 from app.rules.tiles import NUM_KINDS, Tile, tiles_of
 from app.rules.variants.base import NO_WILD, Ruleset, Settlement, TableContext, WildSetup
-from app.rules.wall import Dice, Wall, deal, roll_dice, shuffled
+from app.rules.wall import (
+    Dice,
+    Wall,
+    commitment,
+    deal,
+    hand_rng,
+    roll_dice,
+    seed_bytes,
+    shuffled,
+)
 
 Phase = Literal["decide", "turn", "claim", "rob", "ended"]
 MeldKind = Literal["chow", "pung", "exposed_kong", "concealed_kong", "added_kong"]
@@ -115,7 +123,7 @@ class WinRecord:
 class HandState:
     ruleset: Ruleset
     ctx: TableContext
-    seed: int
+    seed: bytes  # the hand's seed (`wall.seed_bytes`); revealed in `HandEnded` at the end
     dice: Dice
     wild: WildSetup
     wall: Wall
@@ -142,6 +150,7 @@ class HandState:
     flowers: list[list[Tile]] = field(default_factory=lambda: [[], [], [], []])
     decisions: dict[int, str] = field(default_factory=dict)
     wild_dice: Dice = (1, 1)
+    arranged: bool = False  # dealt from a `Preset` wall: no seed made it, nothing to verify
 
     @property
     def dealer(self) -> int:
@@ -184,6 +193,7 @@ class HandState:
         new.flowers = self.flowers[:]
         new.decisions = self.decisions
         new.wild_dice = self.wild_dice
+        new.arranged = self.arranged
         return new
 
     # --- what tiles play as -------------------------------------------------------------
@@ -275,11 +285,15 @@ class Preset:
 
 
 def new_hand(
-    ruleset: Ruleset, seed: int, ctx: TableContext, preset: Preset | None = None
+    ruleset: Ruleset, seed: int | bytes, ctx: TableContext, preset: Preset | None = None
 ) -> tuple[HandState, list[Event]]:
     """Shuffle, roll, deal and turn the wild. Every random choice of the hand happens here,
-    from `random.Random(seed)`: the dice, the wall order, then the second roll."""
-    rng = random.Random(seed)
+    from `hand_rng(seed)`: the dice, the wall order, then the second roll (docs/protocol.md,
+    "Verifying a hand"). `HandStarted` carries the seed's commitment and `HandEnded` the
+    seed itself; a preset wall has neither (no seed made it). An int seed stands for its
+    8-byte form (`wall.seed_bytes`)."""
+    seed = seed_bytes(seed)
+    rng = hand_rng(seed)
     dice = roll_dice(rng)
     tiles = shuffled(ruleset.tile_set(), rng)
     wild_dice = roll_dice(rng)
@@ -300,8 +314,10 @@ def new_hand(
         phase="decide",
         turn=ctx.dealer,
         wild_dice=wild_dice,
+        arranged=preset is not None,
     )
-    events: list[Event] = [HandStarted(ruleset.name, ctx.dealer, dice, len(tiles))]
+    promise = None if preset is not None else commitment(seed)
+    events: list[Event] = [HandStarted(ruleset.name, ctx.dealer, dice, len(tiles), promise)]
     if not ruleset.decisions(state):
         _deal(state, events)
     return state, events
@@ -977,6 +993,7 @@ def _finish(state: HandState, outcome: str, events: list[Event]) -> None:
             ),
             flowers=tuple(tuple(f) for f in state.flowers),
             scores=tuple(state.ruleset.explain(state, w) for w in state.wins),
+            seed=None if state.arranged else state.seed.hex(),
         )
     )
 
@@ -1017,7 +1034,7 @@ def full_census(ruleset: Ruleset) -> list[int]:
 
 def replay(
     ruleset: Ruleset,
-    seed: int,
+    seed: int | bytes,
     ctx: TableContext,
     actions: list[Action],
     preset: Preset | None = None,

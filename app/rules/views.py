@@ -2,8 +2,9 @@
 
 A seat sees its own concealed tiles and its own legal actions; of the others, the number
 of concealed tiles, their melds (not the tiles of a concealed kong) and every discard.
-Nobody sees the wall order: only how many tiles are left. Whether another seat has been
-offered a claim is not shown either. When the hand has ended every hand is revealed.
+Nobody sees the wall order: only how many tiles are left, and the commitment to the seed
+that made it. Whether another seat has been offered a claim is not shown either. When the
+hand has ended every hand is revealed, and the seed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from app.rules.hand import HandState, Meld, legal_actions, pending_seats
 from app.rules.tiles import tiles_of
+from app.rules.wall import commitment
 
 
 def _meld_view(meld: Meld, visible: bool) -> dict[str, Any]:
@@ -67,6 +69,9 @@ def seat_view(state: HandState, seat: int | None) -> dict[str, Any]:
         ],
         "outcome": state.outcome,
         "net": list(state.settlement.net()) if state.settlement else None,
+        # the seed's commitment from the start; the seed itself only once the hand is over
+        "commitment": None if state.arranged else commitment(state.seed),
+        "seed": state.seed.hex() if ended and not state.arranged else None,
     }
 
 

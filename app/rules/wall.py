@@ -5,20 +5,72 @@ The wall is a uniform random permutation of the tile set drawn from an injected
 front; replacement draws after a 杠 or a flower take the tail. A variant may keep a number
 of tail tiles for replacements only (温州 16, 福州 18+). A tile turned up to show the wild
 is taken out of the wall: no draw takes it and it counts in no reserve.
+
+A hand's seed is bytes (the server draws 32 from `secrets`); the RNG is
+`random.Random(int.from_bytes(seed, "big"))`, and every random choice of a hand is made
+with `getrandbits` alone, as written out below, so that the wall and the dice of a seed
+are defined by this file and CPython's documented Mersenne Twister, not by how some
+version of `random` implements `randint` or `shuffle` (docs/protocol.md, "Verifying a
+hand", states the procedure for other implementations; `app.rules.verify` checks it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
+from collections.abc import Callable
 from typing import NamedTuple
 
 from app.rules.tiles import Tile
 
 Dice = tuple[int, int]
 
+SEED_BYTES = 32  # what the server draws for each hand (`secrets.token_bytes`)
+INT_SEED_BYTES = 8  # an int seed's byte form (tests, and hands stored before seeds were bytes)
+
+
+def seed_bytes(seed: int | bytes) -> bytes:
+    """A hand's seed as bytes. An int (tests, self-play, hands recorded when seeds were
+    63-bit ints) becomes its big-endian form in 8 bytes (more if it needs them), so that
+    `seed_int(seed_bytes(n)) == n` and the hand it makes is the one it always made."""
+    if isinstance(seed, bytes):
+        if not seed:
+            raise ValueError("a seed has at least one byte")
+        return seed
+    if seed < 0:
+        raise ValueError("a seed is a non-negative int or bytes")
+    return seed.to_bytes(max(INT_SEED_BYTES, (seed.bit_length() + 7) // 8), "big")
+
+
+def seed_int(seed: bytes) -> int:
+    """The int that seeds the hand's RNG: the seed's bytes read big-endian."""
+    return int.from_bytes(seed, "big")
+
+
+def hand_rng(seed: bytes) -> random.Random:
+    """The hand's RNG: CPython's Mersenne Twister seeded with `seed_int(seed)`."""
+    return random.Random(seed_int(seed))
+
+
+def commitment(seed: bytes) -> str:
+    """What is published before the deal: the lowercase hex SHA-256 of the seed's bytes."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def below(getrandbits: Callable[[int], int], n: int) -> int:
+    """A uniform int in [0, n), n >= 1: k = n.bit_length() bits from `getrandbits`, drawn
+    again while they make n or more (CPython's `Random._randbelow`, written out)."""
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
+
 
 def roll_dice(rng: random.Random) -> Dice:
-    return (rng.randint(1, 6), rng.randint(1, 6))
+    """Two dice, each 1 + `below(6)`: the values `rng.randint(1, 6)` gives, twice."""
+    getrandbits = rng.getrandbits
+    return (1 + below(getrandbits, 6), 1 + below(getrandbits, 6))
 
 
 def first_dealer(dice: Dice) -> int:

@@ -137,7 +137,9 @@ class HandRecord(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)  # the hand id
     table_id: Mapped[str] = mapped_column(String(64), index=True)
     variant: Mapped[str] = mapped_column(String(16))
-    seed: Mapped[int] = mapped_column(BigInteger)
+    # the seed's bytes in hex (`app.rules.wall.seed_bytes`); 8 bytes for hands stored
+    # when seeds were 63-bit ints (migration 0006), 32 since
+    seed: Mapped[str] = mapped_column(String(128))
     seats: Mapped[str] = mapped_column(Text)  # [account id or null] x 4
     ctx: Mapped[str] = mapped_column(Text)  # the TableContext the hand was dealt with
     preset: Mapped[str | None] = mapped_column(Text, default=None)  # admin test mode wall

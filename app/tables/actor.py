@@ -79,7 +79,7 @@ from app.rules.hand import (
 )
 from app.rules.variants.base import Ruleset, TableContext
 from app.rules.views import seat_view
-from app.rules.wall import roll_dice
+from app.rules.wall import SEED_BYTES, hand_rng, roll_dice, seed_bytes, seed_int
 from app.tables.clock import Clock
 from app.tables.messages import (
     AdminDissolve,
@@ -115,7 +115,8 @@ log = logging.getLogger(__name__)
 
 Send = Callable[[int, Outbound], None]
 OnHandEnd = Callable[[HandRecordData], Awaitable[bool]]
-SeedSource = Callable[[], int]
+SeedSource = Callable[[], int | bytes]
+"""A hand's seed (bytes; an int stands for its 8-byte form: `app.rules.wall.seed_bytes`)."""
 OnSeatsChanged = Callable[[], None]
 SeatPoints = Callable[[tuple[int, int, int, int]], Awaitable[tuple[int, int, int, int]]]
 """The 积分 (points) the four seated accounts hold as stored, in seat order."""
@@ -128,7 +129,7 @@ class HandObserver(Protocol):
     so that another process can rebuild the hand by replay)."""
 
     def hand_started(
-        self, table: Table, hands: int, seed: int, ctx: TableContext, preset: Preset | None
+        self, table: Table, hands: int, seed: bytes, ctx: TableContext, preset: Preset | None
     ) -> None: ...
 
     def action_applied(self, table: Table, action: Action) -> None: ...
@@ -141,9 +142,10 @@ DEFAULT_TIMERS = Timers()
 INSTANT = BotPace()
 
 
-def random_seed() -> int:
-    """A hand seed from the OS's randomness (production)."""
-    return secrets.randbits(63)
+def random_seed() -> bytes:
+    """A hand seed from the OS's randomness (production): 32 bytes from `secrets`, never a
+    predictable source. Only its commitment is shown before the hand ends."""
+    return secrets.token_bytes(SEED_BYTES)
 
 
 @dataclass(slots=True)
@@ -208,7 +210,7 @@ class Table:
         # the hand in play (or the last one, once reported)
         self._state: HandState | None = None
         self._hand_id = ""
-        self._seed = 0
+        self._seed = b""
         self._hand_ctx = TableContext()
         self._hand_preset: Preset | None = None
         self._actions: list[Action] = []
@@ -468,8 +470,9 @@ class Table:
         else:
             remaining = prompt.remaining(now) if prompt is not None else None
             view = seat_view(state, seat)
-            if self._held:
+            if self._held:  # the result, and with it the seed, is shown once stored
                 view["net"] = None
+                view["seed"] = None
             items.append(SnapshotOut(shown, self._hand_id, view, remaining))
         if prompt is not None:
             items.append(self._prompt_out(prompt, now))
@@ -602,12 +605,12 @@ class Table:
         return a, b, c, d
 
     async def _start_hand(self, points: tuple[int, int, int, int] | None = None) -> None:
-        seed = self._seed_source()
+        seed = seed_bytes(self._seed_source())
         preset, self._preset = self._preset, None
         self._pass_deal_if_departed()
         if self._ctx is None:
             # the first hand's dice (its first roll, or the preset's) choose the first dealer
-            dice = preset.dice if preset is not None else roll_dice(random.Random(seed))
+            dice = preset.dice if preset is not None else roll_dice(hand_rng(seed))
             self._ctx = TableContext(dealer=self.ruleset.first_dealer(dice))
         if points is not None:
             self._ctx = replace(self._ctx, seat_points=points)
@@ -777,7 +780,7 @@ class Table:
         self._deal_passes = 0
         if not getattr(self.ruleset.options, "reseat_after_session", False):
             return True, None
-        seed = self._seed_source()
+        seed = seed_int(seed_bytes(self._seed_source()))
         return True, Reseat(seed, draw_seats(seed))
 
     def _reseat(self, reseat: Reseat) -> None:
@@ -945,7 +948,7 @@ class AdoptedHand:
 
     hand_id: str
     hands: int
-    seed: int
+    seed: bytes
     ctx: TableContext
     preset: Preset | None
     first_seq: int

@@ -204,7 +204,7 @@ class HandRecordData:
     table_id: str
     hand_id: str
     variant: str
-    seed: int
+    seed: bytes
     ctx: TableContext
     seats: tuple[int | None, ...]
     actions: list[Action]

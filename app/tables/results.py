@@ -92,7 +92,7 @@ def hand_record(record: HandRecordData) -> HandRecord:
         id=record.hand_id,
         table_id=record.table_id,
         variant=record.variant,
-        seed=record.seed,
+        seed=record.seed.hex(),
         seats=json.dumps(list(record.seats)),
         ctx=json.dumps({
             "dealer": ctx.dealer,

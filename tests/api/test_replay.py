@@ -6,12 +6,14 @@ points and silver, and on request the seat's whole view after each step."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from typing import Any
 
 import httpx
 from fastapi import FastAPI
 from sqlalchemy import select
 
+from app.rules.verify import check_hand
 from app.store.db import Database
 from app.store.models import Account, HandRecord
 from app.tables.messages import Autoplay
@@ -76,6 +78,10 @@ async def test_a_player_steps_through_their_hand_as_their_seat_saw_it(
     assert events[0]["dealer"] == replay["dealer"]
     dealt = {e["seat"]: e["tiles"] for e in events if e["kind"] == "dealt"}
     assert dealt[0] is not None and dealt[1] is dealt[2] is dealt[3] is None
+    # the finished hand shows its seed and commitment, and they verify ann's deal and draws
+    seed = events[-1]["seed"]
+    assert events[0]["commitment"] == hashlib.sha256(bytes.fromhex(seed)).hexdigest()
+    assert len(bytes.fromhex(seed)) == 32 and check_hand(events).ok
 
     # the result as the settlement showed it, and the silver each balance moved by
     result = replay["result"]
@@ -93,8 +99,11 @@ async def test_a_player_steps_through_their_hand_as_their_seat_saw_it(
     assert first["seat"] == 0 and len(first["seats"][0]["hand"]) == len(dealt[0])
     for s in steps[:-1]:
         assert _hands(s["view"]) == [True, False, False, False]
+        assert s["view"]["seed"] is None  # only the end reveals the seed
+        assert s["view"]["commitment"] == events[0]["commitment"]
     last = steps[-1]["view"]
     assert last["outcome"] == result["outcome"] and _hands(last) == [True] * 4
+    assert last["seed"] == seed
     # forwards and back: the river only grows step by step
     rivers = [len(s["view"]["river"]) for s in steps]
     assert rivers == sorted(rivers) and rivers[-1] > 0
@@ -119,6 +128,8 @@ async def test_an_admin_sees_every_seat_or_any_one_seat(
                                    headers=boss)).json()
     assert everything["seat"] is None
     assert all(e["tiles"] is not None for e in everything["events"] if e["kind"] == "dealt")
+    verdict = check_hand(everything["events"])  # every seat's deal and draws
+    assert verdict.ok and verdict.dealt == 4 * 13 + 1, verdict
     assert all(_hands(s["view"]) == [True] * 4 for s in everything["steps"])
 
     as_two = (await client.get(f"/hands/{hand_id}/replay", params={"seat": 2, "views": True},

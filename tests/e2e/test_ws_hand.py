@@ -153,7 +153,7 @@ def _replayed_net(database: Path, hand_id: str) -> list[int]:
         else to_rules_action(WIRE_ACTION.validate_python(a["action"]), a["seat"])
         for a in json.loads(actions)
     ]
-    state, _ = replay(get_ruleset(variant), seed, TableContext(**context), log, None)
+    state, _ = replay(get_ruleset(variant), bytes.fromhex(seed), TableContext(**context), log, None)
     assert state.settlement is not None
     return list(state.settlement.net())
 

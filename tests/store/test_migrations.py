@@ -128,3 +128,38 @@ def test_usernames_that_differ_in_case_or_form_all_survive_the_key(
             " VALUES ('Bob', 'bob', 'x', 'player', false, 0)",
             "SELECT 1",
         )
+
+
+def test_hand_seeds_stored_as_ints_become_their_8_byte_hex_and_replay_alike(
+    backend: str, tmp_path: Path
+) -> None:
+    """0006: a hand stored when seeds were 63-bit ints keeps its seed as the hex of its
+    8-byte form, which seeds the same RNG (the hand replays as it did); down again, the
+    int comes back, and a 32-byte seed refuses the downgrade."""
+    url = empty_database_url(backend, tmp_path)
+    migrate.upgrade(url, "0004")
+    seeds = {"t-1": 1, "t-2": 2**63 - 1, "t-3": 80}
+    values = ", ".join(
+        f"('{hand}', 't', 'lishui', {seed}, '[]', '{{}}', NULL, '[]', '{{}}', false)"
+        for hand, seed in seeds.items()
+    )
+    insert = (
+        "INSERT INTO hand_records (id, table_id, variant, seed, seats, ctx, preset, actions,"
+        f" result, voided) VALUES {values}"
+    )
+    _rows(url, insert, "SELECT 1")
+
+    migrate.upgrade(url)
+    rows = dict(_rows(url, "SELECT id, seed FROM hand_records"))
+    assert rows == {hand: seed.to_bytes(8, "big").hex() for hand, seed in seeds.items()}
+    assert all(int.from_bytes(bytes.fromhex(rows[h]), "big") == s for h, s in seeds.items())
+    assert _inspect(url)[1] == []
+
+    migrate.downgrade(url, "0004")
+    assert dict(_rows(url, "SELECT id, seed FROM hand_records")) == seeds
+    migrate.upgrade(url)
+    _rows(url, "INSERT INTO hand_records (id, table_id, variant, seed, seats, ctx, preset, "
+          f"actions, result, voided) VALUES ('t-4', 't', 'lishui', '{'ab' * 32}', '[]', '{{}}', "
+          "NULL, '[]', '{}', false)", "SELECT 1")
+    with pytest.raises(RuntimeError, match="wider than a BIGINT"):
+        migrate.downgrade(url, "0004")

@@ -58,7 +58,7 @@ class Paced(Harness):
         if isinstance(item, PromptOut):
             self.log.append(("prompt", self.clock.now(), seat))
 
-    def hand_started(self, table: Table, hands: int, seed: int, ctx: TableContext,
+    def hand_started(self, table: Table, hands: int, seed: bytes, ctx: TableContext,
                      preset: Preset | None) -> None:
         pass
 

@@ -72,7 +72,7 @@ def _record(hand_id: str, seats: Sequence[int], state: HandState, away: tuple[in
             table_id: str = "t") -> HandRecordData:
     return HandRecordData(
         table_id=table_id, hand_id=hand_id, variant=state.ruleset.name,
-        seed=1, ctx=state.ctx, seats=tuple(seats), actions=[], events=[],
+        seed=bytes(8), ctx=state.ctx, seats=tuple(seats), actions=[], events=[],
         settlement=state.settlement, state=state, away=away,
     )
 

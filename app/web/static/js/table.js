@@ -12,6 +12,7 @@ import { ProtocolClient } from "./protocol.js";
 import { describe, entriesOfSnapshot, entryOf, push } from "./tablelog.js";
 import { nextDealerStreak, wildDiscardCosts } from "./tablerules.js";
 import { renderTable, restoreFocus, focusKey, updateCountdown, windOf } from "./tableview.js";
+import { HandProof } from "./verify.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
@@ -57,6 +58,7 @@ export class TableController {
     this.readySent = false; // this page said 准备 since the last deal
     this.streak = null; // {dealer, k}: the dealer's deals in a row (温州's k), when known
     this.askedAutoplay = false;
+    this.proof = new HandProof(); // the hand's events, checked against its seed at its end
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     // each message of this table changes the controller, then the page is drawn again
     const then = (fn, opts = {}) => (m) => {
@@ -190,6 +192,7 @@ export class TableController {
 
   onSnapshot(m) {
     this.hand = fromSnapshot(m.view, m.hand_id);
+    this.proof.snapshot(m.view);
     this.seat = m.view.seat ?? this.seat;
     this.prompt = null;
     this.selected = null;
@@ -202,6 +205,7 @@ export class TableController {
   // an event in seq order (protocol.js drops duplicates and resumes over gaps)
   onEvent(m) {
     const e = m.event;
+    this.proof.event(e);
     if (e.kind === "hand_started") {
       this.hand = emptyHand();
       this.settlement = null;
@@ -300,7 +304,8 @@ export class TableController {
     const seen = sessionStorage.getItem(SEEN_KEY) === `${this.tableId}/${handId}`;
     sessionStorage.setItem(SEEN_KEY, `${this.tableId}/${handId}`);
     if (!seen) this.readyAt = Date.now() + this.timers.ready * 1000;
-    this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: seen };
+    this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: seen,
+      verdict: this.proof.verdict(ended) };
     this.render({ settled: !seen });
     // the hand ends before its silver moves: wait for this hand's ledger row, then read /me
     for (let i = 0; i < 40 && !this.closed; i++) {

@@ -69,6 +69,28 @@ function otherHands(c, ended, wins) {
       wholeHand(c, ended, seat, ended.hands[seat] || [], null))));
 }
 
+// Whether the hand was dealt as its seed says (verify.js, checked as the hand ended): a mark
+// with one line of why, and the seed and its commitment for a check elsewhere.
+const VERIFY_SYMBOLS = { verified: "✓", partial: "✓", failed: "✗", test_mode: "–", incomplete: "?" };
+
+function verifyMark(s) {
+  const v = s.verdict;
+  if (!v) return null;
+  const why = v.status === "failed" ? t(`verify_failed_${v.what}`)
+    : t(`verify_${v.status}_text`, { dealt: v.dealt, draws: v.draws });
+  return h("div", { id: "settle-verify", class: `verify-mark ${v.status}`, dataset: { status: v.status, what: v.what } },
+    h("p", {}, h("strong", { class: "verify-label" }, `${VERIFY_SYMBOLS[v.status] ?? "?"} ${t(`verify_${v.status}`)}`),
+      " ", h("span", { class: "verify-why" }, why)),
+    // open stays open when the dialog is drawn again (a balance, a table_state)
+    v.seed || v.commitment ? h("details", { class: "verify-proof", open: Boolean(s.proofOpen),
+      ontoggle: (ev) => { s.proofOpen = ev.target.open; } },
+      h("summary", {}, t("verify_proof")),
+      h("dl", {},
+        h("dt", {}, t("verify_commitment")), h("dd", {}, h("code", {}, v.commitment ?? "–")),
+        h("dt", {}, t("verify_seed")), h("dd", {}, h("code", {}, v.seed ?? "–"))),
+      h("p", { class: "note" }, t("verify_how"))) : null);
+}
+
 export function settlementDialog(c) {
   const s = c.settlement;
   const ended = s.ended;
@@ -94,6 +116,7 @@ export function settlementDialog(c) {
         // the stored hand, step by step, in a tab of its own (the table plays on here)
         h("a", { id: "settle-replay", href: `#/replay/${encodeURIComponent(s.handId)}`, target: "_blank",
           rel: "noopener", dataset: { hand: s.handId } }, t("replay_link"))),
+      verifyMark(s),
       ...s.wins.map((w) => winBlock(c, ended, w)),
       otherHands(c, ended, s.wins),
       h("table", { class: "grid", id: "settle-table" },
