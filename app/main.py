@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from app.api import (
     accounts,
     admin,
+    admin_levels,
     admin_tables,
     auth,
     errors,
@@ -19,11 +20,13 @@ from app.api import (
     lobby,
     openapi,
     protocol_docs,
+    quickmatch,
     replay,
     ws,
 )
 from app.api.body_limit import BodyLimit
 from app.api.headers import SecurityHeaders
+from app.api.matcher import Matcher
 from app.api.passwords import Passwords
 from app.api.ratelimit import LoginLimits, MemoryQuota
 from app.api.secret import signing_secret
@@ -34,6 +37,7 @@ from app.ops.monitoring import monitoring_port
 from app.rules.variants import VARIANTS
 from app.settings import Settings, get_settings
 from app.store.db import Database
+from app.tables.matching import MatchQueue, MemoryMatchQueue
 from app.tables.registry import TableRegistry
 from app.tables.timers import BotPace
 from app.web import router as web
@@ -62,6 +66,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 settings, app.state.tables, app.state.db.sessions
             )
         await app.state.tables.network.start()
+        queue: MatchQueue = MemoryMatchQueue(app.state.tables.has_socket)
+        if settings.redis_url:  # the queues every node shares (app/cluster/matchqueue.py)
+            from app.cluster.matchqueue import RedisMatchQueue
+            from app.cluster.node import RedisNetwork as Cluster
+
+            network = app.state.tables.network
+            assert isinstance(network, Cluster)
+            queue = RedisMatchQueue(network.redis, network.keys)
+        app.state.matcher = Matcher(
+            app.state.tables, app.state.db.sessions, settings, queue, app.state.bot_quota
+        )
+        app.state.matcher.start()
         listener = (  # /metrics on its own listener only
             monitoring_port(app, settings.metrics_host, settings.metrics_port)
             if settings.metrics_port is not None
@@ -69,6 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         async with listener:
             yield
+        await app.state.matcher.stop()
         await app.state.tables.stop()
         await app.state.tables.network.stop()
         await app.state.db.close()
@@ -104,6 +121,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         admin.router,
         admin_tables.router,
         lobby.router,
+        quickmatch.router,
+        admin_levels.router,
         ws.router,
         replay.router,
         protocol_docs.router,
