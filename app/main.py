@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from app.api import (
     accounts,
     admin,
+    admin_levels,
     admin_tables,
     auth,
     errors,
@@ -19,12 +20,14 @@ from app.api import (
     lobby,
     openapi,
     protocol_docs,
+    quickmatch,
     replay,
     rooms,
     ws,
 )
 from app.api.body_limit import BodyLimit
 from app.api.headers import SecurityHeaders
+from app.api.matcher import Matcher
 from app.api.passwords import Passwords
 from app.api.ratelimit import LoginLimits, MemoryQuota
 from app.api.secret import signing_secret
@@ -36,6 +39,7 @@ from app.rooms.service import Rooms
 from app.rules.variants import VARIANTS
 from app.settings import Settings, get_settings
 from app.store.db import Database
+from app.tables.matching import MatchQueue, MemoryMatchQueue
 from app.tables.registry import TableRegistry
 from app.tables.timers import BotPace
 from app.web import router as web
@@ -67,6 +71,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.tables, app.state.db.sessions, vote_seconds=settings.room_vote_seconds
         )
         await app.state.tables.network.start()
+        queue: MatchQueue = MemoryMatchQueue(app.state.tables.has_socket)
+        if settings.redis_url:  # the queues every node shares (app/cluster/matchqueue.py)
+            from app.cluster.matchqueue import RedisMatchQueue
+            from app.cluster.node import RedisNetwork as Cluster
+
+            network = app.state.tables.network
+            assert isinstance(network, Cluster)
+            queue = RedisMatchQueue(network.redis, network.keys)
+        app.state.matcher = Matcher(
+            app.state.tables, app.state.db.sessions, settings, queue, app.state.bot_quota
+        )
+        app.state.matcher.start()
         listener = (  # /metrics on its own listener only
             monitoring_port(app, settings.metrics_host, settings.metrics_port)
             if settings.metrics_port is not None
@@ -74,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         async with listener:
             yield
+        await app.state.matcher.stop()
         await app.state.tables.stop()
         await app.state.rooms.stop()
         await app.state.tables.network.stop()
@@ -111,6 +128,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         admin_tables.router,
         lobby.router,
         rooms.router,
+        quickmatch.router,
+        admin_levels.router,
         ws.router,
         replay.router,
         protocol_docs.router,

@@ -147,6 +147,12 @@ class Settings(BaseSettings):
     max_open_tables: int = Field(default=3, ge=1, le=1000)
     # ... and bot seats it called in the last hour, on one node (429 too_many_bots)
     bot_seats_per_hour: int = Field(default=60, ge=3, le=1_000_000)
+    # quick match (app/api/matcher.py): a queue's first player who has waited this many
+    # seconds gets a table with house bots in the empty seats ...
+    quick_match_fill_seconds: float = Field(default=20.0, ge=0, le=3600)
+    # ... and a queued player with no table socket open on any node keeps their place this
+    # many seconds after it was last seen (a page reload), then leaves the queue
+    quick_match_grace_seconds: float = Field(default=15.0, ge=0, le=3600)
     # logins (app/api/ratelimit.py; docs/architecture.md "The edge", "Logins"): within the
     # window, attempts allowed per username and address (a good login clears them) ...
     login_attempts: int = Field(default=5, ge=1, le=1000)

@@ -8,7 +8,7 @@ duplicate_username, insufficient_balance, seat_taken, table_full, already_seated
 seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
 too_many_tables, idempotency_conflict, vote_open, no_vote, already_voted (a private
 room's dissolve vote, app/api/rooms.py), rate_limited, too_many_bots, too_large, busy,
-table_unavailable, house_funds_low, no_bots_free, internal_error.
+table_unavailable, house_funds_low, no_bots_free, match_forming, internal_error.
 
 The edge (docs/architecture.md, "The edge"), answered before the app reads the request:
 `rate_limited` (429 with Retry-After and `details: {"retry_after": seconds}`): the client's
@@ -23,6 +23,9 @@ The lobby's limits (app/api/lobby.py): `too_many_tables` (409: the account alrea
 `bot_seats_per_hour` bot seats called in the last hour), `house_funds_low` (503: the house
 account cannot fund the bots to the table's minimum; an operator must fund it) and
 `no_bots_free` (503 with Retry-After: every bot of the house's pool is seated).
+Quick match (app/api/quickmatch.py): `match_forming` (409): a table is being formed for the
+player right now, so they can neither leave the queue nor move to another; a moment later
+they are seated (leave the table instead) or back in the queue.
 `idempotency_conflict` (409): an admin adjustment's Idempotency-Key was used before for
 another adjustment (app/api/admin.py).
 """
@@ -64,6 +67,7 @@ STATUS = {
     "vote_open": 409,  # a private room's dissolve vote is running already
     "no_vote": 409,  # no dissolve vote is running
     "already_voted": 409,
+    "match_forming": 409,  # quick match: a table is being formed for the player right now
     "rate_limited": 429,
     "too_many_bots": 429,
     "too_large": 413,  # the request body is over max_body_bytes (app/api/body_limit.py)

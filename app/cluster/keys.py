@@ -43,6 +43,19 @@ class Keys:
         """The account's one seat in the cluster: `<table>|<ms>` (`app.cluster.claims`)."""
         return f"{self.prefix}seated:{account_id}"
 
+    def match_queue(self, name: str) -> str:
+        """A quick-match queue (`variant|level`): a sorted set, account -> joined (ms)."""
+        return f"{self.prefix}qm:queue:{name}"
+
+    def match_player(self, account_id: int) -> str:
+        """An account's quick match: a hash (state, queue, since, seen, at, reason, table)."""
+        return f"{self.prefix}qm:player:{account_id}"
+
+    @property
+    def match_queues(self) -> str:
+        """A set: the names of the quick-match queues that may have players waiting."""
+        return f"{self.prefix}qm:queues"
+
     @property
     def channel_prefix(self) -> str:
         return f"{self.prefix}node:"

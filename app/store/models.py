@@ -203,3 +203,24 @@ class Room(Base):
     votes: Mapped[str | None] = mapped_column(Text, default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class MatchLevel(Base):
+    """A quick-match level (场次: 初级场, 中级场, 高级场): the stake of the tables it forms
+    (silver per point) and the silver a player needs to queue and to be seated there.
+    Data, not code: an administrator changes them (`PUT /admin/match-levels/{key}`);
+    migration 0007 seeds the defaults (`app.store.levels.DEFAULT_LEVELS`)."""
+
+    __tablename__ = "match_levels"
+    __table_args__ = (
+        CheckConstraint("stake >= 1", name="level_stake_positive"),
+        CheckConstraint("min_balance >= 100 * stake", name="level_min_covers_stake"),
+    )
+
+    key: Mapped[str] = mapped_column(String(16), primary_key=True)  # e.g. "beginner"
+    name_zh: Mapped[str] = mapped_column(String(32))  # 初级场
+    name_en: Mapped[str] = mapped_column(String(64))  # Beginner
+    stake: Mapped[int] = mapped_column(BigInteger)  # silver per point at its tables
+    min_balance: Mapped[int] = mapped_column(BigInteger)  # silver needed to queue and sit
+    position: Mapped[int] = mapped_column(Integer, default=0)  # the order levels are shown in
+    enabled: Mapped[bool] = mapped_column(default=True)  # false: not offered, queue closed

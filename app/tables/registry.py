@@ -659,6 +659,11 @@ class TableRegistry:
         self.network.connected(account_id, sink)
         return old
 
+    def has_socket(self, account_id: int) -> bool:
+        """A table socket of the account is open on this node (quick match seats only
+        players who have one, app/tables/matching.py)."""
+        return account_id in self._connections
+
     def disconnect(self, account_id: int, sink: Sink) -> list[tuple[str, int]]:
         """Forget `sink` (unless a newer connection replaced it); the (table, seat) pairs
         the account holds, so that the caller can tell their actors."""

@@ -565,6 +565,44 @@ const PAGE_STRINGS = {
     rp_hand_of: "{name}'s hand",
   },
 };
+// Quick match in the lobby (js/quickmatch.js): its labels, why the server took a player out
+// of a queue or cannot call bots yet (app/tables/matching.py QUEUE_REASONS), and its error.
+const QUICK_STRINGS = {
+  zh: {
+    qm_title: "快速开始", qm_stake: "底注 {stake}", qm_min: "需 {n} 银两", qm_waiting_n: "{n} 人在等",
+    qm_short: "银两不足：需要 {n}，你有 {balance}",
+    qm_searching: "正在找牌桌：{variant} · {level}", qm_waited: "已等 {s} 秒",
+    qm_place: "第 {n} 位，共 {total} 人", qm_bots_in: "{s} 秒后由机器人补满空位",
+    qm_bots_now: "机器人马上入座…", qm_matching: "找到了，正在入座…", qm_cancel: "取消排队",
+    qm_reason_insufficient_balance: "你的银两不够这个场次了，已退出排队。",
+    qm_reason_seated_elsewhere: "你已经坐在另一张牌桌，已退出排队。",
+    qm_reason_banned: "这个账号已被封禁，已退出排队。",
+    qm_reason_disconnected: "连接断开太久，已退出排队。",
+    qm_reason_level_closed: "这个场次已关闭，已退出排队。",
+    qm_reason_no_bots_free: "机器人都在忙，还在排队，稍后再试着补位。",
+    qm_reason_house_funds_low: "庄家的银两不够给机器人，还在排队，等其他玩家加入。",
+    qm_reason_too_many_bots: "这一小时叫的机器人太多了，还在排队，等其他玩家加入。",
+    err_match_forming: "正在为你组桌，请稍等片刻再试。",
+  },
+  en: {
+    qm_title: "Quick match", qm_stake: "stake {stake}", qm_min: "needs {n} silver", qm_waiting_n: "{n} waiting",
+    qm_short: "Not enough silver: needs {n}, you have {balance}",
+    qm_searching: "Finding a table: {variant} · {level}", qm_waited: "waited {s} s",
+    qm_place: "place {n} of {total}", qm_bots_in: "bots fill the empty seats in {s} s",
+    qm_bots_now: "Bots are taking their seats…", qm_matching: "Found one: taking your seat…",
+    qm_cancel: "Leave the queue",
+    qm_reason_insufficient_balance: "Your silver no longer covers this level; you left the queue.",
+    qm_reason_seated_elsewhere: "You sat down at another table; you left the queue.",
+    qm_reason_banned: "This account is banned; it left the queue.",
+    qm_reason_disconnected: "You were disconnected too long; you left the queue.",
+    qm_reason_level_closed: "This level was closed; you left the queue.",
+    qm_reason_no_bots_free: "Every bot is busy: still queued, bots are tried again shortly.",
+    qm_reason_house_funds_low: "The house cannot fund bots: still queued for other players.",
+    qm_reason_too_many_bots: "Too many bots called this hour: still queued for other players.",
+    err_match_forming: "A table is being formed for you; try again in a moment.",
+  },
+};
+for (const code of Object.keys(QUICK_STRINGS)) Object.assign(PAGE_STRINGS[code], QUICK_STRINGS[code]);
 for (const code of Object.keys(PAGE_STRINGS)) Object.assign(STRINGS[code], PAGE_STRINGS[code]);
 for (const l of Object.keys(SOCKET_ERRORS)) {
   for (const [code, text] of Object.entries(SOCKET_ERRORS[l])) STRINGS[l][`err_${code}`] ??= text;

@@ -6,6 +6,7 @@ import { api, ApiError } from "./api.js";
 import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
 import { t } from "./i18n.js";
+import { quickMatchCard } from "./quickmatch.js";
 import { titleName } from "./ranks.js";
 
 export const VARIANTS = ["lishui", "wenzhou", "huzhou", "fuzhou", "shanghai"];
@@ -239,6 +240,7 @@ export async function renderLobby(main, { me }) {
     h("h1", {}, t("lobby_title")),
     mine,
     error,
+    quickMatchCard({ me, variants: VARIANTS }),
     h("div", { class: "lobby" },
       h("section", { class: "card tables-card", "aria-labelledby": "tables-title" },
         h("div", { class: "row lobby-bar" },
