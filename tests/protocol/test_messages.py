@@ -56,7 +56,9 @@ EVENT_KINDS = {
 
 
 def _doc_examples() -> list[str]:
-    return re.findall(r"```json\n(.*?)\n```", DOC, re.DOTALL)
+    """The messages the doc shows (a fence at the start of a line; REST bodies quoted inside
+    lists are indented)."""
+    return re.findall(r"^```json\n(.*?)\n```", DOC, re.DOTALL | re.MULTILINE)
 
 
 def _validate_any(raw: str) -> Any:
