@@ -28,6 +28,9 @@ from app.tables.timers import Timers
 
 router = APIRouter(tags=["rooms"])
 
+# options a room may not change: the players' shuffle check (app/rules/verify.py and
+# verify.js) recomputes the wild's indicator with the default (温州: 2 x the low die)
+FIXED = {"wenzhou": frozenset({"indicator_die_factor"})}
 MAX_HANDS = 64
 MAX_BAN = 4
 Code = Annotated[str, Field(pattern=r"^[0-9]{6}$", description="the room's six-digit code")]
@@ -123,7 +126,7 @@ def room_options() -> list[VariantOptionsOut]:
             OptionOut(name=o.name, kind=o.kind, default=o.default, minimum=o.minimum,
                       maximum=o.maximum, nullable=o.nullable, choices=list(o.choices),
                       zh=o.zh, en=o.en, rules=o.rules)
-            for o in option_specs(name)
+            for o in option_specs(name) if o.name not in FIXED.get(name, ())
         ])
         for name in VARIANTS
     ]
@@ -148,6 +151,9 @@ async def create_room(
         raise ApiError("validation_error", f"unknown variant {body.variant!r}",
                        {"known": list(VARIANTS)})
     try:
+        for name in body.options:
+            if name in FIXED.get(body.variant, ()):
+                raise OptionError(name, f"{name} is fixed in rooms: the shuffle check uses it")
         options = changed_options(body.variant, parse_options(body.variant, body.options))
     except OptionError as bad:
         raise ApiError("validation_error", bad.message, {"option": bad.name}) from None

@@ -261,3 +261,18 @@ async def test_house_rules_are_checked_and_a_bad_one_makes_nothing(
         lishui = next(v for v in every if v["variant"] == "lishui")["options"]
         follow = next(o for o in lishui if o["name"] == "follow_penalty")
         assert follow["kind"] == "bool" and follow["default"] is True and follow["zh"]
+
+
+async def test_an_option_the_shuffle_check_relies_on_is_fixed_in_rooms(server: Server) -> None:
+    async with httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        owner = (await _players(http, "fixed"))[0]
+        refused = await http.post("/rooms", json={
+            "variant": "wenzhou", "stake": 1, "length": {"count": 1},
+            "options": {"indicator_die_factor": 3},
+        }, headers=owner.headers)
+        assert refused.status_code == 422
+        assert refused.json()["error"]["details"]["option"] == "indicator_die_factor"
+        every = (await http.get("/rooms/options", headers=owner.headers)).json()
+        wenzhou = next(v for v in every if v["variant"] == "wenzhou")["options"]
+        assert "indicator_die_factor" not in [o["name"] for o in wenzhou]
+        assert "honours_first" in [o["name"] for o in wenzhou]
