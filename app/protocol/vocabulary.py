@@ -281,6 +281,32 @@ LEDGER_REASONS: dict[str, str] = {
 }
 
 
+_ChatPhrase = Literal[
+    "hello", "hurry", "nice_play", "sorry", "thanks", "again", "lucky", "wait", "bye",
+    "good_game",
+    "thumbs_up", "laugh", "cry", "angry", "wow",
+]  # fmt: skip
+CHAT_PHRASES: dict[str, str] = {
+    # quick phrases (快捷语): the client shows them in the reader's language
+    "hello": "大家好: hello, everyone",
+    "hurry": "快点吧: hurry up, please",
+    "nice_play": "打得好: well played",
+    "sorry": "不好意思: sorry",
+    "thanks": "谢谢: thanks",
+    "again": "再来一局: one more hand",
+    "lucky": "运气真好: what luck",
+    "wait": "等一下: one moment",
+    "bye": "先走了，再见: I have to go, bye",
+    "good_game": "承让了: good game",
+    # reactions: a face, the same in every language
+    "thumbs_up": "a reaction: thumbs up (👍)",
+    "laugh": "a reaction: laughing (😄)",
+    "cry": "a reaction: crying (😭)",
+    "angry": "a reaction: angry (😠)",
+    "wow": "a reaction: surprised (😮)",
+}
+
+
 class Meanings:
     """Annotate a Literal with the meaning of each value: the schema gets ``enum`` (from the
     Literal) and ``x-enum-descriptions`` (in the same order). Validation is the Literal's."""
@@ -317,6 +343,7 @@ BaseReasonKey = Annotated[_BaseReasonKey, Meanings(_BaseReasonKey, BASE_REASONS)
 HuzhouLevel = Annotated[_HuzhouLevel, Meanings(_HuzhouLevel, HUZHOU_LEVELS)]
 GroupShape = Annotated[_GroupShape, Meanings(_GroupShape, GROUP_SHAPES)]
 PaymentTermKey = Annotated[_PaymentTermKey, Meanings(_PaymentTermKey, PAYMENT_TERMS)]
+ChatPhrase = Annotated[_ChatPhrase, Meanings(_ChatPhrase, CHAT_PHRASES)]
 
 
 def as_variant(name: str) -> _Variant:

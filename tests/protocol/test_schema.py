@@ -149,11 +149,19 @@ def test_the_asyncapi_document_lists_every_message_both_ways() -> None:
     operations = document["operations"]
     received = {r["$ref"].rsplit("/", 1)[1] for r in operations["receiveClientMessages"]["messages"]}
     sent = {r["$ref"].rsplit("/", 1)[1] for r in operations["sendServerMessages"]["messages"]}
-    assert received == {"hello", "action", "resume", "autoplay", "leave", "ready", "ping"}
-    assert sent == {"seated", "table_state", "event", "prompt", "snapshot", "error", "pong"}
-    for name in received | sent:
-        payload = _resolve(document, document["components"]["messages"][name]["payload"]["$ref"])
-        assert payload["properties"]["type"]["const"] == name
+    assert received == {"hello", "action", "resume", "autoplay", "leave", "ready", "ping",
+                        "watch", "unwatch", "chat_from_client", "mute", "unmute"}
+    assert sent == {"seated", "table_state", "event", "prompt", "snapshot", "error", "pong",
+                    "watching", "chat", "muted"}
+    for key in received | sent:
+        message = document["components"]["messages"][key]
+        payload = _resolve(document, message["payload"]["$ref"])
+        assert payload["properties"]["type"]["const"] == message["name"]
+        assert key in (message["name"], f"{message['name']}_from_client")
+    # a type sent both ways (chat) is one message each way, each with its own schema
+    messages = document["components"]["messages"]
+    assert messages["chat"]["title"] == "ChatMessage"
+    assert messages["chat_from_client"]["title"] == "SendChatMessage"
 
 
 def test_docs_protocol_md_holds_the_generated_reference_and_examples() -> None:
