@@ -298,12 +298,12 @@ CHAT_PHRASES: dict[str, str] = {
     "wait": "等一下: one moment",
     "bye": "先走了，再见: I have to go, bye",
     "good_game": "承让了: good game",
-    # reactions: a face, the same in every language
-    "thumbs_up": "a reaction: thumbs up (👍)",
-    "laugh": "a reaction: laughing (😄)",
-    "cry": "a reaction: crying (😭)",
-    "angry": "a reaction: angry (😠)",
-    "wow": "a reaction: surprised (😮)",
+    # reactions: a picture, the same in every language (👍 😄 😭 😠 😮)
+    "thumbs_up": "a reaction: thumbs up (赞)",
+    "laugh": "a reaction: laughing (大笑)",
+    "cry": "a reaction: crying (大哭)",
+    "angry": "a reaction: angry (生气)",
+    "wow": "a reaction: surprised (惊讶)",
 }
 
 
