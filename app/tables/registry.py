@@ -43,7 +43,7 @@
   owner's leave. A spectator gets ``watching``, a snapshot of the observer's view and then
   every event as an observer sees it (`Event.for_seat(None)`: no concealed tile, no prompt,
   no claim offer), and ``table_state`` (with the number of spectators) whenever it
-  changes. What it is sent is queued as watched (`watchers.deliver_watched`): the table
+  changes. What it is sent is queued as watched (`watchers.watched_sender`): the table
   never waits, and a socket that does not read is dropped by its own bound (app/api/ws.py).
   A spectator's socket on another node is sent one message per node (`Network.
   deliver_watched`). Sitting down at the table, unwatching, or the socket closing ends a
@@ -118,7 +118,7 @@ from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
 from app.tables.results import store_hand
 from app.tables.seats import SeatState
 from app.tables.timers import BotPace, Timers
-from app.tables.watchers import ChatLimits, Spectator, deliver_watched
+from app.tables.watchers import ChatLimits, Spectator
 from app.tables.wire import encoded_message, wire_message
 
 log = logging.getLogger(__name__)
@@ -958,12 +958,12 @@ class TableRegistry:
         remote: dict[str, list[int]] = {}
         gone = []
         for spectator in list(live.spectators.values()) if chosen is None else chosen:
-            if spectator.sink is None:
+            send = spectator.send
+            if send is None:
                 if spectator.node is not None:
                     remote.setdefault(spectator.node, []).append(spectator.account)
                 continue
-            if not spectator.gone:
-                deliver_watched(spectator.sink, encoded)
+            send(encoded)  # a closed socket takes nothing
             if spectator.gone:
                 gone.append(spectator.account)
         for node, accounts in remote.items():

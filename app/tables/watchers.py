@@ -3,7 +3,7 @@ uses (app/tables/registry.py holds the rules):
 
 - `Spectator`: one account watching a table, through its socket on this node or through
   the node of the cluster that holds it;
-- `deliver_watched`: what a spectator is sent goes to its socket marked as watched, so that
+- `watched_sender`: what a spectator is sent goes to its socket marked as watched, so that
   the socket can hold a spectator to its own, smaller, bound (app/api/ws.py: a spectator
   that does not read is dropped, never waited for);
 - `ChatLimits`: each account's quick chat as a token bucket (a burst, then one more every
@@ -12,6 +12,7 @@ uses (app/tables/registry.py holds the rules):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,11 +28,18 @@ CHAT_PRUNE_EVERY = 1000  # chats between two sweeps of the buckets that are full
 @dataclass(slots=True)
 class Spectator:
     """One account watching a table: `sink` is its socket on this node; None when the
-    socket is on another node of the cluster, `node` (which forwarded the watch)."""
+    socket is on another node of the cluster, `node` (which forwarded the watch). `send`
+    queues a watched table's message for the socket here (`deliver_watched`, looked up
+    once: it runs for every event and every spectator)."""
 
     account: int
     sink: Sink | None
     node: str | None = None
+    send: Callable[[Encoded], None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.sink is not None and self.send is None:
+            self.send = watched_sender(self.sink)
 
     @property
     def gone(self) -> bool:
@@ -39,14 +47,14 @@ class Spectator:
         return self.sink is not None and bool(getattr(self.sink, "closing", False))
 
 
-def deliver_watched(sink: Sink, encoded: Encoded) -> None:
-    """Queue a watched table's message for a spectator's socket: as watched text when the
-    sink takes it (`Connection.deliver_watched`), else as its model (tests' sinks)."""
-    watched = getattr(sink, "deliver_watched", None)
+def watched_sender(sink: Sink) -> Callable[[Encoded], None]:
+    """How a watched table's message is queued for a spectator's socket: as watched text
+    when the sink takes it (`Connection.deliver_watched`), else as its model (tests'
+    sinks)."""
+    watched: Callable[[Encoded], None] | None = getattr(sink, "deliver_watched", None)
     if watched is not None:
-        watched(encoded)
-    else:
-        sink.deliver(SERVER_MESSAGE.validate_json(encoded.text))
+        return watched
+    return lambda encoded: sink.deliver(SERVER_MESSAGE.validate_json(encoded.text))
 
 
 class ChatLimits:
