@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal
 
-from pydantic import Field, StringConstraints, TypeAdapter
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter
 
 from app.protocol.actions import WireAction
 from app.protocol.base import ClientModel, HandId, SeatNumber, Seq, TableId, WireModel
@@ -126,6 +126,10 @@ class WatchMessage(ClientModel):
     Send it again after a reconnect, or after a gap in the events' seq (it is answered with
     a fresh ``watching`` and snapshot)."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "watch", "table_id": "T1", "code": None}
+    ]})
+
     v: Version = VERSION
     """the protocol version, 2"""
     type: Literal["watch"] = "watch"
@@ -139,6 +143,10 @@ class UnwatchMessage(ClientModel):
     """Stop watching the table. Not answered (nothing more of the table comes); unwatching
     a table the socket does not watch does nothing."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "unwatch", "table_id": "T1"}
+    ]})
+
     v: Version = VERSION
     """the protocol version, 2"""
     type: Literal["unwatch"] = "unwatch"
@@ -150,6 +158,10 @@ class SendChatMessage(ClientModel):
     (no free text) to the table; everyone seated there and every spectator gets it as a
     ``chat`` (the sender too), except those who muted the sender. At most 3 at once, then
     one every 3 seconds (``chat_limited``); a spectator may not chat (``wrong_table``)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "chat", "table_id": "T1", "phrase": "nice_play"}
+    ]})
 
     v: Version = VERSION
     """the protocol version, 2"""
@@ -164,6 +176,10 @@ class MuteMessage(ClientModel):
     player (by account, also if they change seats) for as long as the muter sits at or
     watches the table. Answered with ``muted``; `bad_seat` for an empty seat or one's own."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "mute", "table_id": "T1", "seat": 3}
+    ]})
+
     v: Version = VERSION
     """the protocol version, 2"""
     type: Literal["mute"] = "mute"
@@ -174,6 +190,10 @@ class MuteMessage(ClientModel):
 
 class UnmuteMessage(ClientModel):
     """Receive the quick chat of the player at `seat` again. Answered with ``muted``."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "unmute", "table_id": "T1", "seat": 3}
+    ]})
 
     v: Version = VERSION
     """the protocol version, 2"""
@@ -345,6 +365,11 @@ class WatchingMessage(WireModel):
     every seat sees the others (no concealed tile, no prompt). ``table_state`` comes too,
     and again whenever it changes."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "v": 2, "type": "watching", "table_id": "T1", "variant": "lishui", "stake": 10, "seq": 37,
+        "spectators": 3,
+    }]})
+
     v: Version = VERSION
     """the protocol version, 2"""
     type: Literal["watching"] = "watching"
@@ -364,6 +389,10 @@ class ChatMessage(WireModel):
     the table (the sender too) and to its spectators, except those who muted the sender. It
     carries no seq: it is not part of the hand."""
 
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "chat", "table_id": "T1", "seat": 2, "phrase": "nice_play"}
+    ]})
+
     v: Version = VERSION
     """the protocol version, 2"""
     type: Literal["chat"] = "chat"
@@ -378,6 +407,10 @@ class MutedMessage(WireModel):
     """The seats whose players' quick chat the receiver does not receive at `table_id` (it
     muted them), as they sit now. The answer to ``mute`` and ``unmute``, and sent after
     ``seated`` when there are any."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "muted", "table_id": "T1", "seats": [3]}
+    ]})
 
     v: Version = VERSION
     """the protocol version, 2"""
