@@ -60,6 +60,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.db.sessions,
             bot_pace=BotPace.from_ms(*settings.bot_delay_ms),
             idle_close_seconds=settings.table_idle_close_seconds,
+            max_spectators=settings.max_spectators_per_table,
+            chat_burst=settings.chat_burst,
+            chat_refill_seconds=settings.chat_refill_seconds,
         )
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.node import RedisNetwork

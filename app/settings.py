@@ -143,6 +143,15 @@ class Settings(BaseSettings):
     table_idle_close_seconds: int = Field(default=300, ge=0)
     # a private room's dissolve vote: how long its players have to agree (docs/rooms.md)
     room_vote_seconds: float = Field(default=60.0, gt=0, le=600)
+    # spectators (旁观, docs/protocol.md "Watching a table"): at most this many per table
+    # (spectators_full); a spectator's socket is closed (4009) when more than
+    # ws_watch_queue_bytes of what it watches wait for it to read: the table never waits
+    max_spectators_per_table: int = Field(default=50, ge=0, le=10_000)
+    ws_watch_queue_bytes: int = Field(default=64 * 1024, ge=4096)
+    # quick chat (快捷语): a seat may send chat_burst phrases at once, then one more every
+    # chat_refill_seconds (chat_limited)
+    chat_burst: int = Field(default=3, ge=1, le=100)
+    chat_refill_seconds: float = Field(default=3.0, gt=0, le=3600)
     # per account: tables it opened that are still open (409 too_many_tables) ...
     max_open_tables: int = Field(default=3, ge=1, le=1000)
     # ... and bot seats it called in the last hour, on one node (429 too_many_bots)

@@ -34,6 +34,11 @@ Rules:
   message has waited `ws_send_timeout` seconds for the connection to take it (uvicorn's
   `send` waits while its write buffer is over its high-water mark, 64 KiB: the peer's
   TCP window is shut); the close frame itself goes out only if the connection takes it;
+- what a watched table sends (旁观: `watch`) is queued as watched: more than
+  `ws_watch_queue_bytes` of it waiting closes the socket with 4009 (`CLOSE_WATCH_TOO_SLOW`,
+  the queue dropped at once): a spectator that does not read is dropped, and no table
+  waits for it. A socket watches one table at a time: a `watch` of another table ends the
+  one before, and so does the socket's closing or its replacement by a newer one;
 - closing the socket tells every table the account sits at that the seat is disconnected
   (not an escape: 托管 plays its timeouts, RULES.md 1).
 """
@@ -53,7 +58,14 @@ from app.api.throttle import Bars
 from app.api.ws_edge import AddressSlots, client_address, origin_allowed, take_query
 from app.ops import logging as ops_logging
 from app.ops import metrics
-from app.protocol import ErrorMessage, ServerMessage, parse_client, parse_hello
+from app.protocol import (
+    ErrorMessage,
+    ServerMessage,
+    UnwatchMessage,
+    WatchMessage,
+    parse_client,
+    parse_hello,
+)
 from app.protocol.encode import Encoded
 from app.settings import Settings
 from app.store.models import Account
@@ -70,6 +82,7 @@ router = APIRouter()
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_REPLACED = 4000
 CLOSE_TOO_SLOW = 4008
+CLOSE_WATCH_TOO_SLOW = 4009  # a spectator let more than ws_watch_queue_bytes wait
 CLOSE_TOO_MANY = 4429  # the account opened ws_connects_per_account sockets in the window
 RATE_LIMIT = 20  # messages per second per connection
 RATE_WINDOW = 1.0
@@ -103,35 +116,56 @@ class Connection:
     seconds. `close` sends a close frame after what is already queued; an overflowing
     queue is dropped and closed with `CLOSE_TOO_SLOW`. Messages may come as models
     (`deliver`) or already as their text (`deliver_encoded`: the registry writes events and
-    prompts once and shares an event's text between seats)."""
+    prompts once and shares an event's text between seats). What a watched table sends
+    comes by `deliver_watched` and is held to `watch_max_bytes` of its own in the queue
+    (`CLOSE_WATCH_TOO_SLOW` past it). `watching`: the table this socket watches, if any."""
 
-    def __init__(self, websocket: WebSocket, max_bytes: int, send_timeout: float) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        max_bytes: int,
+        send_timeout: float,
+        watch_max_bytes: int | None = None,
+    ) -> None:
         self._websocket = websocket
         self._max_bytes = max_bytes
+        self._watch_max_bytes = watch_max_bytes if watch_max_bytes is not None else max_bytes
         self._send_timeout = send_timeout
-        self._out: deque[Encoded] = deque()
+        self._out: deque[tuple[Encoded, bool]] = deque()  # (message, watched)
         self._wake = asyncio.Event()
         self._close_code: int | None = None
         self._writing = 0  # the size of the text being written
+        self._writing_watched = 0  # the same, when it is a watched table's
         self.queued_bytes = 0  # the text waiting for the client, and the one being written
+        self.watched_bytes = 0  # the part of it that watched tables sent
         self.closing = False  # a close was asked for: nothing more is queued or routed
+        self.watching: str | None = None
 
     def deliver(self, message: ServerMessage) -> None:
         if not self.closing:
             self.deliver_encoded(Encoded(message.type, message.model_dump_json()))
 
-    def deliver_encoded(self, encoded: Encoded) -> None:
+    def deliver_watched(self, encoded: Encoded) -> None:
+        self.deliver_encoded(encoded, watched=True)
+
+    def deliver_encoded(self, encoded: Encoded, *, watched: bool = False) -> None:
         if self.closing:
             return
-        self.queued_bytes += len(encoded.text)
-        if self.queued_bytes > self._max_bytes:
+        size = len(encoded.text)
+        self.queued_bytes += size
+        if watched:
+            self.watched_bytes += size
+        if self.queued_bytes > self._max_bytes or self.watched_bytes > self._watch_max_bytes:
+            code = CLOSE_TOO_SLOW if self.queued_bytes > self._max_bytes else CLOSE_WATCH_TOO_SLOW
             self._out.clear()
             self.queued_bytes = self._writing
+            self.watched_bytes = self._writing_watched
             log.warning("more than %d bytes wait for a client: its socket is closed (%d)",
-                        self._max_bytes, CLOSE_TOO_SLOW)
-            self.close(CLOSE_TOO_SLOW)
+                        self._max_bytes if code == CLOSE_TOO_SLOW else self._watch_max_bytes,
+                        code)
+            self.close(code)
             return
-        self._out.append(encoded)
+        self._out.append((encoded, watched))
         self._wake.set()
 
     def close(self, code: int) -> None:
@@ -146,13 +180,15 @@ class Connection:
         try:
             while True:
                 if self._out:
-                    item = self._out.popleft()
+                    item, watched = self._out.popleft()
                     self._writing = len(item.text)
+                    self._writing_watched = self._writing if watched else 0
                     metrics.message_out(item)
                     async with asyncio.timeout(self._send_timeout):
                         await self._websocket.send_text(item.text)
                     self.queued_bytes -= self._writing
-                    self._writing = 0
+                    self.watched_bytes -= self._writing_watched
+                    self._writing = self._writing_watched = 0
                 elif self._close_code is not None:
                     metrics.message_out(self._close_code)
                     async with asyncio.timeout(self._send_timeout):
@@ -233,10 +269,16 @@ async def _hello(websocket: WebSocket, settings: Settings) -> Account | None:
 async def _serve(websocket: WebSocket, account_id: int, settings: Settings) -> None:
     ops_logging.bind_account(account_id)
     registry: TableRegistry = websocket.app.state.tables
-    connection = Connection(websocket, settings.ws_send_queue_bytes, settings.ws_send_timeout)
+    connection = Connection(
+        websocket, settings.ws_send_queue_bytes, settings.ws_send_timeout,
+        settings.ws_watch_queue_bytes,
+    )
     old = registry.connect(account_id, connection)
     if old is not None:
         old.close(CLOSE_REPLACED)
+        watched = getattr(old, "watching", None)
+        if watched is not None:  # its watch ends with it (on another node, by a message)
+            route(UnwatchMessage(table_id=watched), registry, account_id)
     metrics.connection_opened()
     writer = asyncio.create_task(connection.pump())
     reader = asyncio.create_task(_read(websocket, connection, registry, account_id))
@@ -278,6 +320,24 @@ async def _read(
         if isinstance(parsed, ErrorMessage):
             connection.deliver(parsed)
             continue
+        if isinstance(parsed, WatchMessage | UnwatchMessage):
+            _watching(parsed, connection, registry, account_id)
         answer = route(parsed, registry, account_id)
         if answer is not None:
             connection.deliver(answer)
+
+
+def _watching(
+    message: WatchMessage | UnwatchMessage,
+    connection: Connection,
+    registry: TableRegistry,
+    account_id: int,
+) -> None:
+    """A socket watches one table at a time: a watch of another table ends the one before."""
+    before = connection.watching
+    if isinstance(message, WatchMessage):
+        if before is not None and before != message.table_id:
+            route(UnwatchMessage(table_id=before), registry, account_id)
+        connection.watching = message.table_id
+    elif before == message.table_id:
+        connection.watching = None

@@ -132,6 +132,7 @@ class TableConfig(_Model):
     options: dict[str, Any] | None = None  # a private room's options (None: the defaults)
     room: str | None = None  # a private room's code
     creator: int | None = None  # who opened it (a room's owner)
+    spectators: bool = True  # a private room: whether people with its code may watch
 
 
 class HandHeader(_Model):

@@ -38,6 +38,16 @@ class ToAccount(_Model):
     message: str
 
 
+class ToSpectators(_Model):
+    """A watched table's message (raw server JSON of `type`) for the spectators whose sockets
+    this node holds: one per node, however many of its sockets watch the table."""
+
+    kind: Literal["to_spectators"] = "to_spectators"
+    accounts: list[int]
+    type: str
+    message: str
+
+
 class Close(_Model):
     """The account logged in on `by_node`: close its socket here (WebSocket code `code`)."""
 
@@ -96,7 +106,7 @@ class Reply(_Model):
 
 
 NodeMessage = Annotated[
-    ToTable | Away | ToAccount | Close | Banned | Call | AdminCall | Reply,
+    ToTable | Away | ToAccount | ToSpectators | Close | Banned | Call | AdminCall | Reply,
     Field(discriminator="kind"),
 ]
 NODE_MESSAGE: TypeAdapter[NodeMessage] = TypeAdapter(NodeMessage)

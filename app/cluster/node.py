@@ -40,6 +40,7 @@ from app.cluster.messages import (
     Close,
     Reply,
     ToAccount,
+    ToSpectators,
     ToTable,
 )
 from app.cluster.ownership import Ownership
@@ -48,6 +49,7 @@ from app.cluster.routing import Routing
 from app.cluster.writer import Writer
 from app.ops.tasks import cancel_and_wait
 from app.protocol import ClientMessage, ServerMessage
+from app.protocol.encode import Encoded
 from app.settings import Settings
 from app.store.ranks import BoardEntry
 from app.tables.actor import HandObserver
@@ -246,10 +248,17 @@ class RedisNetwork(Network):
     def deliver(self, account_id: int, message: ServerMessage) -> None:
         self.routing.deliver(account_id, message)
 
+    def deliver_watched(self, node: str, accounts: list[int], encoded: Encoded) -> None:
+        self.routing.deliver_watched(node, accounts, encoded)
+
     async def check_presence(self) -> list[tuple[str, int]]:
         """Mark disconnected the seats of players whose socket on another node is gone
-        (`Routing.check_presence`); the (table, seat) pairs marked."""
-        return await self.routing.check_presence()
+        (`Routing.check_presence`), and end the watches of spectators whose socket is no
+        longer on the node that asked (`Routing.check_spectators`); the (table, seat)
+        pairs marked."""
+        marked = await self.routing.check_presence()
+        await self.routing.check_spectators()
+        return marked
 
     # --- the bus ----------------------------------------------------------------------------
 
@@ -257,6 +266,8 @@ class RedisNetwork(Network):
         message = NODE_MESSAGE.validate_json(raw)
         if isinstance(message, ToAccount):
             self.routing.to_account(message)
+        elif isinstance(message, ToSpectators):
+            self.routing.to_spectators(message)
         elif isinstance(message, ToTable):
             self.routing.serve(message)
         elif isinstance(message, Away):

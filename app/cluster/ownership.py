@@ -119,6 +119,7 @@ class Ownership(HandObserver):
             options=live.options,
             room=live.room,
             creator=live.creator,
+            spectators=live.spectators_allowed,
         )
         self._store(live, clear_hand=True)
         await self._node.writer.flush()  # listed before the creator is answered
@@ -308,6 +309,7 @@ class Ownership(HandObserver):
             options=config.options, room=config.room,
         )
         live.creator = config.creator
+        live.spectators_allowed = config.spectators
         live.bots = {s.account for s in config.seats if s.account is not None and s.bot}
         # a player is there only with a live socket on some node; one whose socket died
         # with the old owner starts disconnected (the usual disconnect and 托管 rules)

@@ -1,9 +1,16 @@
 """Sockets and messages between nodes: presence names the node holding each account's
 socket; a client's message for a table owned elsewhere is published to the owner's
 channel, and a message for a seat whose socket is on another node to that node's channel.
-A closing socket tells the owners of the tables it played at (`away`), and the players at
-this node's tables whose socket was on another node are marked disconnected once their
-presence entry is gone (`check_presence`), connected again when it comes back.
+A closing socket tells the owners of the tables it played at or watched (`away`), and the
+players at this node's tables whose socket was on another node are marked disconnected
+once their presence entry is gone (`check_presence`), connected again when it comes back.
+
+Spectators (旁观) whose socket is on another node: the owner sends a watched table's
+message once per node (`deliver_watched`, `ToSpectators`), and that node queues it for
+each of its sockets that watch, under the spectators' bound (app/api/ws.py). The owner
+ends such a watch when the socket closes (`away`) and when the account's presence no
+longer names the node that asked (`check_spectators`: it logged in elsewhere, or that
+node died).
 """
 
 from __future__ import annotations
@@ -16,10 +23,18 @@ from collections.abc import Callable
 from redis.exceptions import RedisError
 
 from app.cluster.context import NodeContext
-from app.cluster.messages import Away, Close, ToAccount, ToTable
+from app.cluster.messages import Away, Close, ToAccount, ToSpectators, ToTable
 from app.cluster.presence import Presence
 from app.cluster.writer import Done
-from app.protocol import SERVER_MESSAGE, ClientMessage, ErrorMessage, ServerMessage, parse_client
+from app.protocol import (
+    SERVER_MESSAGE,
+    ClientMessage,
+    ErrorMessage,
+    ServerMessage,
+    UnwatchMessage,
+    parse_client,
+)
+from app.protocol.encode import Encoded
 from app.tables.messages import Connected, Disconnected
 from app.tables.registry import Sink
 from app.tables.routing import route
@@ -103,7 +118,11 @@ class Routing:
         def routed(result: object) -> None:
             if isinstance(result, int) and result > 0:
                 return
-            if result == -1:
+            if isinstance(message, UnwatchMessage):
+                return  # nothing to end
+            if result == -1 and message.type in _NEEDS_NO_SEAT:
+                error = _error("no_table", f"no table {table_id!r}")
+            elif result == -1:
                 error = _error("wrong_table", "you do not sit at that table")
             else:  # the owner died and no node has taken the table over yet
                 error = _error("internal", "the table is moving to another server; resume")
@@ -122,6 +141,10 @@ class Routing:
             [node.keys.online(account_id)],
             [node.keys.channel_prefix, payload.model_dump_json()],
         )
+
+    def deliver_watched(self, node_id: str, accounts: list[int], encoded: Encoded) -> None:
+        payload = ToSpectators(accounts=accounts, type=encoded.type, message=encoded.text)
+        self._node.publish(node_id, payload.model_dump_json())
 
     def to_table(self, table_id: str, payload: str, done: Done | None = None) -> None:
         """Queue `payload` for the owner of `table_id`; `done` gets the script's result
@@ -167,6 +190,17 @@ class Routing:
         if sink is not None:
             sink.deliver(SERVER_MESSAGE.validate_json(message.message))
 
+    def to_spectators(self, message: ToSpectators) -> None:
+        """A watched table's message for the spectators whose sockets are here."""
+        encoded = Encoded(message.type, message.message)
+        for account in message.accounts:
+            sink = self.sinks.get(account)
+            watched = getattr(sink, "deliver_watched", None)
+            if watched is not None:
+                watched(encoded)
+            elif sink is not None:
+                sink.deliver(SERVER_MESSAGE.validate_json(message.message))
+
     def serve(self, sent: ToTable) -> None:
         """A client's message forwarded by the node holding its socket."""
         node = self._node
@@ -177,14 +211,18 @@ class Routing:
         elif node.registry.get(sent.table_id) is None:  # moved on: never forward twice
             answer = _error("internal", "the table is moving to another server; resume")
         else:
-            answer = route(parsed, node.registry, sent.account)  # as from a socket here
+            # as from a socket here (a watch: through the node that holds the socket)
+            answer = route(parsed, node.registry, sent.account, via=sent.reply_node)
         if answer is not None:
             payload = ToAccount(account=sent.account, message=answer.model_dump_json())
             node.publish(sent.reply_node, payload.model_dump_json())
 
     def away(self, table_id: str, account_id: int) -> int | None:
-        """The account's socket is gone: its seat at the table is disconnected (the seat)."""
+        """The account's socket is gone: its seat at the table is disconnected (the seat),
+        its watch of the table ends."""
         live = self._node.registry.get(table_id)
+        if live is not None and account_id in live.spectators:
+            self._node.registry.unwatch(table_id, account_id)
         seat = live.seat_of(account_id) if live is not None else None
         if live is not None and seat is not None:
             live.table.submit(Disconnected(seat))
@@ -261,3 +299,25 @@ class Routing:
                 self._marked.add(key)
                 marked.append((live.table_id, seat))
         return marked
+
+    async def check_spectators(self) -> list[tuple[str, int]]:
+        """End the watches (at this node's tables) of spectators whose socket is on
+        another node when presence no longer names that node: the socket closed without
+        telling (its node died) or the account logged in elsewhere. The (table, account)
+        pairs ended."""
+        node = self._node
+        watching = [w for w in node.registry.remote_spectators() if self._owns(w[0])]
+        if not watching:
+            return []
+        accounts = sorted({account for _, account, _ in watching})
+        nodes = await node.redis.mget([node.keys.online(a) for a in accounts])
+        now = {a: None if n is None else str(n) for a, n in zip(accounts, nodes)}
+        ended = []
+        for table_id, account, held_by in watching:
+            if now[account] != held_by:
+                node.registry.unwatch(table_id, account)
+                ended.append((table_id, account))
+        return ended
+
+
+_NEEDS_NO_SEAT = frozenset({"watch", "chat", "mute", "unmute"})

@@ -15,6 +15,8 @@ _ErrorCode = Literal[
     "unauthorized", "wrong_table", "stale", "not_in_hand", "in_hand", "no_hand", "paused",
     "hand_voided",
     "rate_limited", "kicked", "internal",
+    "no_table", "seated_here", "spectators_full", "spectators_not_allowed", "wrong_room_code",
+    "chat_limited",
     "hand_over", "not_your_turn", "bad_seat", "tile_not_in_hand", "wild_discard_forbidden",
     "discard_restricted", "not_offered", "already_answered", "cannot_win", "no_tiles_left",
     "unknown_action",
@@ -41,6 +43,16 @@ ERROR_MEANINGS: dict[str, str] = {
     "answered (at most one such error a second); send a dropped action again",
     "kicked": "an administrator removed the player from the table",
     "internal": "the server failed; the hand is restored from its action log",
+    # watching (旁观) and quick chat (快捷语)
+    "no_table": "no such table: it was closed, or never opened",
+    "seated_here": "a `watch` of the table the player sits at: a seat sees its own table",
+    "spectators_full": "the table has as many spectators as it takes (50 by default): try "
+    "again later",
+    "spectators_not_allowed": "the private room's owner does not allow spectators",
+    "wrong_room_code": "a `watch` of a private room without its code, or with another one",
+    "chat_limited": "more quick chat than a seat may send (by default 3 at once, then one every "
+    "3 s): "
+    "this one was not sent",
     # the rules core (IllegalAction codes)
     "hand_over": "the hand has ended",
     "not_your_turn": "it is another seat's turn, or the claim window has closed",

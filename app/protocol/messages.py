@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal
 
-from pydantic import Field, StringConstraints, TypeAdapter
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter
 
 from app.protocol.actions import WireAction
 from app.protocol.base import ClientModel, HandId, SeatNumber, Seq, TableId, WireModel
@@ -21,12 +21,13 @@ from app.protocol.errors import ErrorCode
 from app.protocol.events import EventPayload
 from app.protocol.rooms import RoomMessage
 from app.protocol.views import SeatView
-from app.protocol.vocabulary import Variant
+from app.protocol.vocabulary import ChatPhrase, Variant
 
 Nonce = Annotated[str, StringConstraints(max_length=64)]
 VERSION: Final = 2  # docs/protocol.md: what changed from version 1
 Version = Literal[2]
 MAX_TOKEN_LENGTH = 2048  # an access token is a JWT of about 200 characters
+RoomCode = Annotated[str, StringConstraints(pattern=r"^[0-9]{6}$")]
 
 
 # --- client -> server ------------------------------------------------------------------
@@ -116,8 +117,96 @@ class PingMessage(ClientModel):
     """any string of at most 64 characters, echoed in the pong"""
 
 
+class WatchMessage(ClientModel):
+    """Watch the table as a spectator (旁观): the public view of its hands, what every seat
+    sees of the others, never a concealed tile, a prompt or the wall order. Answered with
+    ``watching`` (and a ``snapshot`` of the hand in play, then its events as they come), or
+    an error: ``no_table``, ``seated_here`` (a player does not watch its own table),
+    ``spectators_full``, and for a private room ``spectators_not_allowed`` or
+    ``wrong_room_code``. A socket watches one table at a time: a watch ends the one before.
+    Send it again after a reconnect, or after a gap in the events' seq (it is answered with
+    a fresh ``watching`` and snapshot)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "watch", "table_id": "T1", "code": None}
+    ]})
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["watch"] = "watch"
+    table_id: TableId
+    code: RoomCode | None = None
+    """a private room's code (房间号), as its owner gave it; null or left out for a public
+    table"""
+
+
+class UnwatchMessage(ClientModel):
+    """Stop watching the table. Not answered (nothing more of the table comes); unwatching
+    a table the socket does not watch does nothing."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "unwatch", "table_id": "T1"}
+    ]})
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["unwatch"] = "unwatch"
+    table_id: TableId
+
+
+class SendChatMessage(ClientModel):
+    """Quick chat (快捷语): a seated player sends one phrase or reaction of the fixed list
+    (no free text) to the table; everyone seated there and every spectator gets it as a
+    ``chat`` (the sender too), except those who muted the sender. At most 3 at once, then
+    one every 3 seconds (``chat_limited``); a spectator may not chat (``wrong_table``)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "chat", "table_id": "T1", "phrase": "nice_play"}
+    ]})
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["chat"] = "chat"
+    table_id: TableId
+    phrase: ChatPhrase
+    """the phrase or reaction, by its id"""
+
+
+class MuteMessage(ClientModel):
+    """Stop receiving the quick chat of the player at `seat` (屏蔽). The mute holds for that
+    player (by account, also if they change seats) for as long as the muter sits at or
+    watches the table. Answered with ``muted``; `bad_seat` for an empty seat or one's own."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "mute", "table_id": "T1", "seat": 3}
+    ]})
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["mute"] = "mute"
+    table_id: TableId
+    seat: SeatNumber
+    """the seat of the player to mute"""
+
+
+class UnmuteMessage(ClientModel):
+    """Receive the quick chat of the player at `seat` again. Answered with ``muted``."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "unmute", "table_id": "T1", "seat": 3}
+    ]})
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["unmute"] = "unmute"
+    table_id: TableId
+    seat: SeatNumber
+    """the seat of the player to hear again"""
+
+
 ClientMessage = Annotated[
-    ActionMessage | ResumeMessage | AutoplayMessage | LeaveMessage | ReadyMessage | PingMessage,
+    ActionMessage | ResumeMessage | AutoplayMessage | LeaveMessage | ReadyMessage | PingMessage
+    | WatchMessage | UnwatchMessage | SendChatMessage | MuteMessage | UnmuteMessage,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -266,6 +355,70 @@ class TableStateMessage(WireModel):
     deals the next hand, unless every seat says ready (准备) first; null during a hand,
     while the result is stored, while an operator has paused the table or while a seat is
     empty"""
+    spectators: int = Field(default=0, ge=0)
+    """how many watch the table (旁观) now"""
+
+
+class WatchingMessage(WireModel):
+    """The answer to ``watch``: the receiver watches `table_id`, which plays `variant` at
+    `stake`. `seq` is the table's last event shown: a ``snapshot`` at that seq follows when
+    the table has dealt (the hand in play, or the last one), then every event after it, as
+    every seat sees the others (no concealed tile, no prompt). ``table_state`` comes too,
+    and again whenever it changes."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "v": 2, "type": "watching", "table_id": "T1", "variant": "lishui", "stake": 10, "seq": 37,
+        "spectators": 3,
+    }]})
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["watching"] = "watching"
+    table_id: TableId
+    variant: Variant
+    """the variant the table plays"""
+    stake: int = Field(ge=0)
+    """silver (银两) per point"""
+    seq: Seq
+    """the table's last event seq shown; the events that follow carry the next ones"""
+    spectators: int = Field(ge=1)
+    """how many watch the table now, the receiver included"""
+
+
+class ChatMessage(WireModel):
+    """Quick chat (快捷语): the player at `seat` said `phrase`. Sent to everyone seated at
+    the table (the sender too) and to its spectators, except those who muted the sender. It
+    carries no seq: it is not part of the hand."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "chat", "table_id": "T1", "seat": 2, "phrase": "nice_play"}
+    ]})
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["chat"] = "chat"
+    table_id: TableId
+    seat: SeatNumber
+    """the seat of the player who said it"""
+    phrase: ChatPhrase
+    """the phrase or reaction, by its id"""
+
+
+class MutedMessage(WireModel):
+    """The seats whose players' quick chat the receiver does not receive at `table_id` (it
+    muted them), as they sit now. The answer to ``mute`` and ``unmute``, and sent after
+    ``seated`` when there are any."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"v": 2, "type": "muted", "table_id": "T1", "seats": [3]}
+    ]})
+
+    v: Version = VERSION
+    """the protocol version, 2"""
+    type: Literal["muted"] = "muted"
+    table_id: TableId
+    seats: list[SeatNumber]
+    """the muted players' seats, in order"""
 
 
 ServerMessage = Annotated[
@@ -276,7 +429,10 @@ ServerMessage = Annotated[
     | PongMessage
     | SeatedMessage
     | TableStateMessage
-    | RoomMessage,
+    | RoomMessage
+    | WatchingMessage
+    | ChatMessage
+    | MutedMessage,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

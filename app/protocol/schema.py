@@ -26,11 +26,12 @@ from app.protocol.messages import CLIENT_MESSAGE, HELLO, SERVER_MESSAGE, VERSION
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 CLIENT_MESSAGES: tuple[type[m.ClientModel], ...] = (
     m.HelloMessage, m.ActionMessage, m.ResumeMessage, m.AutoplayMessage, m.LeaveMessage,
-    m.ReadyMessage, m.PingMessage,
+    m.ReadyMessage, m.PingMessage, m.WatchMessage, m.UnwatchMessage, m.SendChatMessage,
+    m.MuteMessage, m.UnmuteMessage,
 )  # fmt: skip
 SERVER_MESSAGES: tuple[type[m.WireModel], ...] = (
     m.SeatedMessage, m.TableStateMessage, m.EventMessage, m.PromptMessage, m.SnapshotMessage,
-    m.ErrorMessage, m.PongMessage,
+    m.ErrorMessage, m.PongMessage, m.WatchingMessage, m.ChatMessage, m.MutedMessage,
 )  # fmt: skip
 _UNIONS: dict[str, tuple[str, TypeAdapter[Any]]] = {
     "HelloMessage": ("validation", HELLO),
@@ -91,17 +92,22 @@ def asyncapi_document() -> dict[str, Any]:
     """The AsyncAPI 3.0 document of the /ws channel, its schemas those of `protocol_schema`."""
     schema = protocol_schema()
     schemas = _rewrite_refs(schema["$defs"], "#/$defs/", "#/components/schemas/")
-    clients = message_names(CLIENT_MESSAGES)
-    servers = message_names(SERVER_MESSAGES)
+    server_kinds = {kind for kind, _ in message_names(SERVER_MESSAGES)}
+    # a type both ways (``chat``) is keyed apart for the client's: `chat_from_client`
+    clients = [
+        (f"{kind}_from_client" if kind in server_kinds else kind, kind, name)
+        for kind, name in message_names(CLIENT_MESSAGES)
+    ]
+    servers = [(kind, kind, name) for kind, name in message_names(SERVER_MESSAGES)]
     messages = {
-        kind: {
+        key: {
             "name": kind,
             "title": name,
             "summary": (schemas[name].get("description") or name).split("\n")[0],
             "contentType": "application/json",
             "payload": {"$ref": f"#/components/schemas/{name}"},
         }
-        for kind, name in clients + servers
+        for key, kind, name in clients + servers
     }
     return {
         "asyncapi": "3.0.0",
@@ -109,7 +115,8 @@ def asyncapi_document() -> dict[str, Any]:
             "title": "zjmahjong table protocol",
             "version": str(VERSION),
             "description": "One WebSocket per client at /ws: the client says hello with its "
-            "access token, then plays the tables it sits at (docs/protocol.md).",
+            "access token, then plays the tables it sits at and watches others "
+            "(docs/protocol.md).",
         },
         "defaultContentType": "application/json",
         "channels": {
@@ -126,13 +133,17 @@ def asyncapi_document() -> dict[str, Any]:
                 "action": "receive",
                 "title": "What a client sends",
                 "channel": {"$ref": "#/channels/table"},
-                "messages": [{"$ref": f"#/channels/table/messages/{k}"} for k, _ in clients],
+                "messages": [
+                    {"$ref": f"#/channels/table/messages/{k}"} for k, _, _ in clients
+                ],
             },
             "sendServerMessages": {
                 "action": "send",
                 "title": "What the server sends",
                 "channel": {"$ref": "#/channels/table"},
-                "messages": [{"$ref": f"#/channels/table/messages/{k}"} for k, _ in servers],
+                "messages": [
+                    {"$ref": f"#/channels/table/messages/{k}"} for k, _, _ in servers
+                ],
             },
         },
         "components": {"messages": messages, "schemas": schemas},

@@ -301,6 +301,32 @@ ROOM_OUTCOMES: dict[str, str] = {
 }
 
 
+_ChatPhrase = Literal[
+    "hello", "hurry", "nice_play", "sorry", "thanks", "again", "lucky", "wait", "bye",
+    "good_game",
+    "thumbs_up", "laugh", "cry", "angry", "wow",
+]  # fmt: skip
+CHAT_PHRASES: dict[str, str] = {
+    # quick phrases (快捷语): the client shows them in the reader's language
+    "hello": "大家好: hello, everyone",
+    "hurry": "快点吧: hurry up, please",
+    "nice_play": "打得好: well played",
+    "sorry": "不好意思: sorry",
+    "thanks": "谢谢: thanks",
+    "again": "再来一局: one more hand",
+    "lucky": "运气真好: what luck",
+    "wait": "等一下: one moment",
+    "bye": "先走了，再见: I have to go, bye",
+    "good_game": "承让了: good game",
+    # reactions: a picture, the same in every language (👍 😄 😭 😠 😮)
+    "thumbs_up": "a reaction: thumbs up (赞)",
+    "laugh": "a reaction: laughing (大笑)",
+    "cry": "a reaction: crying (大哭)",
+    "angry": "a reaction: angry (生气)",
+    "wow": "a reaction: surprised (惊讶)",
+}
+
+
 class Meanings:
     """Annotate a Literal with the meaning of each value: the schema gets ``enum`` (from the
     Literal) and ``x-enum-descriptions`` (in the same order). Validation is the Literal's."""
@@ -340,6 +366,7 @@ PaymentTermKey = Annotated[_PaymentTermKey, Meanings(_PaymentTermKey, PAYMENT_TE
 RoomStatus = Annotated[_RoomStatus, Meanings(_RoomStatus, ROOM_STATUSES)]
 LengthUnit = Annotated[_LengthUnit, Meanings(_LengthUnit, LENGTH_UNITS)]
 RoomOutcome = Annotated[_RoomOutcome, Meanings(_RoomOutcome, ROOM_OUTCOMES)]
+ChatPhrase = Annotated[_ChatPhrase, Meanings(_ChatPhrase, CHAT_PHRASES)]
 
 
 def as_variant(name: str) -> _Variant:

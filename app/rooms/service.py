@@ -102,6 +102,7 @@ class Rooms:
                                     options=options, room=code)
         live.creator = owner
         live.session_over = False
+        live.spectators_allowed = spectators
         await self.registry.network.opened(live)
         return room
 

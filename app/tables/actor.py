@@ -37,6 +37,11 @@ actor adds what the core leaves out:
 - at the deal (`_deal`): a seat whose player is away (its socket closed) is freed first,
   with no penalty, and the table waits for a fourth player instead of dealing to three;
   with `seat_points` (湖州) the four seats' stored 积分 are read into the hand's context;
+- spectators (旁观): while `public` is set (the registry sets it while anyone watches),
+  every event is also given to it as an observer's copy (`Event.for_seat(None)`: no
+  concealed tile of any seat), ``hand_ended`` when it is shown; `public_snapshot` is the
+  observer's view of the hand in play (or the last one) at the last event shown. The
+  table never waits on a spectator: `public` only queues;
 - seats: `on_seats_changed` is called after any message that changed who sits where, a
   seat's connection or its 托管, or the hand in play (dealt, ended), so that the caller can
   tell every seat (``table_state``);
@@ -114,6 +119,8 @@ log = logging.getLogger(__name__)
 
 
 Send = Callable[[int, Outbound], None]
+Public = Callable[[EventOut], None]
+"""Where the observers' copy of each event goes (the spectators: `Table.public`)."""
 OnHandEnd = Callable[[HandRecordData], Awaitable[bool]]
 SeedSource = Callable[[], int | bytes]
 """A hand's seed (bytes; an int stands for its 8-byte form: `app.rules.wall.seed_bytes`)."""
@@ -230,6 +237,8 @@ class Table:
         # whether another hand may be dealt (a private room: False once its session is
         # over, or while that is not known yet); None: always
         self.may_deal: Callable[[], bool] | None = None
+        # the spectators' copy of every event (no concealed tile); None: nobody watches
+        self.public: Public | None = None
 
     # --- what callers may read ------------------------------------------------------------
 
@@ -478,6 +487,25 @@ class Table:
             items.append(self._prompt_out(prompt, now))
         return items
 
+    @property
+    def shown_seq(self) -> int:
+        """The seq of the last event sent (a result being stored is not sent yet)."""
+        return self._seq - len(self._held)
+
+    def public_snapshot(self) -> SnapshotOut | None:
+        """An observer's view (`seat_view(state, None)`: no concealed tile until the hand
+        ends, no legal action, no claim offer) of the hand in play, or of the last one, at
+        the last event shown; None when no hand was dealt since the table (or its 版)
+        started. Called by the registry as a spectator starts watching, in the same step
+        as it starts sending the events: nothing is lost or repeated."""
+        state = self._state
+        if state is None:
+            return None
+        view = seat_view(state, None)
+        if self._held:
+            view["net"] = None
+        return SnapshotOut(self.shown_seq, self._hand_id, view, None)
+
     async def _on_autoplay(self, msg: Autoplay) -> None:
         if not self._check_seat(msg.seat):
             return
@@ -655,6 +683,8 @@ class Table:
                 continue
             for seat in range(4):
                 self._send(seat, EventOut(first + offset, self._hand_id, event.for_seat(seat)))
+            if self.public is not None:
+                self.public(EventOut(first + offset, self._hand_id, event.for_seat(None)))
         metrics.events_published()
 
     async def _advance(self) -> None:
@@ -765,6 +795,8 @@ class Table:
         for item in held:
             for seat in range(4):
                 self._send(seat, item)
+            if self.public is not None:  # the result shows every hand: the same for all
+                self.public(item)
         self._next_hand_at = self.clock.now() + self.timers.ready
         return True
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.protocol import ClientMessage, ServerMessage
+from app.protocol.encode import Encoded
 
 if TYPE_CHECKING:
     from app.store.ranks import BoardEntry
@@ -119,6 +120,12 @@ class Network(Protocol):
 
     def deliver(self, account_id: int, message: ServerMessage) -> None:
         """A message for an account whose socket is not on this node."""
+        return
+
+    def deliver_watched(self, node: str, accounts: list[int], encoded: Encoded) -> None:
+        """A message of a watched table for spectators whose sockets `node` holds (one
+        message per node, however many of its sockets watch): that node queues it for
+        each as watched, under the spectators' bound."""
         return
 
     # --- the API: the lobby, admin commands and leaderboards of every node --------------------

@@ -37,6 +37,22 @@
 - a ban (`ban`, 封号) reaches the live session on every node: the account's socket closes
   with `CLOSE_BANNED`, its seat escapes during a hand (逃跑, as `kick`) or is freed between
   hands, and no action of that seat is applied from then on (`SeatState.banned`);
+- spectators (旁观, `watch`): anyone not seated at a table may watch it, at most
+  `max_spectators` per table (`spectators_full`); a private room (`LiveTable.room`,
+  `LiveTable.spectators_allowed`, set by whoever makes the room) asks its code and its
+  owner's leave. A spectator gets ``watching``, a snapshot of the observer's view and then
+  every event as an observer sees it (`Event.for_seat(None)`: no concealed tile, no prompt,
+  no claim offer), and ``table_state`` (with the number of spectators) whenever it
+  changes. What it is sent is queued as watched (`watchers.watched_sender`): the table
+  never waits, and a socket that does not read is dropped by its own bound (app/api/ws.py).
+  A spectator's socket on another node is sent one message per node (`Network.
+  deliver_watched`). Sitting down at the table, unwatching, or the socket closing ends a
+  watch; a table that closes tells its spectators (``no_table``);
+- quick chat (快捷语, `chat`): a seated player's phrase of the fixed list goes to every
+  seated player (bots excepted) and every spectator, the sender included, except those
+  who muted the sender (`mute`: by account, held while the muter sits at or watches the
+  table); each account may send `chat_burst` at once, then one more every
+  `chat_refill_seconds` (`chat_limited`);
 - idle tables close (`close_idle`): a table of this node where no person has sat (every
   seat empty or a house bot's) for `idle_close_seconds` on the registry's `clock` is
   closed between hands, as a dissolve closes it (its bots sit nowhere then, free for the
@@ -62,13 +78,18 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.ops import metrics
 from app.ops.tasks import cancel_and_wait
 from app.protocol import (
+    ChatMessage,
     ErrorMessage,
+    MutedMessage,
     SeatedMessage,
     SeatInfo,
     ServerMessage,
+    SnapshotMessage,
     TableStateMessage,
+    WatchingMessage,
+    view_model,
 )
-from app.protocol.encode import Encoded
+from app.protocol.encode import Encoded, event_text, message_text
 from app.protocol.vocabulary import as_variant
 from app.rules.events import Event
 from app.rules.hand import Preset
@@ -97,6 +118,7 @@ from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
 from app.tables.results import store_hand
 from app.tables.seats import SeatState
 from app.tables.timers import BotPace, Timers
+from app.tables.watchers import ChatLimits, Spectator
 from app.tables.wire import encoded_message, wire_message
 
 log = logging.getLogger(__name__)
@@ -115,6 +137,10 @@ POINTS_VARIANTS = frozenset({"huzhou"})
 lowest-level player), read from the store at each deal."""
 ADMIN_WAIT_SECONDS = 10.0  # how long an admin command waits for the actor to handle it
 IDLE_SWEEP_SECONDS = 5.0  # how often idle tables are looked for (at most)
+MAX_SPECTATORS = 50  # per table (the setting max_spectators_per_table)
+CHAT_BURST = 3  # quick chat: phrases at once (chat_burst) ...
+CHAT_REFILL_SECONDS = 3.0  # ... then one more every this many seconds (chat_refill_seconds)
+_ALL_SEATS = range(4)
 
 Status = Literal["waiting", "playing"]
 
@@ -127,7 +153,9 @@ class Sink(Protocol):
         ...
 
     # A sink may also have `deliver_encoded(encoded: Encoded) -> None` (the socket's
-    # `Connection` has): it is then given events and prompts as their JSON text.
+    # `Connection` has): it is then given events and prompts as their JSON text; and
+    # `deliver_watched(encoded: Encoded) -> None` for what a table it watches sends (held
+    # to the spectators' bound), with `closing` true once it is closed.
 
     def close(self, code: int) -> None:
         """Close the connection with this WebSocket close code."""
@@ -194,6 +222,12 @@ class LiveTable:
         """The variant's options when a private room changed them, as stored (JSON)."""
         options = self.table.ruleset.options
         return None if options == self.table.ruleset.default_options() else asdict(options)
+    # spectators (旁观): account -> where its socket is
+    spectators: dict[int, Spectator] = field(default_factory=dict)
+    # whether a private room's owner lets people with the code watch (a public table: yes)
+    spectators_allowed: bool = True
+    # quick chat mutes: account -> the accounts whose chat it is not sent at this table
+    mutes: dict[int, set[int]] = field(default_factory=dict)
 
     def accounts(self) -> list[int | None]:
         return [seat.account for seat in self.table.seats]
@@ -225,8 +259,13 @@ class TableRegistry:
         bot_pace: BotPace | None = None,
         idle_close_seconds: float = 0.0,
         clock: Clock | None = None,
+        max_spectators: int = MAX_SPECTATORS,
+        chat_burst: int = CHAT_BURST,
+        chat_refill_seconds: float = CHAT_REFILL_SECONDS,
     ) -> None:
         self._sessions = sessions
+        self.max_spectators = max_spectators  # per table
+        self._chat = ChatLimits(chat_burst, chat_refill_seconds)
         self.bot_pace = bot_pace or BotPace()  # how fast bots and 托管 play (settings)
         # a table where no person sits closes after this long (0: never), on this clock
         self.idle_close_seconds = idle_close_seconds
@@ -239,6 +278,7 @@ class TableRegistry:
         # table_state: the seats owed one (and `seated` first), one sender task per table
         self._owed: dict[str, set[int]] = {}
         self._owed_seated: dict[str, set[int]] = {}
+        self._owed_watchers: set[str] = set()  # tables whose spectators are owed one
         self._senders: dict[str, asyncio.Task[None]] = {}
         # seats owed a `seated` (and its table_state) that is not out yet, and what the
         # table sent them meanwhile: held until it is (`_send`, `_release`)
@@ -339,6 +379,8 @@ class TableRegistry:
         elif accounts[seat] is not None:
             raise TableError("seat_taken", f"seat {seat} is taken")
         live.table.seats[seat] = SeatState(account_id, autoplay=bot, house_bot=bot)
+        if live.spectators.pop(account_id, None) is not None:  # watched, plays now
+            self._spectators_changed(live)
         self._lost.pop((table_id, seat), None)  # what the seat's last holder missed
         if bot:
             live.bots.add(account_id)
@@ -412,6 +454,8 @@ class TableRegistry:
         self._held[table_id] = now
         for account in sorted(before - now):
             self.network.release_seat(account, table_id)
+            if account not in live.spectators:
+                live.mutes.pop(account, None)
         if live.table.hand is None:
             self.network.changed(live)
 
@@ -550,7 +594,11 @@ class TableRegistry:
         """Stop a table whose seats are free and forget it here and in the cluster."""
         table_id = live.table_id
         await _stop_tables([live])
+        closed = ErrorMessage(code="no_table", message=f"table {table_id} was closed")
+        self._to_spectators(live, message_text(closed))
+        live.spectators.clear()
         self._tables.pop(table_id, None)
+        self._owed_watchers.discard(table_id)
         self._forget_seating(table_id)
         for account in sorted(self._held.pop(table_id, frozenset())):
             self.network.release_seat(account, table_id)  # (the seats were freed already)
@@ -646,6 +694,10 @@ class TableRegistry:
         old = self._connections.get(account_id)
         self._connections[account_id] = sink
         for live in self._tables.values():
+            spectator = live.spectators.get(account_id)
+            if spectator is not None and spectator.sink is None:  # that socket is replaced
+                del live.spectators[account_id]
+                self._spectators_changed(live)
             if (seat := live.seat_of(account_id)) is not None:
                 live.table.submit(Connected(seat))  # after any Disconnected of the old one
                 self.announce(live.table_id)
@@ -667,6 +719,10 @@ class TableRegistry:
     def disconnect(self, account_id: int, sink: Sink) -> list[tuple[str, int]]:
         """Forget `sink` (unless a newer connection replaced it); the (table, seat) pairs
         the account holds, so that the caller can tell their actors."""
+        for live in self._tables.values():  # its watches end with it
+            spectator = live.spectators.get(account_id)
+            if spectator is not None and spectator.sink is sink:
+                self.unwatch(live.table_id, account_id)
         if self._connections.get(account_id) is not sink:
             return []
         del self._connections[account_id]
@@ -728,13 +784,16 @@ class TableRegistry:
 
     # --- table_state ----------------------------------------------------------------------
 
-    def announce(self, table_id: str, seats: Iterable[int] = range(4), *, seated: bool = False
-                 ) -> None:
+    def announce(self, table_id: str, seats: Iterable[int] = _ALL_SEATS, *,
+                 seated: bool = False) -> None:
         """Send ``table_state`` to `seats` (connected ones) soon, ``seated`` first when asked;
-        several calls before the sender runs make one message per seat."""
+        several calls before the sender runs make one message per seat. Announced to every
+        seat (the default), it goes to the spectators too."""
         if table_id not in self._tables:
             return
         chosen = set(seats)
+        if seats is _ALL_SEATS:
+            self._owed_watchers.add(table_id)
         self._owed.setdefault(table_id, set()).update(chosen)
         if seated:
             self._owed_seated.setdefault(table_id, set()).update(chosen)
@@ -775,6 +834,12 @@ class TableRegistry:
                             table_id=table_id, seat=seat, variant=as_variant(live.variant), stake=live.stake
                         ))
                     self._deliver(live, seat, message)
+                    account = live.table.seats[seat].account
+                    if seat in seated and account is not None and live.mutes.get(account):
+                        self._deliver(live, seat, self.muted_message(live, account))
+                if table_id in self._owed_watchers:
+                    self._owed_watchers.discard(table_id)
+                    self._to_spectators(live, message_text(message))
             except Exception:
                 log.exception("table %s: cannot send table_state", table_id)
             finally:
@@ -828,6 +893,7 @@ class TableRegistry:
             seats=seats,
             settling=table.settling,
             next_hand_ms=None if (wait := table.next_deal_in) is None else round(wait * 1000),
+            spectators=len(live.spectators),
         )
 
     def _deliver(self, live: LiveTable, seat: int, message: ServerMessage) -> None:
@@ -842,6 +908,189 @@ class TableRegistry:
             sink.deliver(message)
         elif self.network.remote:  # a socket on another node, if any
             self.network.deliver(account, message)
+
+    # --- spectators (旁观) ------------------------------------------------------------------
+
+    def watch(
+        self, table_id: str, account_id: int, code: str | None = None, node: str | None = None
+    ) -> None:
+        """`account_id` watches the table from now on (again: a fresh start), through its
+        socket here, or (`node`) through the node of the cluster that holds it. It is sent
+        ``watching``, the observer's snapshot of the hand (if the table has dealt), then
+        every event as an observer sees it; ``table_state`` follows. TableError: `no_table`,
+        `seated_here`, `wrong_room_code`, `spectators_not_allowed`, `spectators_full`."""
+        live = self._tables.get(table_id)
+        if live is None:
+            raise TableError("no_table", f"no table {table_id!r}")
+        if live.seat_of(account_id) is not None:
+            raise TableError("seated_here", "you sit at this table: your seat shows it")
+        if live.room is not None and code != live.room:
+            raise TableError("wrong_room_code", "this private room is watched with its code")
+        if not live.spectators_allowed:
+            raise TableError("spectators_not_allowed", "this room's owner allows no spectators")
+        if account_id not in live.spectators and len(live.spectators) >= self.max_spectators:
+            raise TableError(
+                "spectators_full", f"this table has {self.max_spectators} spectators already"
+            )
+        sink = None if node is not None else self._connections.get(account_id)
+        if sink is None and node is None:
+            return  # the socket closed meanwhile
+        spectator = Spectator(account_id, sink, node)
+        live.spectators[account_id] = spectator
+        table = live.table
+        snapshot = table.public_snapshot()
+        watching = WatchingMessage(
+            table_id=table_id, variant=as_variant(live.variant), stake=live.stake,
+            seq=table.shown_seq, spectators=len(live.spectators),
+        )
+        self._to_spectators(live, message_text(watching), [spectator])
+        if snapshot is not None:
+            view = SnapshotMessage(
+                table_id=table_id, hand_id=snapshot.hand_id, seq=snapshot.seq,
+                view=view_model(snapshot.view), deadline_ms=None,
+            )
+            self._to_spectators(live, message_text(view), [spectator])
+        if live.mutes.get(account_id):
+            self._to_spectators(
+                live, message_text(self.muted_message(live, account_id)), [spectator]
+            )
+        self._spectators_changed(live)
+
+    def unwatch(self, table_id: str, account_id: int) -> None:
+        """The account watches the table no longer (nothing when it did not)."""
+        live = self._tables.get(table_id)
+        if live is None or live.spectators.pop(account_id, None) is None:
+            return
+        if live.seat_of(account_id) is None:
+            live.mutes.pop(account_id, None)
+        self._spectators_changed(live)
+
+    def drop_spectators(self, table_id: str) -> None:
+        """End every watch of the table (a private room's owner turned spectators off); each
+        spectator is told (``spectators_not_allowed``)."""
+        live = self._tables.get(table_id)
+        if live is None or not live.spectators:
+            return
+        told = ErrorMessage(code="spectators_not_allowed",
+                            message="this room's owner allows no spectators now")
+        self._to_spectators(live, message_text(told))
+        for account in list(live.spectators):
+            self.unwatch(table_id, account)
+
+    def _spectators_changed(self, live: LiveTable) -> None:
+        """The spectators came or went: the table sends them its events while there are
+        any, and every seat and spectator is told how many there are."""
+        table_id = live.table_id
+        live.table.public = (
+            (lambda item: self._send_public(table_id, item)) if live.spectators else None
+        )
+        self.announce(table_id)
+
+    def _send_public(self, table_id: str, item: EventOut) -> None:
+        """The observers' copy of one event, written once for every spectator."""
+        live = self._tables.get(table_id)
+        if live is None or not live.spectators:
+            return
+        try:
+            self._to_spectators(live, event_text(table_id, item.hand_id, item.seq, item.event))
+        except Exception:  # a bad conversion must not reach the actor
+            log.exception("table %s: cannot send event %d to its spectators", table_id, item.seq)
+
+    def _to_spectators(
+        self, live: LiveTable, encoded: Encoded, chosen: Iterable[Spectator] | None = None
+    ) -> None:
+        """Queue `encoded` for the spectators (`chosen`, or all): a socket here as watched
+        text, those of another node in one message per node. A socket that was closed, or
+        is closed now because it let too much wait, is no longer a spectator."""
+        remote: dict[str, list[int]] = {}
+        gone = []
+        for spectator in list(live.spectators.values()) if chosen is None else chosen:
+            send = spectator.send
+            if send is None:
+                if spectator.node is not None:
+                    remote.setdefault(spectator.node, []).append(spectator.account)
+                continue
+            send(encoded)  # a closed socket takes nothing
+            if spectator.gone:
+                gone.append(spectator.account)
+        for node, accounts in remote.items():
+            self.network.deliver_watched(node, accounts, encoded)
+        if gone:
+            for account in gone:
+                live.spectators.pop(account, None)
+                if live.seat_of(account) is None:
+                    live.mutes.pop(account, None)
+            self._spectators_changed(live)
+
+    def remote_spectators(self) -> list[tuple[str, int, str]]:
+        """(table, account, node) of every spectator whose socket is on another node (the
+        cluster checks they are still there)."""
+        return [
+            (live.table_id, s.account, s.node)
+            for live in self._tables.values() for s in live.spectators.values()
+            if s.sink is None and s.node is not None
+        ]
+
+    # --- quick chat (快捷语) -----------------------------------------------------------------
+
+    def chat(self, table_id: str, account_id: int, phrase: str) -> None:
+        """A seated player says `phrase` (of the fixed list, checked at the edge): every
+        player at the table and every spectator is sent ``chat``, except those who muted
+        the player. TableError: `no_table`, `wrong_table` (not seated: spectators do not
+        chat), `chat_limited`."""
+        live = self._tables.get(table_id)
+        if live is None:
+            raise TableError("no_table", f"no table {table_id!r}")
+        seat = live.seat_of(account_id)
+        if seat is None:
+            raise TableError("wrong_table", "only a player seated at the table chats there")
+        if not self._chat.take(account_id, self.clock.now()):
+            raise TableError(
+                "chat_limited",
+                f"at most {self._chat.burst} phrases at once, then one every "
+                f"{self._chat.refill:g} s",
+            )
+        said = ChatMessage(table_id=table_id, seat=seat, phrase=phrase)  # type: ignore[arg-type]
+        for number, account in enumerate(live.accounts()):
+            if account is None or account in live.bots:
+                continue
+            if account_id not in live.mutes.get(account, ()):
+                self._deliver(live, number, said)
+        listening = [
+            s for a, s in live.spectators.items() if account_id not in live.mutes.get(a, ())
+        ]
+        if listening:
+            self._to_spectators(live, message_text(said), listening)
+
+    def mute(self, table_id: str, account_id: int, seat: int, on: bool) -> MutedMessage:
+        """The account (seated at or watching the table) stops (or starts again) receiving
+        the chat of the player at `seat`; its mutes as they are now. TableError:
+        `no_table`, `wrong_table` (neither seated nor watching), `bad_seat` (empty, or its
+        own)."""
+        live = self._tables.get(table_id)
+        if live is None:
+            raise TableError("no_table", f"no table {table_id!r}")
+        if live.seat_of(account_id) is None and account_id not in live.spectators:
+            raise TableError("wrong_table", "you neither sit at nor watch this table")
+        target = live.accounts()[seat]
+        if target is None or target == account_id:
+            raise TableError("bad_seat", f"nobody else sits at seat {seat}")
+        muted = live.mutes.setdefault(account_id, set())
+        if on:
+            muted.add(target)
+        else:
+            muted.discard(target)
+            if not muted:
+                del live.mutes[account_id]
+        return self.muted_message(live, account_id)
+
+    def muted_message(self, live: LiveTable, account_id: int) -> MutedMessage:
+        """The seats whose players `account_id` has muted at the table, as they sit now."""
+        muted = live.mutes.get(account_id, set())
+        return MutedMessage(
+            table_id=live.table_id,
+            seats=[n for n, a in enumerate(live.accounts()) if a is not None and a in muted],
+        )
 
     # --- the end of a hand ----------------------------------------------------------------
 

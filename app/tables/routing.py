@@ -7,7 +7,10 @@ table's owner (`app.cluster`).
   (`Network.forward`: the owner answers), else ``wrong_table``, as for a table where the
   account does not sit;
 - `action`, `resume`, `autoplay`, `ready` and `leave` go to the inbox of the table's actor for the
-  seat the account holds there (`leave`: `TableRegistry.leave`).
+  seat the account holds there (`leave`: `TableRegistry.leave`);
+- `watch` and `unwatch` (旁观), `chat` (快捷语), `mute` and `unmute` go to the registry
+  (`TableRegistry.watch`, `chat`, `mute`): a spectator needs no seat. `via` names the node
+  holding the socket when another node forwarded the message (a spectator there).
 """
 
 from __future__ import annotations
@@ -19,11 +22,16 @@ from app.protocol import (
     ClientMessage,
     ErrorMessage,
     LeaveMessage,
+    MuteMessage,
     PingMessage,
     PongMessage,
     ReadyMessage,
     ResumeMessage,
+    SendChatMessage,
     ServerMessage,
+    UnmuteMessage,
+    UnwatchMessage,
+    WatchMessage,
     to_rules_action,
 )
 from app.protocol.parse import carried_seq
@@ -36,7 +44,7 @@ def _error(code: str, message: str, refused: ClientMessage) -> ErrorMessage:
 
 
 def route(
-    message: ClientMessage, registry: TableRegistry, account_id: int
+    message: ClientMessage, registry: TableRegistry, account_id: int, via: str | None = None
 ) -> ServerMessage | None:
     """Hand one valid message to its table; an immediate answer, if any."""
     if isinstance(message, PingMessage):
@@ -45,6 +53,12 @@ def route(
     seat = live.seat_of(account_id) if live is not None else None
     if live is None and registry.network.forward(account_id, message):
         return None  # the table lives on another node, which answers
+    if isinstance(message, WatchMessage | UnwatchMessage | SendChatMessage | MuteMessage
+                  | UnmuteMessage):
+        try:
+            return _social(message, registry, account_id, via)
+        except TableError as refused:
+            return _error(refused.code, refused.message, message)
     if live is None or seat is None:
         return _error("wrong_table", "you do not sit at that table", message)
     if isinstance(message, ActionMessage):
@@ -62,4 +76,23 @@ def route(
             registry.leave(message.table_id, account_id)
         except TableError as refused:
             return _error("wrong_table", refused.message, message)
+    return None
+
+
+def _social(
+    message: WatchMessage | UnwatchMessage | SendChatMessage | MuteMessage | UnmuteMessage,
+    registry: TableRegistry,
+    account_id: int,
+    via: str | None,
+) -> ServerMessage | None:
+    """What needs no seat: watching, chat and mutes (TableError when refused)."""
+    table_id = message.table_id
+    if isinstance(message, WatchMessage):
+        registry.watch(table_id, account_id, message.code, via)
+    elif isinstance(message, UnwatchMessage):
+        registry.unwatch(table_id, account_id)
+    elif isinstance(message, SendChatMessage):
+        registry.chat(table_id, account_id, message.phrase)
+    else:
+        return registry.mute(table_id, account_id, message.seat, isinstance(message, MuteMessage))
     return None

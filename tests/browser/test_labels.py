@@ -2,7 +2,7 @@
 languages (app/web/static/js/i18n.js, one table for REST and the table socket): the REST
 error codes (app/api/errors.py), the socket's refusals (app/protocol/errors.py) and the
 ledger reasons. A code without one would show a generic sentence, or in Chinese an English
-fallback."""
+fallback. So has every quick chat phrase (快捷语)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from playwright.sync_api import Page
 
 from app.api.errors import STATUS
 from app.protocol.errors import ERROR_MEANINGS
-from app.protocol.vocabulary import LEDGER_REASONS
+from app.protocol.vocabulary import CHAT_PHRASES, LEDGER_REASONS
 
 LABELS = """async (keys) => {
   const { setLang, t } = await import("/static/js/i18n.js");
@@ -40,3 +40,29 @@ def test_every_error_code_and_ledger_reason_reads_in_both_languages(client_page:
         if key != "err_unknown":
             assert zh not in generic and en not in generic, key  # its own sentence
         assert HAN.search(zh) and not HAN.search(en), (key, zh, en)
+
+
+CHAT = """async () => {
+  const { setLang, t } = await import("/static/js/i18n.js");
+  const { PHRASES, REACTIONS } = await import("/static/js/faces.js");
+  const out = { phrases: PHRASES, reactions: REACTIONS };
+  for (const lang of ["zh", "en"]) {
+    setLang(lang);
+    out[lang] = Object.fromEntries([...PHRASES, ...REACTIONS].map((p) => [p, t(`chat_${p}`)]));
+  }
+  setLang("zh");
+  return out;
+}"""
+
+
+def test_every_quick_chat_phrase_reads_in_both_languages(client_page: Page) -> None:
+    """The client offers exactly the server's phrases and reactions (app/protocol/vocabulary.py
+    CHAT_PHRASES), each with words in both languages (a reaction's are for the log and
+    screen readers; it shows as a picture)."""
+    shown = client_page.evaluate(CHAT)
+    assert shown["phrases"] + shown["reactions"] == list(CHAT_PHRASES)
+    for phrase in CHAT_PHRASES:
+        zh, en = shown["zh"][phrase], shown["en"][phrase]
+        assert f"chat_{phrase}" not in (zh, en), phrase
+        assert HAN.search(zh) and not HAN.search(en), (phrase, zh, en)
+        assert zh in CHAT_PHRASES[phrase] or phrase in shown["reactions"], (phrase, zh)

@@ -4,7 +4,8 @@ a refused action comes back paired with the message that carried its ref_seq; af
 connection is closed from the server's side the client reconnects, resumes and holds the
 server's own view of the hand; a `rate_limited` notice makes it send a dropped action once
 more, and the refusal of a copy of an action that was taken is not reported; a newer
-connection of the account (4000) ends it.
+connection of the account (4000) ends it. A spectator's client watches from a snapshot,
+watches again over a lost event, and holds the seat's own view of the discards.
 
 The page's socket class is wrapped (`TapSocket`) to see every frame and to lose or
 duplicate chosen events before the client reads them; the server is the real one."""
@@ -29,7 +30,7 @@ DEALER_TILES = ["1p", "1s", "1z", "2p", "2z", "3z", "4z", "5m", "5z", "6z", "7z"
 FIRST_PROMPT = 6  # hand_started, four deals, the wild turned
 HARMLESS = {"stale", "not_your_turn", "already_answered", "hand_over", "not_in_hand"}
 
-HARNESS = """async ({ token, tableId, drop, dup }) => {
+HARNESS = """async ({ token, tableId, drop, dup, watch }) => {
   const { ProtocolClient } = await import("/static/js/protocol.js");
   const { applyEvent, emptyHand, fromSnapshot } = await import("/static/js/model.js");
   const tap = { tableId, sent: [], received: [], log: [], sockets: [], drop: new Set(drop),
@@ -67,10 +68,13 @@ HARNESS = """async ({ token, tableId, drop, dup }) => {
     onSnapshot: (m) => { note("snapshot", m); tap.hand = fromSnapshot(m.view, m.hand_id); },
     onSeated: (m) => note("seated", m),
     onTableState: (m) => note("table_state", m),
+    onWatching: (m) => note("watching", m),
+    onChat: (m) => note("chat", m),
     onError: (m, sent) => note("error", m, sent),
     onStatus: (status, detail) => note("status", { status, code: detail ? detail.code : null }),
   });
-  tap.client.follow(tableId);
+  if (watch) tap.client.watch(tableId);
+  else tap.client.follow(tableId);
   tap.client.connect();
 }"""
 
@@ -343,3 +347,48 @@ def test_a_newer_connection_of_the_account_ends_the_older_client(
     assert page.evaluate("() => tap.client.stopped && !tap.client.isOpen")
     page.wait_for_function("() => tap.newer.some((m) => m.type === 'seated')")
     assert page.evaluate("() => tap.second.isOpen")
+
+
+def test_a_spectator_watches_again_over_a_lost_event(browser: Browser, page: Page,
+                                                     server: Server) -> None:
+    """The spectator's client (`watch`) starts from the server's `watching` and snapshot,
+    sends `watch` again when an event is lost (the answer: a fresh snapshot, no resume), is
+    never prompted, and ends up with the same discards as the seated player, and no tile of
+    any hand."""
+    token, table_id = _seated_player(server, "watched")
+    _start(page, token, table_id)
+    _fill_bots(server, "watched", table_id)
+    prompt = _prompt_after(page, 0)  # the hand waits for the player
+    with server.http() as http:
+        made = http.post("/auth/register", json={"username": "eye", "password": PASSWORD})
+        assert made.status_code in (200, 201), made.text
+    eye_token = server.token("eye")["Authorization"].removeprefix("Bearer ")
+    context = browser.new_context()
+    eye = context.new_page()
+    eye.set_default_timeout(20_000)
+    eye.goto(server.base + "/")
+    lost = prompt["seq"] + 2  # the second event after the player's discard
+    eye.evaluate(HARNESS, {"token": eye_token, "tableId": table_id, "drop": [lost], "dup": [],
+                           "watch": True})
+    eye.wait_for_function("() => tap.log.some((x) => x.kind === 'snapshot')")
+    watching = _log(eye, "watching")[0]["m"]
+    assert watching["seq"] == prompt["seq"] and watching["spectators"] == 1
+    assert _log(eye, "snapshot")[0]["m"]["view"]["seat"] is None
+
+    page.evaluate("([t, a]) => tap.client.act(t, a)", [table_id, _answer(prompt)])
+    second = _prompt_after(page, prompt["seq"])
+    eye.wait_for_function("(seq) => tap.client.lastSeq(tap.tableId) >= seq", arg=second["seq"])
+    assert [m["type"] for m in _sent(eye, "watch")] == ["watch", "watch"]  # again, over the gap
+    assert _sent(eye, "resume") == []
+    assert len(_log(eye, "snapshot")) == 2 and _log(eye, "prompt") == []
+    held, seen = eye.evaluate(HELD_ALL), page.evaluate(HELD)
+    assert held["discards"] == seen["discards"] and held["wall"] == seen["wall"]
+    assert held["hands"] == [None, None, None, None]
+    context.close()
+
+
+HELD_ALL = """() => ({
+  hands: tap.hand.seats.map((s) => s.hand),
+  discards: tap.hand.seats.map((s) => s.discards.map((d) => d.tile)),
+  wall: tap.hand.wall,
+})"""

@@ -9,6 +9,10 @@
    complete hands of every variant, also after 丽水 redraws the seats, no message a seat
    receives before the hand ends shows another seat's concealed tiles (its dealt hand, its
    draws, its 暗杠) or the wall order.
+3. A spectator (旁观) across 50 complete hands of every variant sees exactly the public view:
+   every event it receives is the observer's copy of the hand the server stored (replayed
+   from its seed and actions), so no concealed tile of any seat, no prompt, no wall order;
+   and each snapshot it gets on watching mid-hand is the observer's view at that point.
 """
 
 from __future__ import annotations
@@ -26,13 +30,27 @@ import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.protocol import ActionMessage, AutoplayMessage, LeaveMessage, PingMessage, ResumeMessage
+from app.protocol import (
+    ActionMessage,
+    AutoplayMessage,
+    LeaveMessage,
+    PingMessage,
+    ResumeMessage,
+    seat_payload,
+    to_rules_action,
+    view_model,
+)
 from app.protocol.base import MAX_SEQ
 from app.protocol.errors import ERROR_CODES
 from app.protocol.parse import parse_client
-from app.rules.variants import VARIANTS
+from app.rules.actions import Action, Escape
+from app.rules.events import Event
+from app.rules.hand import HandState, new_hand, step
+from app.rules.variants import VARIANTS, get_ruleset
+from app.rules.variants.base import TableContext
+from app.rules.views import seat_view
 from tests.e2e import test_ws_hand
-from tests.e2e.test_ws_hand import Message, Player, _register
+from tests.e2e.test_ws_hand import WIRE_ACTION, Message, Player, _register
 from tests.wsclient import Pacer, open_socket
 
 # the live server of the other end-to-end tests (pytest finds fixtures by name here)
@@ -528,15 +546,190 @@ async def no_seat_sees_another_seats_tiles(server: str, database: Path) -> None:
         await asyncio.gather(*pumps, return_exceptions=True)
 
 
-# --- both at once --------------------------------------------------------------------------
+# --- 3. a spectator across 50 hands -------------------------------------------------------
+
+SPECTATED_HANDS = 50  # complete hands the spectators watch, together
+REWATCH_EVERY = 3  # every third hand a spectator watches again mid-hand: a fresh snapshot
+
+
+@dataclass
+class Spectated:
+    """What one spectator saw of its table: each hand's events (as received) and the
+    snapshots it was sent, in order."""
+
+    table_id: str
+    hands: dict[str, list[Message]] = field(default_factory=dict)
+    snapshots: list[Message] = field(default_factory=list)
+    complete: list[str] = field(default_factory=list)  # hands seen from start to end
+
+
+def _stored_hand(database: Path, hand_id: str) -> tuple[str, int, TableContext, list[Action]]:
+    """A stored hand's variant, seed, context and action log (what replays it)."""
+    with closing(sqlite3.connect(database)) as conn:
+        row = conn.execute("SELECT variant, seed, ctx, actions FROM hand_records WHERE id = ?",
+                           (hand_id,)).fetchone()
+    assert row is not None, hand_id
+    variant, seed, ctx, actions = row
+    context = json.loads(ctx)
+    context["seat_points"] = tuple(context["seat_points"])
+    log = [
+        Escape(a["seat"]) if a["action"]["type"] == "escape"
+        else to_rules_action(WIRE_ACTION.validate_python(a["action"]), a["seat"])
+        for a in json.loads(actions)
+    ]
+    return variant, seed, TableContext(**context), log
+
+
+def _true_hand(database: Path, hand_id: str, events_wanted: int | None = None
+               ) -> tuple[HandState, list[Event]]:
+    """The stored hand replayed: its state and every event, with every seat's tiles (the
+    truth a spectator must not see); stopped once `events_wanted` events are out (or one
+    more: a result being stored, `hand_ended`, is not shown yet)."""
+    variant, seed, ctx, log = _stored_hand(database, hand_id)
+    state, events = new_hand(get_ruleset(variant), seed, ctx)
+    for action in log:
+        if events_wanted is not None and len(events) >= events_wanted:
+            break
+        state, more = step(state, action)
+        events += more
+    if events_wanted is not None and len(events) > events_wanted:
+        assert len(events) == events_wanted + 1 and events[-1].kind == "hand_ended", hand_id
+    return state, events
+
+
+async def _host(player: Player, table_id: str) -> None:
+    """A seated player on 托管 who says ready (准备) after every hand, so that the next one
+    is dealt at once."""
+    await player.send({"type": "autoplay", "table_id": table_id, "on": True})
+    while True:
+        message = await player.inbox.get()
+        if message["type"] == "event" and message["event"]["kind"] == "hand_ended":
+            await player.send({"type": "ready", "table_id": table_id})
+
+
+async def _spectate(http: httpx.AsyncClient, server: str, variant: str, hands: int,
+                    leaks: list[str]) -> Spectated:
+    """One table of `variant` (a player on 托管 and three bots) and a spectator who watches
+    it from the middle of its first hand until it has seen `hands` whole hands, watching
+    again mid-hand every REWATCH_EVERY hands."""
+    host = await _register(http, f"host{variant}", 0)
+    created = await http.post("/tables", json={"variant": variant, "stake": 1,
+                                               "timers": {"ready": 1}}, headers=host.headers)
+    assert created.status_code == 201, created.text
+    table_id = created.json()["id"]
+    host.ws = await open_socket(server, host.token, max_queue=None)
+    eye = await _register(http, f"eye{variant}", 0)
+    eye.ws = await open_socket(server, eye.token, max_queue=None)
+    tasks = [asyncio.create_task(host.pump()), asyncio.create_task(eye.pump())]
+    assert (await http.post(f"/tables/{table_id}/sit", json={"seat": 0},
+                            headers=host.headers)).status_code == 200
+    assert (await http.post(f"/tables/{table_id}/fill-bots",
+                            headers=host.headers)).status_code == 200
+    tasks.append(asyncio.create_task(_host(host, table_id)))
+    seen = Spectated(table_id)
+    watch = {"type": "watch", "table_id": table_id}
+    last: int | None = None  # the last seq received
+    hand: list[Message] | None = None
+    rewatched = False
+    try:
+        while (await host.inbox.get()).get("type") != "prompt":
+            pass  # a hand is in play: the spectator starts in the middle of it
+        await eye.send(watch)
+        while len(seen.complete) < hands:
+            message = await asyncio.wait_for(eye.inbox.get(), 30)
+            kind = message["type"]
+            leaks += [f"{variant}: {leak}" for leak in _leaks(-1, message)]
+            if kind == "watching":
+                assert message["table_id"] == table_id and message["spectators"] == 1
+                assert last is None or message["seq"] == last, (message, last)
+                last = message["seq"]
+            elif kind == "snapshot":
+                assert message["seq"] == last and message["view"]["seat"] is None
+                seen.snapshots.append(message)
+            elif kind == "event":
+                assert last is not None and message["seq"] == last + 1, (message, last)
+                last = message["seq"]
+                event = message["event"]
+                if event["kind"] == "hand_started":
+                    hand = seen.hands.setdefault(message["hand_id"], [])
+                    rewatched = False
+                if hand is None:
+                    continue  # the rest of the hand it started in the middle of
+                hand.append(message)
+                if event["kind"] == "hand_ended":
+                    seen.complete.append(message["hand_id"])
+                    hand = None
+                elif (event["kind"] == "discarded" and not rewatched
+                      and len(seen.complete) % REWATCH_EVERY == 1):
+                    rewatched = True
+                    await eye.send(watch)  # again, mid-hand: a fresh snapshot, no gap
+            elif kind not in ("table_state",):
+                leaks.append(f"{variant}: a spectator was sent {message}")
+        await eye.send({"type": "unwatch", "table_id": table_id})
+    finally:
+        for task in tasks:
+            task.cancel()
+        for player in (host, eye):
+            assert player.ws is not None
+            await player.ws.close()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return seen
+
+
+async def a_spectator_sees_only_the_public_view(server: str, database: Path) -> None:
+    """One spectated table per variant, SPECTATED_HANDS whole hands in all; then every
+    hand and snapshot a spectator was sent is checked against the stored hand."""
+    per_table = -(-SPECTATED_HANDS // len(VARIANTS))
+    leaks: list[str] = []
+    async with asyncio.timeout(240), \
+            httpx.AsyncClient(base_url=f"http://{server}", timeout=30) as http:
+        watched = await asyncio.gather(
+            *(_spectate(http, server, v, per_table, leaks) for v in sorted(VARIANTS)))
+    assert not leaks, leaks[:20]
+    hands = [h for w in watched for h in w.complete]
+    assert len(hands) >= SPECTATED_HANDS
+    while True:  # each hand is stored a moment after it ends
+        with closing(sqlite3.connect(database)) as conn:
+            stored = {row[0] for row in conn.execute("SELECT id FROM hand_records")}
+        if set(hands) <= stored:
+            break
+        await asyncio.sleep(0.05)
+    secrets = 0
+    for table in watched:
+        for hand_id in table.complete:
+            _, truth = _true_hand(database, hand_id)
+            received = [m["event"] for m in table.hands[hand_id]]
+            public = [seat_payload(e, None).model_dump(mode="json") for e in truth]
+            assert received == public, hand_id
+            secrets += sum(1 for e in truth if getattr(e, "tiles", None) and e.kind == "dealt")
+            assert all(e["tiles"] is None for e in received if e["kind"] == "dealt")
+        assert len(table.snapshots) >= per_table // REWATCH_EVERY
+        for snapshot in table.snapshots:
+            events = table.hands.get(snapshot["hand_id"])
+            if not events:
+                continue  # the hand it started in the middle of: where it began is not known
+            first = events[0]["seq"]  # its hand_started
+            wanted = snapshot["seq"] - first + 1
+            state, truth = _true_hand(database, snapshot["hand_id"], wanted)
+            view = seat_view(state, None)
+            if len(truth) > wanted:  # watched while the result was stored: no net yet
+                view["net"] = None
+            assert snapshot["view"] == view_model(view).model_dump(mode="json")
+    assert secrets >= 4 * SPECTATED_HANDS  # every seat's deal was there, and hidden
+    print(f"spectators: {len(hands)} complete hands, "
+          f"{sum(len(t.snapshots) for t in watched)} snapshots mid-hand")
+
+
+# --- all at once ---------------------------------------------------------------------------
 
 
 async def test_hostile_frames_and_privacy_on_one_server(server: str, database: Path) -> None:
-    """Both properties at once, on one server, each on tables and accounts of its own (the
-    server's tables do not share state). They spend their time waiting, not computing: the
-    hostile client on its pacing under the server's 20 messages a second, the privacy
-    tables on their 1 s timers; together they take about the time of the longer one. A
-    failure names its property in its traceback."""
+    """The three properties at once, on one server, each on tables and accounts of its own
+    (the server's tables do not share state). They spend their time waiting, not
+    computing: the hostile client on its pacing under the server's 20 messages a second,
+    the privacy tables on their 1 s timers, the spectated ones on their bots; together they
+    take about the time of the longest. A failure names its property in its traceback."""
     async with asyncio.TaskGroup() as both:
         both.create_task(hostile_frames_change_nothing(server))
         both.create_task(no_seat_sees_another_seats_tiles(server, database))
+        both.create_task(a_spectator_sees_only_the_public_view(server, database))

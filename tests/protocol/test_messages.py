@@ -47,8 +47,10 @@ from app.rules.views import seat_view
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()
-CLIENT_TYPES = {"action", "resume", "autoplay", "leave", "ready", "ping"}
-SERVER_TYPES = {"event", "prompt", "snapshot", "error", "pong", "seated", "table_state", "room"}
+CLIENT_TYPES = {"action", "resume", "autoplay", "leave", "ready", "ping", "watch", "unwatch",
+                "chat", "mute", "unmute"}
+SERVER_TYPES = {"event", "prompt", "snapshot", "error", "pong", "seated", "table_state",
+                "watching", "chat", "muted", "room"}
 EVENT_KINDS = {
     "hand_started", "dealt", "wild_turned", "decided", "flowered", "drew", "discarded",
     "melded", "penalized", "gold_robbed", "won", "exhaustive_draw", "escaped", "hand_ended",
@@ -72,7 +74,11 @@ def _validate_any(raw: str) -> Any:
     if data["type"] == "hello":
         return HELLO.validate_json(raw)
     if data["type"] in CLIENT_TYPES:
-        return CLIENT_MESSAGE.validate_json(raw)
+        try:
+            return CLIENT_MESSAGE.validate_json(raw)
+        except ValidationError:  # a type both ways (chat): the server's, then
+            if data["type"] not in SERVER_TYPES:
+                raise
     return SERVER_MESSAGE.validate_json(raw)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from app.protocol import doc
+from app.protocol import CLIENT_MESSAGE, SERVER_MESSAGE, doc
 from app.protocol.schema import asyncapi_document, protocol_schema
 from app.protocol.vocabulary import (
     GROUP_SHAPES,
@@ -149,13 +149,41 @@ def test_the_asyncapi_document_lists_every_message_both_ways() -> None:
     operations = document["operations"]
     received = {r["$ref"].rsplit("/", 1)[1] for r in operations["receiveClientMessages"]["messages"]}
     sent = {r["$ref"].rsplit("/", 1)[1] for r in operations["sendServerMessages"]["messages"]}
-    assert received == {"hello", "action", "resume", "autoplay", "leave", "ready", "ping"}
-    assert sent == {"seated", "table_state", "event", "prompt", "snapshot", "error", "pong"}
-    for name in received | sent:
-        payload = _resolve(document, document["components"]["messages"][name]["payload"]["$ref"])
-        assert payload["properties"]["type"]["const"] == name
+    assert received == {"hello", "action", "resume", "autoplay", "leave", "ready", "ping",
+                        "watch", "unwatch", "chat_from_client", "mute", "unmute"}
+    assert sent == {"seated", "table_state", "event", "prompt", "snapshot", "error", "pong",
+                    "watching", "chat", "muted"}
+    for key in received | sent:
+        message = document["components"]["messages"][key]
+        payload = _resolve(document, message["payload"]["$ref"])
+        assert payload["properties"]["type"]["const"] == message["name"]
+        assert key in (message["name"], f"{message['name']}_from_client")
+    # a type sent both ways (chat) is one message each way, each with its own schema
+    messages = document["components"]["messages"]
+    assert messages["chat"]["title"] == "ChatMessage"
+    assert messages["chat_from_client"]["title"] == "SendChatMessage"
 
 
 def test_docs_protocol_md_holds_the_generated_reference_and_examples() -> None:
     text = doc.DOC.read_text(encoding="utf-8")
     assert doc.render(text, doc.blocks()) == text, "run: python -m app.protocol.doc"
+
+
+def test_every_example_in_the_schema_validates_as_its_message() -> None:
+    """The examples the schema carries (the watching and chat messages'; AsyncAPI shows
+    them) are valid by the schema and by the server's own models."""
+    schema = protocol_schema()
+    defs = schema["$defs"]
+    found = 0
+    for name, definition in defs.items():
+        for example in definition.get("examples", []):
+            found += 1
+            check = Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{name}"})
+            assert check.is_valid(example), (name, example)
+            model = CLIENT_MESSAGE if name in CLIENT_NAMES else SERVER_MESSAGE
+            assert model.validate_python(example).model_dump(mode="json") == example, name
+    assert found >= 8
+
+
+CLIENT_NAMES = {"WatchMessage", "UnwatchMessage", "SendChatMessage", "MuteMessage",
+                "UnmuteMessage"}

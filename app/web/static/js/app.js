@@ -1,5 +1,6 @@
 // The client's shell: hash routes (#/login, #/register, #/lobby, #/profile, #/leaders,
-// #/table/<id>, #/replay/<hand id>), the header, the language switch and the reconnect banner.
+// #/table/<id>, #/watch/<id> (旁观), #/replay/<hand id>), the header, the language switch and
+// the reconnect banner.
 
 import { api, ApiError, session } from "./api.js";
 import { clear, fmt, h } from "./dom.js";
@@ -48,7 +49,8 @@ async function route() {
   const [, page, arg] = hash.split("/");
   clearInterval(lobbyTimer);
   delete main.dataset.rendered; // set again once the page is drawn (tests wait on it)
-  if (table && !(page === "table" && arg === table.tableId)) {
+  const tablePage = page === "table" || page === "watch"; // a seat's, or a spectator's
+  if (table && !(tablePage && arg === table.tableId && table.spectator === (page === "watch"))) {
     table.stop();
     table = null;
   }
@@ -82,13 +84,13 @@ async function route() {
     return;
   }
   showMe(me);
-  if (page === "table" && arg) {
+  if (tablePage && arg) {
     if (table && table.tableId === arg) {
       table.render();
       return;
     }
     clear(main);
-    table = new TableController(main, { tableId: arg, me, onBanner: setBanner });
+    table = new TableController(main, { tableId: arg, me, onBanner: setBanner, watch: page === "watch" });
     await table.start().catch(showError);
     return;
   }

@@ -192,6 +192,17 @@ const TABLE_STRINGS = {
     base: "底分", payer: "付", items: "计分", formula: "算法", winning_hand: "胡牌牌型",
     hand_revealed: "手牌", seat_flowers: "花牌", result: "结果",
     outcome_hand_voided: "本局作废，未移动银两",
+    chat: "聊天", chat_close: "关闭聊天", chat_phrases: "快捷语", chat_reactions: "表情",
+    chat_mutes: "屏蔽玩家", chat_muted_one: "已屏蔽 {name} 的聊天", chat_muted_badge: "已屏蔽",
+    chat_mute: "屏蔽",
+    chat_spectators_listen: "旁观时只能看，不能发言；可以屏蔽玩家。",
+    chat_hello: "大家好", chat_hurry: "快点吧", chat_nice_play: "打得好", chat_sorry: "不好意思",
+    chat_thanks: "谢谢", chat_again: "再来一局", chat_lucky: "运气真好", chat_wait: "等一下",
+    chat_bye: "先走了，再见", chat_good_game: "承让了",
+    chat_thumbs_up: "点赞", chat_laugh: "大笑", chat_cry: "大哭", chat_angry: "生气", chat_wow: "惊讶",
+    ev_watching: "开始旁观", ev_chat: "{name}：{phrase}", ev_chat_reaction: "{name}：［{phrase}］",
+    watching_n: "旁观中 · {n} 人", spectators_n: "{n} 人旁观", watch_stop: "退出旁观",
+    watch_help: "旁观：看得到每家打出的牌、吃碰杠和花牌，看不到任何人的手牌。",
   },
   en: {
     stake_short: "Stake", log: "Log", seat_wind: "{wind} seat", list_sep: ", ",
@@ -254,6 +265,18 @@ const TABLE_STRINGS = {
     base: "Base", payer: "Payer", items: "Scoring", formula: "Formula", winning_hand: "Winning hand",
     hand_revealed: "Hand", seat_flowers: "Flowers", result: "Result",
     outcome_hand_voided: "The hand was voided; no silver moved",
+    chat: "Chat", chat_close: "Close the chat", chat_phrases: "Quick phrases", chat_reactions: "Reactions",
+    chat_mutes: "Mute players", chat_muted_one: "{name}'s chat is muted", chat_muted_badge: "muted",
+    chat_mute: "Mute",
+    chat_spectators_listen: "Spectators watch and do not chat; they may mute players.",
+    chat_hello: "Hello, everyone", chat_hurry: "Hurry up, please", chat_nice_play: "Well played",
+    chat_sorry: "Sorry", chat_thanks: "Thanks", chat_again: "One more hand", chat_lucky: "What luck",
+    chat_wait: "One moment", chat_bye: "I have to go, bye", chat_good_game: "Good game",
+    chat_thumbs_up: "Thumbs up", chat_laugh: "Laughing", chat_cry: "Crying", chat_angry: "Angry",
+    chat_wow: "Surprised",
+    ev_watching: "Watching", ev_chat: "{name}: {phrase}", ev_chat_reaction: "{name}: [{phrase}]",
+    watching_n: "Watching · {n}", spectators_n: "{n} watching", watch_stop: "Stop watching",
+    watch_help: "Watching: you see every discard, meld and flower, never anyone's hand.",
   },
 };
 
@@ -270,6 +293,9 @@ const SOCKET_ERRORS = {
     discard_restricted: "这张牌现在不能打（先出风字）", not_offered: "现在不能这样做", already_answered: "你已经选过了",
     cannot_win: "这张牌胡不了", no_tiles_left: "牌墙没有牌可以补了", unknown_action: "这个玩法没有这个动作",
     in_hand: "这一局还没结束：两局之间才能准备",
+    no_table: "这张牌桌已经关了，或者不存在", seated_here: "你就坐在这张牌桌，不用旁观",
+    spectators_full: "旁观的人满了，请稍后再来", spectators_not_allowed: "房主不允许旁观",
+    wrong_room_code: "房间号不对", chat_limited: "说得太快了，歇几秒再说",
   },
   en: {
     malformed: "The message was malformed", unknown_type: "Unknown message",
@@ -287,6 +313,10 @@ const SOCKET_ERRORS = {
     no_tiles_left: "No tile is left for a replacement",
     unknown_action: "This variant has no such action",
     in_hand: "The hand is not over: Ready comes between hands",
+    no_table: "That table has closed, or never existed", seated_here: "You sit at this table: no need to watch it",
+    spectators_full: "This table has all the spectators it takes; try again later",
+    spectators_not_allowed: "The room's owner allows no spectators", wrong_room_code: "Wrong room code",
+    chat_limited: "Too much chat at once; wait a few seconds",
   },
 };
 
@@ -435,6 +465,7 @@ export function translate(root = document) {
 
 const PAGE_STRINGS = {
   zh: {
+    watch: "旁观", lobby_watch_at: "旁观：{variant}，底注 {stake}",
     lobby_filter: "按玩法筛选", lobby_table_of: "{variant} · 底注 {stake}", lobby_seat_empty: "空位",
     lobby_seat_bot: "机器人", lobby_seat_you: "你", lobby_seats_taken: "{n}/4 人", lobby_sit_at: "坐下：{variant}，底注 {stake}",
     lobby_cannot_afford: "银两不足：这个底注入座需要 {needed} 银两，你有 {balance}。",
@@ -500,6 +531,7 @@ const PAGE_STRINGS = {
     rp_hand_of: "{name}的手牌",
   },
   en: {
+    watch: "Watch", lobby_watch_at: "Watch: {variant}, stake {stake}",
     lobby_filter: "Show variant", lobby_table_of: "{variant} · stake {stake}", lobby_seat_empty: "empty",
     lobby_seat_bot: "bot", lobby_seat_you: "you", lobby_seats_taken: "{n}/4 seated", lobby_sit_at: "Sit: {variant}, stake {stake}",
     lobby_cannot_afford: "Not enough silver: this stake needs {needed} silver to sit; you have {balance}.",

@@ -130,7 +130,9 @@ function tableItem(table, people, me, seatedSomewhere, onSit) {
       t("min_balance", { n: fmt(table.min_balance) }),
       cannotAfford && !here ? ` · ${t("lobby_short")}` : ""),
     h("ul", { class: "seat-chips", "aria-label": t("seats") }, people.map((p) => seatChip(p, me))),
-    h("div", { class: "table-action" }, action));
+    h("div", { class: "table-action" }, action,
+      here ? null : h("a", { href: `#/watch/${table.id}`, class: "button watch", dataset: { table: table.id },
+        "aria-label": t("lobby_watch_at", { variant: t(table.variant), stake: fmt(table.stake) }) }, t("watch"))));
 }
 
 export async function renderLobby(main, { me }) {

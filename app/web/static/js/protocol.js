@@ -18,7 +18,12 @@
 //   random between half and all of it (jitter: a server's clients do not all come back at
 //   once). After 4401 it calls `refresh()` first. It stops for good on 4000 (replaced by a
 //   newer connection), 4003 (kicked, seated nowhere) and 4004 (banned); after 4429 it waits
-//   the seconds the close reason names; 4008 (the client did not read) is a drop.
+//   the seconds the close reason names; 4008 and 4009 (the client did not read) are drops.
+// - Watching (旁观): `watch(tableId)` follows a table as a spectator: on each connection it
+//   sends `watch` (not `resume`), whose `watching` answer sets the table's last seq; a gap
+//   sends `watch` again (a fresh snapshot). `unwatch` stops.
+// - Quick chat: `chat(tableId, phrase)`, `mute(tableId, seat, on)`; `chat` and `muted`
+//   messages go to `onChat` and `onMuted`.
 //
 // RESENDING. Over 20 frames a second the server drops the frames and says so with at most
 // one `rate_limited` error a second, which names no frame. So after a notice the client
@@ -35,8 +40,8 @@
 
 export const VERSION = 2;
 export const CLOSE = {
-  REPLACED: 4000, KICKED: 4003, BANNED: 4004, TOO_SLOW: 4008, UNAUTHORIZED: 4401,
-  TOO_MANY: 4429,
+  REPLACED: 4000, KICKED: 4003, BANNED: 4004, TOO_SLOW: 4008, WATCH_TOO_SLOW: 4009,
+  UNAUTHORIZED: 4401, TOO_MANY: 4429,
 };
 // refusals of an action's copy that mean "the first copy was taken, or the chance passed"
 export const HARMLESS = new Set(["stale", "not_your_turn", "already_answered", "hand_over",
@@ -51,9 +56,9 @@ const noop = () => {};
 
 export class ProtocolClient {
   // options: url; token() and refresh() (a promise, rejected when the session is over);
-  // callbacks onEvent, onPrompt, onSnapshot, onSeated, onTableState, onError(error, sent),
-  // onStatus(status, detail); WebSocket, setTimeout, clearTimeout, now, random (to replace
-  // in tests); and any of DEFAULTS.
+  // callbacks onEvent, onPrompt, onSnapshot, onSeated, onTableState, onWatching, onChat,
+  // onMuted, onError(error, sent), onStatus(status, detail); WebSocket, setTimeout,
+  // clearTimeout, now, random (to replace in tests); and any of DEFAULTS.
   constructor(options) {
     this.o = { ...DEFAULTS, WebSocket: globalThis.WebSocket,
       setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
@@ -61,8 +66,9 @@ export class ProtocolClient {
       random: Math.random, refresh: () => Promise.reject(new Error("no refresh")),
       ...options };
     for (const name of ["onEvent", "onPrompt", "onSnapshot", "onSeated", "onTableState",
-      "onError", "onStatus"]) this.o[name] ??= noop;
-    this.tables = new Map(); // table id -> {lastSeq, handId, resumedAt (null: answered)}
+      "onWatching", "onChat", "onMuted", "onError", "onStatus"]) this.o[name] ??= noop;
+    // table id -> {lastSeq, handId, resumedAt (null: answered), watch ({code}: a spectator)}
+    this.tables = new Map();
     this.ws = null;
     this.ready = false; // the hello is sent: other messages may go
     this.retries = 0;
@@ -83,6 +89,27 @@ export class ProtocolClient {
   }
 
   unfollow(tableId) { this.tables.delete(tableId); }
+
+  // Watch a table as a spectator (a private room's `code`, if any): sent on every connection
+  // and after a gap; its `watching` answer gives the seq the events follow.
+  watch(tableId, code = null) {
+    this.tables.set(tableId, { lastSeq: 0, handId: null, resumedAt: null, watch: { code } });
+    if (this.ready) this.resume(tableId);
+  }
+
+  unwatch(tableId) {
+    const table = this.tables.get(tableId);
+    if (!table || !table.watch) return null;
+    this.tables.delete(tableId);
+    return this.send({ type: "unwatch", table_id: tableId });
+  }
+
+  // quick chat: a phrase id of the server's list; mute (or unmute) the player at `seat`
+  chat(tableId, phrase) { return this.send({ type: "chat", table_id: tableId, phrase }); }
+
+  mute(tableId, seat, on = true) {
+    return this.send({ type: on ? "mute" : "unmute", table_id: tableId, seat });
+  }
 
   lastSeq(tableId) { return this.tables.get(tableId)?.lastSeq ?? 0; }
 
@@ -106,6 +133,7 @@ export class ProtocolClient {
     const table = this.tables.get(tableId);
     if (!table) return null;
     table.resumedAt = this.o.now();
+    if (table.watch) return this.send({ type: "watch", table_id: tableId, code: table.watch.code });
     return this.send({ type: "resume", table_id: tableId, last_seq: table.lastSeq });
   }
 
@@ -221,8 +249,18 @@ export class ProtocolClient {
     }
     if (m.type === "seated") this.o.onSeated(m);
     else if (m.type === "table_state") this.o.onTableState(m);
+    else if (m.type === "chat") this.o.onChat(m);
+    else if (m.type === "muted") this.o.onMuted(m);
     const table = this.tables.get(m.table_id);
     if (!table) return; // pong, or a table not followed: its seq cannot be kept
+    if (m.type === "watching") {
+      if (!table.watch) return;
+      table.lastSeq = m.seq; // a snapshot at this seq (if the table has dealt), then events
+      table.handId = null;
+      table.resumedAt = null;
+      this.o.onWatching(m);
+      return;
+    }
     if (m.type === "event") {
       if (m.seq <= table.lastSeq) return; // a duplicate
       const otherHand = m.event.kind !== "hand_started" && table.handId !== null &&

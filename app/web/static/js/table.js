@@ -2,6 +2,12 @@
 // (protocol.js: the socket, seq order, resume, resends, reconnects), keeps the hand model
 // from the events and snapshots it passes on, holds the current prompt, sends the player's
 // actions and asks the view to redraw. Rendering is in tableview.js.
+//
+// A spectator's page (`watch: true`, #/watch/<id>) is the same controller on the public
+// view: it watches instead of resuming, has no seat, no hand, no prompt, no Ready; it may
+// mute players. Quick chat (快捷语): the players' phrases show as bubbles by their plates
+// for a few seconds and in the action log; a seated player sends them from the chat panel,
+// where every player can be muted too.
 
 import { api, ApiError, refreshTokens, session } from "./api.js";
 import { announce } from "./dom.js";
@@ -24,13 +30,19 @@ const SEEN_KEY = "zj-settlement-seen"; // the last hand whose settlement this ta
 // events that leave a pending decision open (another seat's answer in the same 买底 round,
 // a penalty); any other event means the decision was taken or the window closed
 const KEEPS_PROMPT = new Set(["decided", "penalized"]);
+const BUBBLE_MS = 4000; // how long a chat bubble shows by its seat's plate
 
 export class TableController {
-  constructor(main, { tableId, me, onBanner }) {
+  constructor(main, { tableId, me, onBanner, watch = false }) {
     this.main = main;
     this.tableId = tableId;
     this.me = me;
     this.onBanner = onBanner;
+    this.spectator = watch; // watching (旁观): the public view, no seat
+    this.spectators = 0; // how many watch the table (table_state)
+    this.bubbles = {}; // seat -> {phrase, until}: the chat shown by its plate
+    this.muted = new Set(); // the seats whose players' chat this page does not get
+    this.chatOpen = false; // the chat panel
     this.seat = null;
     this.variant = null;
     this.stake = 1;
@@ -75,10 +87,14 @@ export class TableController {
       onEvent: then((m) => this.onEvent(m)),
       onPrompt: then((m) => this.onPrompt(m), { prompted: true }),
       onSnapshot: then((m) => this.onSnapshot(m)),
+      onWatching: then((m) => this.onWatching(m)),
+      onChat: then((m) => this.onChat(m)),
+      onMuted: then((m) => { this.muted = new Set(m.seats); }),
       onError: then((m) => this.onError(m)),
       onStatus: (status) => this.onStatus(status),
     });
-    this.client.follow(tableId);
+    if (watch) this.client.watch(tableId);
+    else this.client.follow(tableId);
     this.onKey = (ev) => this.keydown(ev);
     this.ticker = null;
   }
@@ -110,8 +126,10 @@ export class TableController {
       if (!this.tableState) {
         this.players = data.seats.map((s) => ({ ...s, connected: true, autoplay: s.bot }));
       }
-      const mine = data.seats.find((s) => s.name === this.me.username);
-      if (mine) {
+      const mine = this.spectator ? null : data.seats.find((s) => s.name === this.me.username);
+      if (this.spectator) {
+        this.notice = "";
+      } else if (mine) {
         this.seat = mine.seat;
         this.notice = "";
       } else if (this.seat === null) {
@@ -131,6 +149,11 @@ export class TableController {
     updateCountdown(this);
     if (this.alert && Date.now() >= this.alert.until) {
       this.alert = null;
+      this.render();
+    }
+    const over = Object.entries(this.bubbles).filter(([, b]) => Date.now() >= b.until);
+    if (over.length) {
+      for (const [seat] of over) delete this.bubbles[seat];
       this.render();
     }
     const now = Date.now();
@@ -165,6 +188,7 @@ export class TableController {
   onTableState(m) {
     const first = !this.tableState;
     this.tableState = m;
+    this.spectators = m.spectators ?? 0;
     // between hands the server says when its ready timer deals (after a reload too)
     if (m.hand_id === null && !m.settling) {
       this.readyAt = m.next_hand_ms === null ? null : Date.now() + m.next_hand_ms;
@@ -178,6 +202,22 @@ export class TableController {
       if (on && !first && !this.autoplay && !this.askedAutoplay) this.warn(() => t("autoplay_now"));
       this.autoplay = on;
     }
+  }
+
+  // watching: the table's variant and stake; its hand comes as a snapshot, if any
+  onWatching(m) {
+    this.variant = m.variant;
+    this.stake = m.stake;
+    this.spectators = m.spectators;
+    this.seat = null;
+    this.notice = "";
+  }
+
+  // a phrase of the quick chat: a bubble by the speaker's plate, a line in the log
+  onChat(m) {
+    this.bubbles[m.seat] = { phrase: m.phrase, until: Date.now() + BUBBLE_MS };
+    push(this.log, { kind: "chat", seat: m.seat, phrase: m.phrase });
+    announce(this.describe({ kind: "chat", seat: m.seat, phrase: m.phrase }));
   }
 
   onPrompt(m) {
@@ -198,6 +238,7 @@ export class TableController {
     this.selected = null;
     this.waiting = false;
     this.log = entriesOfSnapshot(m.view);
+    if (this.spectator) this.log[0] = { kind: "watching" }; // not "back in the hand"
     this.turnClock = null;
     if (this.settlement && this.settlement.handId !== m.hand_id) this.settlement = null;
   }
@@ -286,6 +327,13 @@ export class TableController {
       this.waiting = !this.hand;
       return;
     }
+    // a watch refused, or ended by the server (the table closed, spectators turned off)
+    if (this.spectator && ["no_table", "spectators_full", "spectators_not_allowed",
+      "wrong_room_code", "seated_here"].includes(m.code)) {
+      this.notice = codeText(m.code);
+      this.client.unwatch(this.tableId);
+      return;
+    }
     // stale: protocol.js resumes; rate_limited: it sends the dropped action again
     if (m.code === "stale" || m.code === "rate_limited") return;
     if (m.code === "hand_voided") {
@@ -299,6 +347,10 @@ export class TableController {
 
   async settle(handId, ended) {
     this.prompt = null;
+    if (this.spectator) { // the board shows the result; the dialog waits to be opened
+      this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: true };
+      return;
+    }
     // a reload between hands is sent the ended hand again: its settlement was seen already
     // (the countdown comes from table_state's next_hand_ms)
     const seen = sessionStorage.getItem(SEEN_KEY) === `${this.tableId}/${handId}`;
@@ -434,7 +486,36 @@ export class TableController {
     this.render();
   }
 
+  // --- quick chat and watching -------------------------------------------------------------
+
+  toggleChat(open = !this.chatOpen) {
+    this.chatOpen = open;
+    this.render();
+    const target = this.main.querySelector(open ? "#chat-panel button" : "#chat-open");
+    if (target) target.focus({ preventScroll: true });
+  }
+
+  say(phrase) {
+    if (this.client.chat(this.tableId, phrase)) this.chatOpen = false;
+    this.render();
+    const opener = this.main.querySelector("#chat-open");
+    if (opener) opener.focus({ preventScroll: true });
+  }
+
+  toggleMute(seat) {
+    this.client.mute(this.tableId, seat, !this.muted.has(seat));
+  }
+
+  stopWatching() {
+    this.client.unwatch(this.tableId);
+    location.hash = "#/lobby";
+  }
+
   async leave() {
+    if (this.spectator) {
+      this.stopWatching();
+      return;
+    }
     const inHand = this.hand && !this.hand.ended && !this.waiting;
     if (inHand && !window.confirm(t("escape_confirm"))) return;
     try {
@@ -483,12 +564,14 @@ export class TableController {
     const target = ev.target;
     if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
     const key = ev.key.toLowerCase();
-    if (key === "escape" && (this.confirming || this.logOpen)) {
+    if (key === "escape" && (this.confirming || this.logOpen || this.chatOpen)) {
       if (this.confirming) this.confirmDiscard(false);
+      else if (this.chatOpen) this.toggleChat(false);
       else this.toggleLog(false);
       ev.preventDefault();
       return;
     }
+    if (this.spectator) return; // nothing to play
     const legal = this.prompt ? this.prompt.legal : [];
     const first = (type) => legal.find((a) => a.type === type);
     if (key === "arrowleft" || key === "arrowright") {

@@ -133,18 +133,24 @@ export function settlementDialog(c) {
       h("ul", { id: "settle-transfers", class: "transfers" }, rest.map((x) => h("li", {},
         `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`))),
       penalties.length ? h("p", { class: "penalties" }, `${t("penalties")}: ${penalties.map((x) => `${c.nameOf(x.payer)} ${reason(x.reason)} ${fmt(x.points)}`).join("; ")}`) : null),
-    h("div", { class: "settle-foot" },
-      h("p", { class: "my-result" }, `${t("silver_moved")}: `,
-        h("strong", { id: "settle-moved" }, myMove === null ? "" : signed(myMove)),
-        ` · ${t("your_balance")}: `,
-        h("strong", { id: "settle-balance", dataset: { balance: s.balance ?? "" }, "aria-live": "polite" },
-          s.balance === null ? t("balance_pending") : fmt(s.balance))),
-      h("p", { class: "next-hand" }, h("span", { id: "settle-countdown", role: "timer", "aria-live": "off" }),
-        " ", h("span", { class: "note" }, t("next_hand_note"))),
-      h("div", { class: "row" },
-        h("button", { type: "button", class: "primary", id: "settle-ready", onclick: () => c.sayReady() }, t("ready")),
-        h("button", { type: "button", id: "settle-close", onclick: () => c.closeSettlement() }, t("view_board")),
-        h("button", { type: "button", id: "settle-leave", onclick: () => c.leave() }, t("leave_table"))))));
+    c.spectator
+      ? h("div", { class: "settle-foot" }, // a spectator: the result, nothing to answer
+        h("p", { class: "next-hand" }, h("span", { id: "settle-countdown", role: "timer", "aria-live": "off" })),
+        h("div", { class: "row" },
+          h("button", { type: "button", class: "primary", id: "settle-close", onclick: () => c.closeSettlement() },
+            t("view_board"))))
+      : h("div", { class: "settle-foot" },
+        h("p", { class: "my-result" }, `${t("silver_moved")}: `,
+          h("strong", { id: "settle-moved" }, myMove === null ? "" : signed(myMove)),
+          ` · ${t("your_balance")}: `,
+          h("strong", { id: "settle-balance", dataset: { balance: s.balance ?? "" }, "aria-live": "polite" },
+            s.balance === null ? t("balance_pending") : fmt(s.balance))),
+        h("p", { class: "next-hand" }, h("span", { id: "settle-countdown", role: "timer", "aria-live": "off" }),
+          " ", h("span", { class: "note" }, t("next_hand_note"))),
+        h("div", { class: "row" },
+          h("button", { type: "button", class: "primary", id: "settle-ready", onclick: () => c.sayReady() }, t("ready")),
+          h("button", { type: "button", id: "settle-close", onclick: () => c.closeSettlement() }, t("view_board")),
+          h("button", { type: "button", id: "settle-leave", onclick: () => c.leave() }, t("leave_table"))))));
 }
 
 // Before a discard that costs a penalty (丽水: the 财神, 1 point to each other seat).

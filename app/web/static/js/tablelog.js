@@ -5,6 +5,13 @@
 import { t } from "./i18n.js";
 import { tileName } from "./tiles.js";
 import { wildName } from "./tablerules.js";
+import { isReaction } from "./faces.js";
+
+// A phrase or reaction of the quick chat in the reader's words (a reaction's picture is
+// faces.js's).
+export function phraseText(phrase) {
+  return t(`chat_${phrase}`);
+}
 
 const LOGGED = new Set(["hand_started", "wild_turned", "decided", "flowered", "discarded",
   "melded", "penalized", "gold_robbed", "won", "exhaustive_draw", "escaped"]);
@@ -43,6 +50,8 @@ function words(entry, { name, variant, dealer }) {
       return t("ev_started");
     case "resumed":
       return t("ev_resumed");
+    case "watching":
+      return t("ev_watching");
     case "wild_turned":
       return t("ev_wild_turned", { indicator: tile(entry.indicator), wild: wildName(variant),
         tile: tile(entry.wild) });
@@ -79,6 +88,9 @@ function words(entry, { name, variant, dealer }) {
       return t("ev_draw");
     case "escaped":
       return t("ev_escaped", { name: name(entry.seat) });
+    case "chat": // quick chat: {seat, phrase}
+      return t(isReaction(entry.phrase) ? "ev_chat_reaction" : "ev_chat",
+        { name: name(entry.seat), phrase: phraseText(entry.phrase) });
     case "auto": // the server played for the seat: {key, tile, choice (a label key)}
       return t(entry.key, { tile: tile(entry.tile), choice: entry.choice ? t(entry.choice) : "" });
     default:

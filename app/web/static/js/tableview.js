@@ -9,7 +9,8 @@
 
 import { h, fmt } from "./dom.js";
 import { t, titleName } from "./i18n.js";
-import { describe } from "./tablelog.js";
+import { describe, phraseText } from "./tablelog.js";
+import { faceElement, isReaction, PHRASES, REACTIONS } from "./faces.js";
 import { buyInHelp, discardRestriction, wildName } from "./tablerules.js";
 import { runOf, sortHand, tileElement, tileName } from "./tiles.js";
 import { confirmDialog, settlementDialog } from "./tabledialogs.js";
@@ -60,6 +61,10 @@ function plate(c, seat) {
   if (p.bot) flags.push(h("span", { class: "badge bot" }, t("bot")));
   else if (p.autoplay) flags.push(h("span", { class: "badge auto" }, t("autoplay")));
   if (p.name && p.connected === false) flags.push(h("span", { class: "badge off" }, t("offline")));
+  if (p.name && c.muted.has(seat)) {
+    flags.push(h("span", { class: "badge muted", title: t("chat_muted_one", { name: p.name }) },
+      t("chat_muted_badge")));
+  }
   // between hands: who said 准备 (table_state's ready; a bot always is)
   const between = c.tableState && c.tableState.hand_id === null;
   if (between && p.name && p.ready && !p.bot) flags.push(h("span", { class: "badge ready" }, t("ready_done")));
@@ -170,15 +175,25 @@ function riverOf(c, seat, place) {
   }));
 }
 
+// A phrase a player just said, by its plate for a few seconds (quick chat).
+function bubbleOf(c, seat) {
+  const b = c.bubbles[seat];
+  if (!b || Date.now() >= b.until) return null;
+  const face = isReaction(b.phrase);
+  return h("p", { class: "chat-bubble" + (face ? " face" : ""), id: `bubble-${seat}`,
+    dataset: { phrase: b.phrase }, title: phraseText(b.phrase), "aria-hidden": "true" },
+  face ? faceElement(b.phrase) : phraseText(b.phrase));
+}
+
 function seatArea(c, seat, place) {
   const area = h("section", { class: `seat seat-${place}` + (c.hand && !c.hand.ended && c.hand.turn === seat ? " turn" : ""),
     id: `seat-${seat}`, dataset: { seat },
     "aria-label": t("seat_label", { wind: windOf(c, seat), name: c.nameOf(seat) }) });
-  const info = h("div", { class: "seat-info" }, plate(c, seat));
+  const info = h("div", { class: "seat-info" }, plate(c, seat), bubbleOf(c, seat));
   area.append(info);
   if (!c.hand) return area;
   const row = h("div", { class: "seat-tiles" });
-  if (place !== "bottom") row.append(concealedOf(c, seat));
+  if (place !== "bottom" || c.spectator) row.append(concealedOf(c, seat));
   row.append(meldsOf(c, seat));
   const flowers = flowersOf(c, seat);
   if (flowers) row.append(flowers);
@@ -404,25 +419,78 @@ function actionLog(c) {
   list);
 }
 
-export function renderTable(main, c) {
+// The quick chat's panel: a seated player's phrases and reactions (a spectator does not
+// chat), and a mute toggle for every other player at the table.
+function chatPanel(c) {
+  const others = [0, 1, 2, 3].filter((seat) => seat !== c.seat && c.players[seat] &&
+    c.players[seat].name && !c.players[seat].bot);
+  const talking = c.seat !== null && !c.spectator;
+  return h("section", { id: "chat-panel", class: "chat-panel", role: "dialog", "aria-labelledby": "chat-title" },
+    h("div", { class: "chat-head" }, h("h2", { id: "chat-title" }, t("chat")),
+      h("button", { type: "button", id: "chat-close", class: "small-button", "aria-label": t("chat_close"),
+        onclick: () => c.toggleChat(false) }, "×")),
+    talking
+      ? h("div", { class: "chat-phrases", role: "group", "aria-label": t("chat_phrases") },
+        PHRASES.map((phrase) => h("button", { type: "button", class: "phrase", dataset: { phrase },
+          onclick: () => c.say(phrase) }, t(`chat_${phrase}`))))
+      : h("p", { class: "chat-note" }, t("chat_spectators_listen")),
+    talking
+      ? h("div", { class: "chat-reactions", role: "group", "aria-label": t("chat_reactions") },
+        REACTIONS.map((phrase) => h("button", { type: "button", class: "reaction", dataset: { phrase },
+          "aria-label": t(`chat_${phrase}`), title: t(`chat_${phrase}`), onclick: () => c.say(phrase) },
+        faceElement(phrase))))
+      : null,
+    others.length ? h("div", { class: "chat-mutes", role: "group", "aria-label": t("chat_mutes") },
+      h("h3", {}, t("chat_mutes")),
+      others.map((seat) => {
+        const on = c.muted.has(seat);
+        return h("button", { type: "button", class: "mute" + (on ? " on" : ""), id: `mute-${seat}`,
+          "aria-pressed": String(on), dataset: { seat }, onclick: () => c.toggleMute(seat) },
+        h("span", { class: "mute-state" }, on ? t("chat_muted_badge") : t("chat_mute")), " ", c.nameOf(seat));
+      })) : null);
+}
+
+function tableBar(c) {
   const empty = c.players.some((p) => !p.name);
-  const top = h("div", { class: "table-bar" },
+  const chat = h("button", { type: "button", id: "chat-open", "aria-expanded": String(c.chatOpen),
+    "aria-controls": "chat-panel", onclick: () => c.toggleChat() }, t("chat"));
+  const title = [
     h("h1", { class: "sr-only" }, `${t(c.variant || "")} ${t("tables")}`),
     h("span", { class: "variant-name" }, `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)}`),
+  ];
+  const notice = c.notice ? h("p", { class: "notice", role: "status" }, c.notice) : null;
+  if (c.spectator) {
+    return h("div", { class: "table-bar" }, ...title,
+      h("span", { class: "badge watching", id: "watching", dataset: { spectators: c.spectators } },
+        t("watching_n", { n: c.spectators || 1 })),
+      chat,
+      h("button", { type: "button", id: "leave", onclick: () => c.stopWatching() }, t("watch_stop")),
+      notice);
+  }
+  return h("div", { class: "table-bar" }, ...title,
+    c.spectators ? h("span", { class: "badge watching", id: "watching", dataset: { spectators: c.spectators } },
+      t("spectators_n", { n: c.spectators })) : null,
+    chat,
     h("button", { type: "button", id: "autoplay", "aria-pressed": String(c.autoplay),
       class: c.autoplay ? "on" : "", onclick: () => c.toggleAutoplay() },
     c.autoplay ? t("autoplay_off") : t("autoplay")),
     empty && (!c.hand || c.hand.ended)
       ? h("button", { type: "button", id: "fill-bots", onclick: () => c.fillBots() }, t("fill_bots")) : null,
     h("button", { type: "button", id: "leave", onclick: () => c.leave() }, t("leave_short")),
-    c.notice ? h("p", { class: "notice", role: "status" }, c.notice) : null);
+    notice);
+}
+
+export function renderTable(main, c) {
+  const top = tableBar(c);
   const board = h("div", { class: "board" });
   const me = c.seat ?? 0;
   const seats = PLACES.map((place, i) => seatArea(c, (me + i) % 4, place));
   board.append(seats[2], seats[3], centre(c), seats[1], seats[0]);
-  const view = h("div", { class: "table-view", id: "table-view", dataset: { table: c.tableId, seat: c.seat ?? "" } },
-    top, board, eventStrip(c), actionBar(c), myHand(c), actionLog(c),
-    h("p", { class: "help", id: "keyboard-help" }, t("keyboard_help")));
+  const view = h("div", { class: "table-view" + (c.spectator ? " spectating" : ""), id: "table-view",
+    dataset: { table: c.tableId, seat: c.seat ?? "", watching: c.spectator ? "1" : "" } },
+  top, board, eventStrip(c), actionBar(c), myHand(c), actionLog(c),
+  h("p", { class: "help", id: "keyboard-help" }, t(c.spectator ? "watch_help" : "keyboard_help")));
+  if (c.chatOpen) view.append(chatPanel(c));
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
   if (c.confirming) view.append(confirmDialog(c));
   main.replaceChildren(view);
