@@ -563,13 +563,14 @@ class Spectated:
     complete: list[str] = field(default_factory=list)  # hands seen from start to end
 
 
-def _stored_hand(database: Path, hand_id: str) -> tuple[str, int, TableContext, list[Action]]:
+def _stored_hand(database: Path, hand_id: str) -> tuple[str, bytes, TableContext, list[Action]]:
     """A stored hand's variant, seed, context and action log (what replays it)."""
     with closing(sqlite3.connect(database)) as conn:
         row = conn.execute("SELECT variant, seed, ctx, actions FROM hand_records WHERE id = ?",
                            (hand_id,)).fetchone()
     assert row is not None, hand_id
-    variant, seed, ctx, actions = row
+    variant, seed_hex, ctx, actions = row
+    seed = bytes.fromhex(seed_hex)  # the seed's bytes, stored as hex
     context = json.loads(ctx)
     context["seat_points"] = tuple(context["seat_points"])
     log = [
