@@ -257,11 +257,18 @@ class Rooms:
         )
 
     async def _seats(self, table_id: str) -> list[int | None]:
-        live = self.registry.get(table_id)
-        if live is not None:
-            return live.accounts()
-        summary = await self.registry.network.summary(table_id)
-        return list(summary["seats"]) if summary is not None else [None] * 4
+        table = await self._table_now(table_id)
+        return [None] * 4 if table is None else list(table["accounts"])
+
+    async def _table_now(self, table_id: str) -> dict[str, Any] | None:
+        """The room's table as its node has it now (`app.tables.admin.snapshot`: accounts,
+        status, the hand in play); None when it is gone."""
+        try:
+            return (await self._run("inspect", table_id))["table"]  # type: ignore[no-any-return]
+        except (TableError, RemoteRefused) as refused:
+            if refused.code == "not_found":
+                return None
+            raise RoomRefused(refused.code, refused.message) from None
 
     def _tell(self, info: RoomInfo, accounts: list[int | None]) -> None:
         message = RoomMessage(room=info)
@@ -380,11 +387,9 @@ class Rooms:
         return room
 
     async def _started(self, session: AsyncSession, room: Room) -> bool:
-        live = self.registry.get(room.table_id)
-        if live is not None and live.table.hand is not None:
-            return True
-        summary = None if live is not None else await self.registry.network.summary(room.table_id)
-        if summary is not None and summary.get("status") == "playing":
+        """The room's first hand has been dealt (it may be in play)."""
+        table = await self._table_now(room.table_id)
+        if table is not None and table["hand_id"] is not None:
             return True
         return bool(await store.players(session, room.table_id))
 
