@@ -116,7 +116,6 @@ export function settlementDialog(c) {
         // the stored hand, step by step, in a tab of its own (the table plays on here)
         h("a", { id: "settle-replay", href: `#/replay/${encodeURIComponent(s.handId)}`, target: "_blank",
           rel: "noopener", dataset: { hand: s.handId } }, t("replay_link"))),
-      verifyMark(s),
       ...s.wins.map((w) => winBlock(c, ended, w)),
       otherHands(c, ended, s.wins),
       h("table", { class: "grid", id: "settle-table" },
@@ -132,7 +131,9 @@ export function settlementDialog(c) {
       rest.length ? h("h3", {}, t("transfers")) : null,
       h("ul", { id: "settle-transfers", class: "transfers" }, rest.map((x) => h("li", {},
         `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`))),
-      penalties.length ? h("p", { class: "penalties" }, `${t("penalties")}: ${penalties.map((x) => `${c.nameOf(x.payer)} ${reason(x.reason)} ${fmt(x.points)}`).join("; ")}`) : null),
+      penalties.length ? h("p", { class: "penalties" }, `${t("penalties")}: ${penalties.map((x) => `${c.nameOf(x.payer)} ${reason(x.reason)} ${fmt(x.points)}`).join("; ")}`) : null,
+      // the check of the deal comes after the score: what a player reads first is the result
+      verifyMark(s)),
     c.spectator
       ? h("div", { class: "settle-foot" }, // a spectator: the result, nothing to answer
         h("p", { class: "next-hand" }, h("span", { id: "settle-countdown", role: "timer", "aria-live": "off" })),
