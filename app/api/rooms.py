@@ -104,7 +104,7 @@ class JoinOut(BaseModel):
 
 
 class VoteIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"example": {"agree": True}})
 
     agree: bool = Field(strict=True, description="true: dissolve; false: play on")
 

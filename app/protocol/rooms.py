@@ -4,14 +4,34 @@ the session scoreboard (大结算). docs/rooms.md."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from app.protocol.base import HandId, TableId, WireModel
 from app.protocol.vocabulary import LengthUnit, RoomOutcome, RoomStatus, Variant
 
 RoomCode = str
+# an ended two-hand session (GET /rooms/{code}, the `room` message)
+EXAMPLE: dict[str, Any] = {
+    "code": "482913", "table_id": "7f3c9a1b2d4e", "owner_id": 7, "variant": "lishui",
+    "options": {"follow_penalty": False}, "stake": 10,
+    "timers": {"discard": 15.0, "claim": 8.0, "decide": 8.0, "ready": 15.0},
+    "length": {"unit": "hands", "count": 2}, "spectators": False, "status": "ended",
+    "hands_played": 2, "seats": [None, None, None, None], "vote": None,
+    "scoreboard": {
+        "players": [{"account_id": 7, "name": "Ann"}, {"account_id": 8, "name": "Bo"},
+                    {"account_id": 9, "name": "Cy"}, {"account_id": 10, "name": "Dee"}],
+        "hands": [
+            {"number": 1, "hand_id": "7f3c9a1b2d4e-1", "outcome": "win",
+             "points": [9, -3, -3, -3], "silver": [90, -30, -30, -30]},
+            {"number": 2, "hand_id": "7f3c9a1b2d4e-2", "outcome": "draw",
+             "points": [0, 0, 0, 0], "silver": [0, 0, 0, 0]},
+        ],
+        "points": [9, -3, -3, -3], "silver": [90, -30, -30, -30],
+        "best": {"number": 1, "hand_id": "7f3c9a1b2d4e-1", "account_id": 7, "points": 9},
+    },
+}  # fmt: skip
 
 
 class RoomLength(WireModel):
@@ -26,6 +46,8 @@ class RoomLength(WireModel):
 class RoomVote(WireModel):
     """A dissolve vote (解散投票) in progress: every person seated must agree before the
     deadline; one refusal, or the deadline, ends it and the session goes on."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"by": 8, "voters": [7, 8], "agreed": [8], "seconds_left": 54.2}]})
 
     by: int
     """the account that asked (its vote is yes)"""
@@ -90,6 +112,8 @@ class Scoreboard(WireModel):
 
 class RoomInfo(WireModel):
     """A private room."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [EXAMPLE]})
 
     code: RoomCode = Field(pattern=r"^[0-9]{6}$")
     """the six-digit code others join with"""

@@ -170,8 +170,9 @@ def test_docs_protocol_md_holds_the_generated_reference_and_examples() -> None:
 
 
 def test_every_example_in_the_schema_validates_as_its_message() -> None:
-    """The examples the schema carries (the watching and chat messages'; AsyncAPI shows
-    them) are valid by the schema and by the server's own models."""
+    """The examples the schema carries (the watching and chat messages', a room's; AsyncAPI
+    and OpenAPI show them) are valid by the schema, and a message's by the server's own
+    models."""
     schema = protocol_schema()
     defs = schema["$defs"]
     found = 0
@@ -180,6 +181,8 @@ def test_every_example_in_the_schema_validates_as_its_message() -> None:
             found += 1
             check = Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{name}"})
             assert check.is_valid(example), (name, example)
+            if not name.endswith("Message"):  # a value inside messages (a room, a vote)
+                continue
             model = CLIENT_MESSAGE if name in CLIENT_NAMES else SERVER_MESSAGE
             assert model.validate_python(example).model_dump(mode="json") == example, name
     assert found >= 8
