@@ -215,7 +215,7 @@ def _players(seats: list[int | None], profiles: dict[int, tuple[str, int]]
     return out
 
 
-def _can_afford(account: Account, stake: int) -> None:
+def can_afford(account: Account, stake: int) -> None:
     """The account holds the silver a seat at this stake needs (`insufficient_balance`)."""
     needed = MIN_BALANCE_PER_STAKE * stake
     if account.balance < needed:
@@ -239,9 +239,9 @@ async def create_table(body: CreateTableIn, account: CurrentAccount, request: Re
         raise ApiError(
             "validation_error", f"unknown variant {body.variant!r}", {"known": list(VARIANTS)}
         )
-    _can_afford(account, body.stake)
+    can_afford(account, body.stake)
     timers = Timers(**body.timers.model_dump()) if body.timers is not None else None
-    await _may_open_table(request, account)
+    await may_open_table(request, account)
     live = registry_of(request).create(body.variant, body.stake, timers=timers)
     live.creator = account.id
     await registry_of(request).network.opened(live)
@@ -278,7 +278,7 @@ async def seat_at(
     if registry.get(table_id) is None and registry.network.remote:
         return await _elsewhere(registry, "sit", table_id, account, SitIn(seat=seat))
     live = _found(registry, table_id)
-    _can_afford(account, live.stake)
+    can_afford(account, live.stake)
     try:
         taken = await registry.take_seat(table_id, account.id, seat)
     except TableError as refused:
@@ -321,7 +321,7 @@ async def fill_bots(
     hourly bot seats, `house_funds_low`, `no_bots_free`; a refusal seats nothing."""
     registry = registry_of(request)
     caller = account.id  # read now: a rollback of the session below would expire `account`
-    async with _filling(registry):  # one fill at a time on this node: a bot, one table
+    async with filling_lock(registry):  # one fill at a time on this node: a bot, one table
         if registry.get(table_id) is None and registry.network.remote:
             return await _bots_elsewhere(request, session, settings, table_id, caller)
         live = _found(registry, table_id)
@@ -335,7 +335,7 @@ async def fill_bots(
         _within_bot_quota(request, settings, caller, empty)
         needed = MIN_BALANCE_PER_STAKE * live.stake
         seated = 0
-        for bot in await _bots(session, settings, registry, empty, needed, table_id):
+        for bot in await house_bots(session, settings, registry, empty, needed, table_id):
             if live.seat_of(bot) is not None or None not in live.accounts():
                 continue
             try:  # claimed like any seat: another node may have just seated the same bot
@@ -373,7 +373,7 @@ async def _bots_elsewhere(
     table = summary
     seated = 0
     try:
-        for bot in await _bots(session, settings, registry, empty, needed, table_id):
+        for bot in await house_bots(session, settings, registry, empty, needed, table_id):
             try:
                 table, _ = await registry.network.call("sit", table_id, bot, None, bot=True)
                 seated += 1
@@ -393,7 +393,7 @@ async def _elsewhere(
     if summary is None:
         raise ApiError("not_found", f"no table {table_id!r}")
     if op == "sit":
-        _can_afford(account, int(summary["stake"]))
+        can_afford(account, int(summary["stake"]))
     try:
         table, seat = await registry.network.call(
             op, table_id, account.id, body.seat if body is not None else None
@@ -408,7 +408,7 @@ async def _elsewhere(
 _FILLING: WeakKeyDictionary[TableRegistry, asyncio.Lock] = WeakKeyDictionary()
 
 
-def _filling(registry: TableRegistry) -> asyncio.Lock:
+def filling_lock(registry: TableRegistry) -> asyncio.Lock:
     return _FILLING.setdefault(registry, asyncio.Lock())
 
 
@@ -451,7 +451,7 @@ async def _close_abandoned(registry: TableRegistry, table_id: str) -> bool:
     return bool(done.get("closed"))
 
 
-async def _may_open_table(request: Request, account: Account) -> None:
+async def may_open_table(request: Request, account: Account) -> None:
     """The account may open one more table: it has fewer than `max_open_tables` open
     tables it opened, on any node (`too_many_tables` otherwise). At the limit its tables
     where no player sits (nobody, or bots only) are closed first to make room."""
@@ -503,7 +503,7 @@ async def _reap_bots(registry: TableRegistry, bot_ids: set[int]) -> set[str]:
     return closed
 
 
-async def _bots(
+async def house_bots(
     session: AsyncSession,
     settings: Settings,
     registry: TableRegistry,

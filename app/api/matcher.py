@@ -42,7 +42,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.api.errors import ApiError
-from app.api.lobby import _bots, _filling  # the lobby's bot fill: one path, one lock
+from app.api.lobby import filling_lock, house_bots  # the lobby's bot fill: one path, one lock
 from app.api.ratelimit import MemoryQuota
 from app.ops.tasks import cancel_and_wait
 from app.rules.variants import VARIANTS
@@ -193,7 +193,7 @@ class Matcher:
                 return None
             if not choice.fill:
                 return await self._seat(name, variant, level, table_id, group, [])
-            async with _filling(self.registry):  # the lobby's lock: a bot for one table
+            async with filling_lock(self.registry):  # the lobby's lock: a bot for one table
                 bots = await self._bots(name, level, table_id, group)
                 if bots is None:
                     self._release(claimed, table_id)
@@ -244,7 +244,7 @@ class Matcher:
         else:
             try:
                 async with self._sessions() as session:
-                    bots = await _bots(
+                    bots = await house_bots(
                         session, self._settings, self.registry, needed,
                         MIN_BALANCE_PER_STAKE * level.stake, table_id,
                     )

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
-from app.api.lobby import SeatOut, TimersIn, _can_afford, _may_open_table, registry_of, seat_at
+from app.api.lobby import SeatOut, TimersIn, can_afford, may_open_table, registry_of, seat_at
 from app.api.params import VARIANT_NAMES
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.protocol.rooms import RoomInfo, RoomLength
@@ -157,8 +157,8 @@ async def create_room(
         options = changed_options(body.variant, parse_options(body.variant, body.options))
     except OptionError as bad:
         raise ApiError("validation_error", bad.message, {"option": bad.name}) from None
-    _can_afford(account, body.stake)
-    await _may_open_table(request, account)
+    can_afford(account, body.stake)
+    await may_open_table(request, account)
     timers = Timers(**body.timers.model_dump()) if body.timers is not None else Timers()
     rooms = rooms_of(request)
     room = await rooms.create(
