@@ -4,7 +4,8 @@ The WebSocket's `table_state` carries the same (and more) once the server sends 
 read lets a client show the players right after sitting down or reloading. It also gives the
 table's timers (seconds per decision), which the protocol does not carry: the client counts
 down other seats' turns and the pause between hands with them. Anyone signed in
-may read it (the lobby already lists every table's seats); bots are flagged. Every node of a
+may read it (the lobby already lists every table's seats); bots are flagged. A private
+room's table also names the room's code, to its players and its owner only. Every node of a
 cluster answers the same: a table another node owns is read from the cluster's directory.
 """
 
@@ -55,6 +56,11 @@ class PlayersOut(BaseModel):
         description="the table's timers; null only while another node's table is listed "
         "by a node of an older version",
     )
+    room: str | None = Field(
+        default=None,
+        description="a private room's code (房间号) when the caller sits at its table or "
+        "opened it; null for a public table, and for anyone else (the code is the key)",
+    )
 
 
 @router.get("/tables/{table_id}/players", responses=errors.responses("not_found", *AUTH_ERRORS))
@@ -68,6 +74,7 @@ async def players(
     if live is not None:
         variant, stake, accounts = live.variant, live.stake, live.accounts()
         timers = TimersOut(**asdict(live.timers))
+        room, creator = live.room, live.creator
     else:  # another node's table (a cluster), or none
         summary = await registry.network.summary(table_id)
         if summary is None:
@@ -76,6 +83,7 @@ async def players(
         accounts = [None if a is None else int(a) for a in summary["seats"]]
         if summary.get("timers") is not None:  # a summary written before they were in it
             timers = TimersOut(**summary["timers"])
+        room, creator = summary.get("room"), summary.get("creator")
     ids = [a for a in accounts if a is not None]
     async with session.begin():
         rows = (
@@ -97,6 +105,8 @@ async def players(
             balance=balance,
             bot=name.startswith(BOT_PREFIX),
         ))
+    # the table page of a private room shows its code, rules and progress (GET /rooms/{code})
+    code = room if room and (account.id in accounts or account.id == creator) else None
     return PlayersOut(
-        table_id=table_id, variant=variant, stake=stake, seats=seats, timers=timers
+        table_id=table_id, variant=variant, stake=stake, seats=seats, timers=timers, room=code
     )

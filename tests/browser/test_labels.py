@@ -7,6 +7,7 @@ fallback. So has every quick chat phrase (快捷语)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from playwright.sync_api import Page
 
@@ -66,3 +67,23 @@ def test_every_quick_chat_phrase_reads_in_both_languages(client_page: Page) -> N
         assert f"chat_{phrase}" not in (zh, en), phrase
         assert HAN.search(zh) and not HAN.search(en), (phrase, zh, en)
         assert zh in CHAT_PHRASES[phrase] or phrase in shown["reactions"], (phrase, zh)
+
+
+ROOM_MODULES = ["rooms.js", "tableroom.js"]
+JS = Path(__file__).resolve().parents[2] / "app" / "web" / "static" / "js"
+ROOM_KEY = re.compile(r'"(room_[a-z_]+)"')
+
+
+def test_every_private_room_label_reads_in_both_languages(client_page: Page) -> None:
+    """The private rooms' pages (好友房: the lobby's card, the table's room strip, the vote,
+    the scoreboard) have each of their labels in Chinese and in English."""
+    keys = sorted({k for name in ROOM_MODULES for k in ROOM_KEY.findall((JS / name).read_text())})
+    keys += [f"room_outcome_{o}" for o in ("draw", "escape", "voided")]
+    keys += [f"room_status_{s}" for s in ("open", "ended", "dissolved")]
+    assert len(keys) > 50
+    shown = client_page.evaluate(LABELS, keys)
+    for key in keys:
+        zh, en = shown["zh"][key], shown["en"][key]
+        assert key not in (zh, en), key
+        if key not in ("room_bounds", "room_colon"):  # "{min}–{max}", ": "
+            assert HAN.search(zh) and not HAN.search(en), (key, zh, en)

@@ -276,3 +276,27 @@ async def test_an_option_the_shuffle_check_relies_on_is_fixed_in_rooms(server: S
         wenzhou = next(v for v in every if v["variant"] == "wenzhou")["options"]
         assert "indicator_die_factor" not in [o["name"] for o in wenzhou]
         assert "honours_first" in [o["name"] for o in wenzhou]
+
+
+async def test_the_table_of_a_room_names_its_code_to_its_players_only(server: Server) -> None:
+    """GET /tables/{id}/players tells the room's code to its owner and to a player seated
+    there (the table page shows the room from it), to nobody else: the code is the key."""
+    async with httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        owner, guest, stranger, _ = await _players(http, "named")
+        room = await _room(http, owner)
+        code, table_id = room["code"], room["table_id"]
+
+        async def named(player: Player) -> str | None:
+            read = await http.get(f"/tables/{table_id}/players", headers=player.headers)
+            assert read.status_code == 200, read.text
+            return read.json()["room"]  # type: ignore[no-any-return]
+
+        assert await named(owner) == code  # not seated yet: the owner still
+        assert await named(guest) is None
+        await _join(http, guest, code)
+        assert await named(guest) == code
+        assert await named(stranger) is None
+        public = await http.post("/tables", json={"variant": "lishui", "stake": 1},
+                                 headers=stranger.headers)
+        listed = await http.get(f"/tables/{public.json()['id']}/players", headers=stranger.headers)
+        assert listed.json()["room"] is None

@@ -1,5 +1,5 @@
 // The client's shell: hash routes (#/login, #/register, #/lobby, #/profile, #/leaders,
-// #/table/<id>, #/watch/<id> (旁观), #/replay/<hand id>), the header, the language switch and
+// #/table/<id>, #/watch/<id> (旁观), #/replay/<hand id>, #/room/<code> (好友房)), the header, the language switch and
 // the reconnect banner.
 
 import { api, ApiError, session } from "./api.js";
@@ -12,6 +12,7 @@ import { renderLeaders } from "./leaders.js";
 import { renderLobby, seatedAt } from "./lobby.js";
 import { renderProfile } from "./profile.js";
 import { renderReplay } from "./replay.js";
+import { renderRoomPage } from "./rooms.js";
 import { TableController } from "./table.js";
 
 const main = document.getElementById("main");
@@ -99,6 +100,7 @@ async function route() {
     if (page === "profile") await renderProfile(main);
     else if (page === "replay" && arg) await renderReplay(main, { handId: decodeURIComponent(arg), me });
     else if (page === "leaders") await renderLeaders(main);
+    else if (page === "room" && arg) await renderRoomPage(main, { code: decodeURIComponent(arg), me });
     else {
       const tables = await api("GET", "/tables");
       const seated = tables.find((x) => seatedAt(x, me));

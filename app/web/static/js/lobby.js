@@ -7,6 +7,7 @@ import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
 import { t } from "./i18n.js";
 import { quickMatchCard } from "./quickmatch.js";
+import { roomsCard } from "./rooms.js";
 import { titleName } from "./ranks.js";
 
 export const VARIANTS = ["lishui", "wenzhou", "huzhou", "fuzhou", "shanghai"];
@@ -243,6 +244,7 @@ export async function renderLobby(main, { me }) {
     mine,
     error,
     quickMatchCard({ me, variants: VARIANTS }),
+    roomsCard({ me }), // 好友房: join by code, open a room
     h("div", { class: "lobby" },
       h("section", { class: "card tables-card", "aria-labelledby": "tables-title" },
         h("div", { class: "row lobby-bar" },

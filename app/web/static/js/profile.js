@@ -8,6 +8,7 @@ import { showErrorIn } from "./errors.js";
 import { ledgerReason, t } from "./i18n.js";
 import { titleName } from "./ranks.js";
 import { VARIANTS } from "./lobby.js";
+import { myRoomsSection } from "./rooms.js";
 
 const PAGE_SIZE = 20;
 const METRICS = ["points", "hands", "wins", "self_draws", "deal_ins", "escapes", "disconnects",
@@ -111,6 +112,7 @@ export async function renderProfile(main) {
     h("section", { class: "card", "aria-labelledby": "stats-title" },
       h("h2", { id: "stats-title" }, t("stats")),
       statsCards(me.stats)),
+    myRoomsSection(), // 好友房: the rooms I opened or played in, to their scoreboards
     h("section", { class: "card", "aria-labelledby": "ledger-title" },
       h("h2", { id: "ledger-title" }, t("ledger")),
       error,

@@ -18,6 +18,7 @@ import { ProtocolClient } from "./protocol.js";
 import { describe, entriesOfSnapshot, entryOf, push } from "./tablelog.js";
 import { nextDealerStreak, wildDiscardCosts } from "./tablerules.js";
 import { renderTable, restoreFocus, focusKey, updateCountdown, windOf } from "./tableview.js";
+import { loadRoom, onRoomMessage, roomFocus, updateRoomClock } from "./tableroom.js";
 import { HandProof } from "./verify.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
@@ -70,6 +71,7 @@ export class TableController {
     this.readySent = false; // this page said 准备 since the last deal
     this.streak = null; // {dealer, k}: the dealer's deals in a row (温州's k), when known
     this.askedAutoplay = false;
+    this.room = null; // a private room's table: the room (tableroom.js), else null
     this.proof = new HandProof(); // the hand's events, checked against its seed at its end
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     // each message of this table changes the controller, then the page is drawn again
@@ -90,6 +92,7 @@ export class TableController {
       onWatching: then((m) => this.onWatching(m)),
       onChat: then((m) => this.onChat(m)),
       onMuted: then((m) => { this.muted = new Set(m.seats); }),
+      onRoom: then((m) => onRoomMessage(this, m)),
       onError: then((m) => this.onError(m)),
       onStatus: (status) => this.onStatus(status),
     });
@@ -123,6 +126,7 @@ export class TableController {
       this.variant = data.variant;
       this.stake = data.stake;
       if (data.timers) this.timers = { ...data.timers };
+      if (data.room) loadRoom(this, data.room); // a private room (好友房): its code, rules, progress
       if (!this.tableState) {
         this.players = data.seats.map((s) => ({ ...s, connected: true, autoplay: s.bot }));
       }
@@ -137,6 +141,7 @@ export class TableController {
       }
     } catch (err) {
       if (err instanceof ApiError && err.code === "not_found") {
+        if (this.room) return; // a room's table closes when the session ends: its scoreboard stays
         location.hash = "#/lobby";
         return;
       }
@@ -147,6 +152,7 @@ export class TableController {
   tick() {
     if (this.closed) return;
     updateCountdown(this);
+    updateRoomClock(this);
     if (this.alert && Date.now() >= this.alert.until) {
       this.alert = null;
       this.render();
@@ -620,5 +626,6 @@ export class TableController {
     const key = focusKey(this.main);
     renderTable(this.main, this);
     restoreFocus(this.main, this, key, opts);
+    roomFocus(this);
   }
 }

@@ -14,6 +14,7 @@ import { faceElement, isReaction, PHRASES, REACTIONS } from "./faces.js";
 import { buyInHelp, discardRestriction, wildName } from "./tablerules.js";
 import { runOf, sortHand, tileElement, tileName } from "./tiles.js";
 import { confirmDialog, settlementDialog } from "./tabledialogs.js";
+import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
 
 const WINDS = ["east", "south", "west", "north"];
 const PLACES = ["bottom", "right", "top", "left"];
@@ -467,14 +468,15 @@ function tableBar(c) {
       h("button", { type: "button", id: "leave", onclick: () => c.stopWatching() }, t("watch_stop")),
       notice);
   }
-  return h("div", { class: "table-bar" }, ...title,
+  return h("div", { class: "table-bar" + (c.room ? " in-room" : "") }, ...title,
+    roomStrip(c),
     c.spectators ? h("span", { class: "badge watching", id: "watching", dataset: { spectators: c.spectators } },
       t("spectators_n", { n: c.spectators })) : null,
     chat,
     h("button", { type: "button", id: "autoplay", "aria-pressed": String(c.autoplay),
       class: c.autoplay ? "on" : "", onclick: () => c.toggleAutoplay() },
     c.autoplay ? t("autoplay_off") : t("autoplay")),
-    empty && (!c.hand || c.hand.ended)
+    empty && (!c.hand || c.hand.ended) && mayFillBots(c)
       ? h("button", { type: "button", id: "fill-bots", onclick: () => c.fillBots() }, t("fill_bots")) : null,
     h("button", { type: "button", id: "leave", onclick: () => c.leave() }, t("leave_short")),
     notice);
@@ -486,13 +488,15 @@ export function renderTable(main, c) {
   const me = c.seat ?? 0;
   const seats = PLACES.map((place, i) => seatArea(c, (me + i) % 4, place));
   board.append(seats[2], seats[3], centre(c), seats[1], seats[0]);
-  const view = h("div", { class: "table-view" + (c.spectator ? " spectating" : ""), id: "table-view",
+  const over = c.room && c.room.status !== "open"; // a private room's session ended
+  const view = h("div", { class: "table-view" + (c.spectator ? " spectating" : "") + (over ? " room-over" : ""), id: "table-view",
     dataset: { table: c.tableId, seat: c.seat ?? "", watching: c.spectator ? "1" : "" } },
   top, board, eventStrip(c), actionBar(c), myHand(c), actionLog(c),
   h("p", { class: "help", id: "keyboard-help" }, t(c.spectator ? "watch_help" : "keyboard_help")));
   if (c.chatOpen) view.append(chatPanel(c));
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
   if (c.confirming) view.append(confirmDialog(c));
+  view.append(...roomDialogs(c));
   main.replaceChildren(view);
   const entries = main.querySelector("#log-entries");
   if (entries) entries.scrollTop = entries.scrollHeight;
