@@ -206,6 +206,9 @@ def test_a_room_opened_with_house_rules_is_joined_by_its_code_and_ends_on_the_sc
         "#room-preview .room-seats")
     friend.screenshot(path=str(screenshots / "rooms-join-preview-desktop-en.png"), full_page=True)
     assert _page_fits(friend, "#rooms-card") == []
+    # the owner lets people with the code watch: the preview offers it, with the code
+    watch = str(friend.get_attribute("#room-watch", "href"))
+    assert watch.startswith("#/watch/") and watch.endswith(f"/{code}")
     friend.click("#room-join")
     friend.wait_for_selector("#room-code-copy")
     assert friend.get_attribute("#room-code-copy", "data-code") == code
@@ -230,6 +233,13 @@ def test_a_room_opened_with_house_rules_is_joined_by_its_code_and_ends_on_the_sc
     owner.screenshot(path=str(screenshots / "rooms-rules-phone-zh.png"))
     assert _table_fits(owner, ["#room-rules-panel", "#room-rules-close"]) == []
     owner.click("#room-rules-close")
+
+    # someone holding the code watches through the link the preview offered
+    eye = page_for(DESKTOP)
+    register(eye, server.base, "room_eye")
+    eye.goto(server.base + "/" + watch)
+    eye.wait_for_selector("#table-view[data-watching='1'] #wall-count")
+    eye.close()
     friend.wait_for_selector("#wall-count")
     friend.screenshot(path=str(screenshots / "rooms-table-desktop-en.png"))
     assert _table_fits(friend) == []

@@ -1,5 +1,5 @@
 // The client's shell: hash routes (#/login, #/register, #/lobby, #/profile, #/leaders,
-// #/table/<id>, #/watch/<id> (旁观), #/replay/<hand id>, #/room/<code> (好友房)), the header, the language switch and
+// #/table/<id>, #/watch/<id>[/<room code>] (旁观), #/replay/<hand id>, #/room/<code> (好友房)), the header, the language switch and
 // the reconnect banner.
 
 import { api, ApiError, session } from "./api.js";
@@ -47,7 +47,7 @@ function showError(err) {
 
 async function route() {
   const hash = location.hash || "#/lobby";
-  const [, page, arg] = hash.split("/");
+  const [, page, arg, extra] = hash.split("/"); // extra: a private room's code (#/watch/<id>/<code>)
   clearInterval(lobbyTimer);
   delete main.dataset.rendered; // set again once the page is drawn (tests wait on it)
   const tablePage = page === "table" || page === "watch"; // a seat's, or a spectator's
@@ -91,7 +91,8 @@ async function route() {
       return;
     }
     clear(main);
-    table = new TableController(main, { tableId: arg, me, onBanner: setBanner, watch: page === "watch" });
+    table = new TableController(main, { tableId: arg, me, onBanner: setBanner, watch: page === "watch",
+      code: page === "watch" && /^[0-9]{6}$/.test(extra || "") ? extra : null });
     await table.start().catch(showError);
     return;
   }

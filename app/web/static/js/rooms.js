@@ -307,7 +307,10 @@ function joinPart(me) {
       me.balance < needed && !here
         ? h("p", { class: "stake-needs short" }, t("lobby_cannot_afford", { needed: fmt(needed), balance: fmt(me.balance) }))
         : null,
-      h("div", { class: "row" }, join)));
+      h("div", { class: "row" }, join,
+        // 旁观: a room whose owner lets people with its code watch
+        room.spectators && !here ? h("a", { class: "button", id: "room-watch",
+          href: `#/watch/${room.table_id}/${code}` }, t("room_watch")) : null)));
   }
 
   input.addEventListener("input", () => {

@@ -34,7 +34,7 @@ const KEEPS_PROMPT = new Set(["decided", "penalized"]);
 const BUBBLE_MS = 4000; // how long a chat bubble shows by its seat's plate
 
 export class TableController {
-  constructor(main, { tableId, me, onBanner, watch = false }) {
+  constructor(main, { tableId, me, onBanner, watch = false, code = null }) {
     this.main = main;
     this.tableId = tableId;
     this.me = me;
@@ -96,7 +96,7 @@ export class TableController {
       onError: then((m) => this.onError(m)),
       onStatus: (status) => this.onStatus(status),
     });
-    if (watch) this.client.watch(tableId);
+    if (watch) this.client.watch(tableId, code); // a private room is watched with its code
     else this.client.follow(tableId);
     this.onKey = (ev) => this.keydown(ev);
     this.ticker = null;
