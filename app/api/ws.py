@@ -9,7 +9,9 @@ Rules:
   never travels in the URL;
 - the first message is ``hello`` with the access token, within `ws_hello_seconds`;
   anything else, nothing in time, or a bad, expired or banned account's token closes the
-  socket with 4401; the token is checked like a bearer token (`account_for_token`);
+  socket with 4401; the token is checked like a bearer token (`account_for_token`); when
+  the database cannot be asked (an outage), the socket closes with 1013 ("try again
+  later", reason `busy`) rather than failing inside the server;
 - an account that opened `ws_connects_per_account` sockets within the window (app/api/
   throttle.py) has the new one closed after its hello with 4429 (`CLOSE_TOO_MANY`, the
   reason saying when to retry);
@@ -51,6 +53,7 @@ import time
 from collections import deque
 
 from fastapi import APIRouter, WebSocket
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.api.errors import ApiError, error_response
 from app.api.security import account_for_token
@@ -84,6 +87,7 @@ CLOSE_REPLACED = 4000
 CLOSE_TOO_SLOW = 4008
 CLOSE_WATCH_TOO_SLOW = 4009  # a spectator let more than ws_watch_queue_bytes wait
 CLOSE_TOO_MANY = 4429  # the account opened ws_connects_per_account sockets in the window
+CLOSE_TRY_LATER = 1013  # the database could not be asked who the token is (RFC 6455: try again later)
 RATE_LIMIT = 20  # messages per second per connection
 RATE_WINDOW = 1.0
 RATE_NOTICE_SECONDS = 1.0  # at most one rate_limited error in this time
@@ -263,6 +267,11 @@ async def _hello(websocket: WebSocket, settings: Settings) -> Account | None:
             return await account_for_token(session, hello.token, settings)
     except ApiError as refused:  # a bad or expired token, a deleted or banned account
         await websocket.close(CLOSE_UNAUTHORIZED, refused.code)
+        return None
+    except (SQLAlchemyError, OSError):  # the database is away: the client retries later
+        log.warning("a socket's hello could not be checked: the database did not answer",
+                    exc_info=True)
+        await websocket.close(CLOSE_TRY_LATER, "busy")
         return None
 
 

@@ -24,8 +24,10 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from sqlalchemy.exc import OperationalError
 from websockets.asyncio.client import ClientConnection, connect
 
+from app.api import ws as ws_module
 from tests.live import live_server, sqlite_settings
 from tests.wsclient import hello, open_socket, table_socket
 
@@ -102,6 +104,26 @@ async def test_no_hello_a_bad_hello_or_a_bad_token_closes_with_4401(tmp_path: Pa
                     await ws.send(first)
                     code, _ = await _closed(ws)
                     assert code == 4401, first
+
+
+async def test_a_hello_the_database_cannot_check_closes_with_try_again_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _server(tmp_path) as address:
+        async with asyncio.timeout(30), httpx.AsyncClient(base_url=f"http://{address}") as http:
+            ann = await _account(http, "ann")
+
+            async def away(*_: object) -> None:
+                raise OperationalError("SELECT", {}, OSError("the database is away"))
+
+            monkeypatch.setattr(ws_module, "account_for_token", away)
+            async with connect(f"ws://{address}/ws") as ws:
+                await ws.send(hello(ann.token))
+                assert await _closed(ws) == (1013, "busy")
+            monkeypatch.undo()  # back: the same token opens its socket
+            async with table_socket(address, ann.token) as ws:
+                await ws.send(json.dumps({"v": 2, "type": "ping", "nonce": "n"}))
+                assert json.loads(await ws.recv())["type"] == "pong"
 
 
 async def test_a_token_in_the_url_is_refused_and_never_logged(
