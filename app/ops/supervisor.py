@@ -15,11 +15,11 @@ Python runs one thread of game code at a time, so one process uses one core. Wit
 - names worker i node `NODE_ID-i` (`node_name`; a restart of it `NODE_ID-i.1`, `.2` ...,
   so that no node id ever names two processes) and, with `METRICS_PORT` set, gives it the
   monitoring port `METRICS_PORT + i - 1`: every worker's /metrics can be scraped;
-- restarts a worker that dies, after a pause that doubles while it keeps dying young
-  (`FIRST_PAUSE` to `MAX_PAUSE`); a worker that dies `MAX_QUICK_DEATHS` times in a row
-  within `STABLE_SECONDS` of its start, or any worker that exits before all have served
-  once (a wrong setting, Redis or the database unreachable), stops the whole thing with
-  exit status 1. The cluster moves a dead worker's tables to the other nodes meanwhile;
+- restarts a worker that dies, after a pause (`FIRST_PAUSE`) that doubles while it keeps
+  dying young; a worker that dies `MAX_QUICK_DEATHS` times in a row within
+  `STABLE_SECONDS` of its start, or any worker that exits before all have served once (a
+  wrong setting, Redis or the database unreachable), stops the whole thing with exit
+  status 1. The cluster moves a dead worker's tables to the other nodes meanwhile;
 - stops on SIGTERM or SIGINT: SIGTERM to every worker (each shuts down as one `python -m
   app` does: sockets closed, tables stopped, leases released), a SIGKILL to any still
   running after `STOP_SECONDS`; a second signal is passed on as SIGINT, which makes
@@ -54,8 +54,7 @@ log = logging.getLogger(__name__)
 BACKLOG = 2048  # the listening socket's queue (uvicorn's default)
 STABLE_SECONDS = 60.0  # a worker that dies younger than this died young
 MAX_QUICK_DEATHS = 5  # ... this many times in a row: the supervisor gives up
-FIRST_PAUSE = 0.5  # seconds before a worker is restarted, doubled per young death ...
-MAX_PAUSE = 10.0  # ... up to this
+FIRST_PAUSE = 0.5  # seconds before a worker is restarted, doubled per young death
 STOP_SECONDS = 30.0  # how long stopping workers may take before they are killed
 POLL_SECONDS = 0.2  # how often the supervisor looks at its workers
 MAX_BASE_LENGTH = 48  # NODE_ID's length with PROCESSES > 1 (node ids are at most 64)
@@ -259,7 +258,7 @@ class Supervisor:
                 slot.quick_deaths, STABLE_SECONDS, extra=fields,
             )
             return False
-        pause = min(MAX_PAUSE, FIRST_PAUSE * 2 ** slot.quick_deaths)
+        pause = FIRST_PAUSE * 2 ** max(0, slot.quick_deaths - 1)  # 0.5, 1, 2, 4 s
         slot.restart_at = now + pause
         log.warning(
             "worker %d (node %s, pid %d) exited with %s after %.1f s: restarting in %g s as "

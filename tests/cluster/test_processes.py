@@ -6,7 +6,7 @@ two workers on one listening socket. Four players log in over REST and open thei
 sockets on that one port until the sockets have landed on both processes (presence in
 Redis names each socket's node); they sit at one table and play a whole hand, so at least
 one player plays through a process that is not the table's. The hand is stored once and
-paid. A worker killed with SIGKILL comes back as a new node; SIGTERM to the supervisor
+paid, and each worker's /metrics (on its own port) counts the sockets it holds. A worker killed with SIGKILL comes back as a new node; SIGTERM to the supervisor
 then stops every worker, and the supervisor exits 0.
 """
 
@@ -16,6 +16,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -52,6 +53,7 @@ class Served:
     address: str
     database: str
     log: Path
+    metrics_port: int  # worker i's /metrics: this + i - 1
 
     def lines(self) -> list[dict[str, Any]]:
         found = []
@@ -79,7 +81,7 @@ class Served:
 @pytest.fixture
 def served(redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Served]:
     database = empty_database_url("postgresql", tmp_path)  # the supervisor migrates it
-    port = free_port()
+    port, metrics = free_port(), _two_free_ports()
     log = tmp_path / "processes.log"
     env = dict(os.environ) | {
         "PROCESSES": "2", "NODE_ID": "pt", "HOST": "127.0.0.1", "PORT": str(port),
@@ -87,13 +89,13 @@ def served(redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Served]:
         "JWT_SECRET": "processes-test-secret-" + "x" * 32, "HOUSE_FLOAT": str(HOUSE_FLOAT),
         "LOG_FORMAT": "json", "LOG_LEVEL": "info", "LEASE_MS": "1500",
         "WATCH_INTERVAL_MS": "200", "ARGON2_TIME_COST": "1", "ARGON2_MEMORY_KIB": "1024",
-        "ARGON2_PARALLELISM": "1", "PYTHONPATH": str(ROOT),
+        "ARGON2_PARALLELISM": "1", "PYTHONPATH": str(ROOT), "METRICS_PORT": str(metrics),
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
     )
-    running = Served(process, f"127.0.0.1:{port}", database, log)
+    running = Served(process, f"127.0.0.1:{port}", database, log, metrics)
     try:
         deadline = time.monotonic() + START_SECONDS
         while not running.said("serving on"):
@@ -162,6 +164,10 @@ async def test_a_hand_across_two_processes_on_one_port(
             # the sockets stayed where they were: some seats played through the other process
             assert await _socket_nodes(redis, keys, accounts) == nodes
             assert {owner} < set(nodes), (owner, nodes)
+            # each worker's /metrics on its own port counts the sockets it holds
+            for worker in (1, 2):
+                held = await _metric(served.metrics_port + worker - 1, "mahjong_ws_connections")
+                assert held == nodes.count(f"pt-{worker}"), (worker, nodes)
     finally:
         stop.set()
         for task in tasks:
@@ -179,6 +185,7 @@ async def test_a_hand_across_two_processes_on_one_port(
     os.kill(workers["pt-1"], signal.SIGKILL)
     await until(lambda: "pt-1.1" in served.up(), START_SECONDS, "worker 1 to come back")
     assert served.process.poll() is None
+    assert await _metric(served.metrics_port, "mahjong_ws_connections") == 0  # pt-1.1's
     pids = set(served.up().values())
 
     served.process.send_signal(signal.SIGTERM)
@@ -187,6 +194,29 @@ async def test_a_hand_across_two_processes_on_one_port(
     for pid in pids:
         assert not _alive(pid), f"worker {pid} outlived its supervisor"
     print(f"\nsockets on {nodes}, table on {owner}, reconnects to spread: {tries}")
+
+
+def _two_free_ports() -> int:
+    """A port p such that p and p + 1 are free (worker 1's and worker 2's /metrics)."""
+    for _ in range(100):
+        with socket.socket() as first, socket.socket() as second:
+            first.bind(("127.0.0.1", 0))
+            port = int(first.getsockname()[1])
+            try:
+                second.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no two free ports in a row")
+
+
+async def _metric(port: int, name: str) -> float:
+    """The value of the unlabelled metric `name` on a worker's monitoring port."""
+    async with httpx.AsyncClient() as http:
+        scraped = await http.get(f"http://127.0.0.1:{port}/metrics")
+    assert scraped.status_code == 200
+    line = next(x for x in scraped.text.splitlines() if x.startswith(f"{name} "))
+    return float(line.split()[1])
 
 
 async def _reconnect(player: Player) -> None:

@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from app.ops.supervisor import node_name, refusal
+from app.ops.supervisor import (
+    MAX_QUICK_DEATHS,
+    STABLE_SECONDS,
+    Supervisor,
+    node_name,
+    refusal,
+)
 from app.settings import Settings
 from tests.cluster.processes import ROOT, free_port
 
@@ -47,6 +54,32 @@ def test_workers_are_named_after_the_node_id_and_their_restarts() -> None:
     assert [node_name("box", i) for i in (1, 2)] == ["box-1", "box-2"]
     assert node_name("box", 2, 3) == "box-2.3"
     assert _settings(node_id=node_name("n" * 48, 64, 99_999)).node_id.endswith("-64.99999")
+
+
+def test_a_dead_worker_is_restarted_later_each_time_it_dies_young() -> None:
+    """0.5 s after a death, doubling while the worker keeps dying within STABLE_SECONDS
+    of its start; the fifth such death in a row stops everything."""
+    with socket.socket() as listener:
+        supervisor = Supervisor(_settings(), listener)
+        supervisor.serving = True  # every worker has served once
+        slot = supervisor.slots[0]
+
+        def dies(lived: float) -> float | None:
+            """The pause before the restart, or None when the supervisor gives up."""
+            slot.process = subprocess.Popen([sys.executable, "-c", "pass"])
+            slot.process.wait()
+            slot.started_at = 1000.0
+            if not supervisor._died(slot, -9, 1000.0 + lived):
+                return None
+            return slot.restart_at - (1000.0 + lived)
+
+        assert dies(STABLE_SECONDS + 1) == 0.5  # after a long life: soon
+        assert [dies(1) for _ in range(MAX_QUICK_DEATHS - 1)] == [0.5, 1.0, 2.0, 4.0]
+        assert dies(1) is None  # the fifth young death in a row
+        slot.quick_deaths = 0
+        assert [dies(STABLE_SECONDS - 1) for _ in range(2)] == [0.5, 1.0]
+        assert dies(STABLE_SECONDS) == 0.5  # a long life starts the count again
+        assert supervisor.slots[1].process is None  # the other slot was never touched
 
 
 def _run(env: dict[str, str], tmp_path: Path, seconds: float) -> subprocess.CompletedProcess[str]:
