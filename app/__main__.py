@@ -1,22 +1,50 @@
 """`python -m app`: upgrade the database to the latest migration, grant the house its
 opening float once (setting `house_float`: bots can be called on a fresh install), raise
-the open-file limit (app/ops/serve.py), then serve."""
+the open-file limit (app/ops/serve.py), then serve.
 
+With `PROCESSES=N` (N > 1) the upgrade and the float happen once, here, and then a
+supervisor serves the port with N worker processes, each a node of the cluster
+(app/ops/supervisor.py). A worker is this command again with `--listen-fd` and
+`--control-fd` (the supervisor's, not an operator's, options)."""
+
+import argparse
 import asyncio
+import sys
 
 import uvicorn
 
-from app.ops import memory
-from app.ops.serve import raise_open_file_limit, uvicorn_config
+from app.ops import memory, supervisor
+from app.ops.serve import raise_open_file_limit, serve_worker, uvicorn_config, watch_supervisor
 from app.settings import get_settings
 from app.store import migrate
 from app.store.house import open_house
 
-if __name__ == "__main__":
+
+def _worker(listen_fd: int, control_fd: int) -> None:
+    control = watch_supervisor(control_fd)  # first: a worker never outlives its supervisor
     settings = get_settings()
+    from app.main import app  # built before the heap is frozen
+
+    memory.tune(settings.gc_thresholds)
+    serve_worker(app, settings, listen_fd, control)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m app", description="Run the mahjong server.")
+    parser.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--control-fd", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.listen_fd is not None and args.control_fd is not None:
+        _worker(args.listen_fd, args.control_fd)
+        sys.exit(0)
+    settings = get_settings()
+    if (problem := supervisor.refusal(settings)) is not None:  # PROCESSES > 1 only
+        sys.exit(f"python -m app: {problem}")
     if settings.migrate_on_start:
         migrate.upgrade(settings.database_url)
     asyncio.run(open_house(settings))
+    if settings.processes > 1:
+        sys.exit(supervisor.run(settings))
     from app.main import app  # built before the heap is frozen
 
     memory.tune(settings.gc_thresholds)

@@ -66,6 +66,12 @@ class Settings(BaseSettings):
     # is how many allocations start a young collection (CPython's default is 700)
     gc_thresholds: tuple[int, int, int] = memory.DEFAULT_THRESHOLDS
     migrate_on_start: bool = True  # `python -m app` upgrades the database to head first
+    # `python -m app` runs this many server processes on this machine, all serving the one
+    # port (app/ops/supervisor.py; docs/cluster.md, "Several processes on one machine"):
+    # each is a node of the cluster named NODE_ID-1, NODE_ID-2 ..., so more than 1 needs
+    # REDIS_URL, JWT_SECRET and a database they all share (PostgreSQL). 1: one process, no
+    # supervisor
+    processes: int = Field(default=1, ge=1, le=64)
 
     # the edge (app/ops/serve.py, docs/architecture.md "The edge"): the peers whose
     # X-Forwarded-For is believed (uvicorn's forwarded_allow_ips: a comma-separated list

@@ -1,7 +1,9 @@
 """Liveness and readiness probes.
 
 - `GET /health`: the process answers (no dependency is touched), for a container
-  HEALTHCHECK or a liveness probe: `{"status": "ok"}`.
+  HEALTHCHECK or a liveness probe: `{"status": "ok", "node": "<NODE_ID>"}`, the node being
+  the process that answered (with `PROCESSES` > 1, which of the workers sharing the port
+  took the connection).
 - `GET /ready`: this node can serve: the database answers `SELECT 1` and, when `REDIS_URL`
   is set, Redis answers `PING`, each within `CHECK_TIMEOUT` seconds. 200 with every check
   `ok`; otherwise 503 with the error shape, code `not_ready`, and `details` naming each
@@ -20,7 +22,7 @@ from typing import Literal
 import redis.asyncio as aioredis
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy import text
 
 from app.api.errors import ErrorBody, ErrorResponse
@@ -39,6 +41,10 @@ UNREACHABLE = "unreachable"
 
 class HealthOut(BaseModel):
     status: Literal["ok"] = "ok"
+    node: str = Field(
+        description="The node id of the process that answered (NODE_ID; random per start "
+        "when unset)"
+    )
 
 
 class ReadyOut(BaseModel):
@@ -91,9 +97,9 @@ async def readiness(db: Database | None, redis_url: str | None) -> dict[str, str
 
 
 @router.get("/health")
-def health() -> HealthOut:
-    """Liveness: the process answers (no dependency is checked)."""
-    return HealthOut()
+def health(request: Request) -> HealthOut:
+    """Liveness: the process answers (no dependency is checked), and names its node."""
+    return HealthOut(node=request.app.state.settings.node_id)
 
 
 @router.get(

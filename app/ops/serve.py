@@ -5,6 +5,10 @@ edge that is deployed.
 The limits of the edge are settings (app/ops/transport.py for the connections' own,
 app/settings.py for all) and are documented in docs/architecture.md, "The edge".
 
+With `PROCESSES` above 1 (app/ops/supervisor.py) each worker serves a listening socket it
+inherited from the supervisor (`serve_worker`) and watches its control socket
+(`watch_supervisor`).
+
 `python -m app` also raises its open-file soft limit to the hard limit
 (`raise_open_file_limit`): every connection is a file, and a process left at a common
 default of 1,024 stops accepting, health probes included, once that many are open.
@@ -13,7 +17,12 @@ default of 1,024 stops accepting, health probes included, once that many are ope
 from __future__ import annotations
 
 import logging
+import os
 import resource
+import signal
+import socket
+import sys
+import threading
 from typing import Any
 
 import uvicorn
@@ -73,3 +82,52 @@ def raise_open_file_limit() -> tuple[int, int]:
         extra={"open_files": after},
     )
     return soft, after
+
+
+class _Worker(uvicorn.Server):
+    """A worker's server: it tells its supervisor once it serves."""
+
+    def __init__(self, config: uvicorn.Config, control: socket.socket) -> None:
+        super().__init__(config)
+        self.control = control
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            try:
+                self.control.sendall(b"up\n")
+            except OSError:  # the supervisor is gone: the watcher stops this worker
+                pass
+
+
+def watch_supervisor(control_fd: int) -> socket.socket:
+    """The control socket inherited as `control_fd`; a thread stops this process (SIGTERM,
+    which uvicorn answers with a graceful shutdown) when the supervisor's end closes,
+    whether the supervisor stopped or died."""
+    control = socket.socket(fileno=control_fd)
+
+    def watch() -> None:
+        try:
+            while control.recv(64):
+                pass
+        except OSError:
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
+    return control
+
+
+def serve_worker(app: Any, settings: Settings, listen_fd: int, control: socket.socket) -> None:
+    """Serve `app` on the listening socket inherited as `listen_fd` until SIGTERM/SIGINT,
+    then exit 0; exit 3 (uvicorn's start failure) if it never served."""
+    listener = socket.socket(fileno=listen_fd)
+    config = uvicorn_config(app, settings)  # also sets up the logs
+    raise_open_file_limit()
+    server = _Worker(config, control)
+    # from here a signal asks for the graceful shutdown, and uvicorn, which re-raises the
+    # signal that stopped it once it has shut down, finds the same handler
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, server.handle_exit)
+    server.run(sockets=[listener])
+    sys.exit(0 if server.started else 3)

@@ -25,9 +25,10 @@ def _settings(database_url: str, redis_url: str | None = None) -> Settings:
 
 
 async def test_health_and_ready_without_redis(database_url: str) -> None:
-    async with app_client(_settings(database_url)) as http:
+    settings = _settings(database_url).model_copy(update={"node_id": "here"})
+    async with app_client(settings) as http:
         health = await http.get("/health")
-        assert health.status_code == 200 and health.json() == {"status": "ok"}
+        assert health.status_code == 200 and health.json() == {"status": "ok", "node": "here"}
         ready = await http.get("/ready")
         assert ready.status_code == 200, ready.text
         assert ready.json() == {
