@@ -98,7 +98,9 @@ async def test_metrics_follow_a_hand(server: str) -> None:
                     # a turn's action (a discard, a kong, 自摸) is played at once; a claim
                     # may wait for the other seats of its window, whose last answer plays it
                     sent["turn"] += all(a["type"] != "pass" for a in legal)
-                elif message["type"] == "error":
+                elif message["type"] == "error" and message["code"] != "stale":
+                    # (stale: a claim offer withdrawn because a bot's 胡 or 碰 took the tile
+                    # before this client, busy reading the metrics, answered it)
                     raise AssertionError(f"unexpected error {message}")
         # the hand ends before its settlement: wait for the ledger's write to be counted
         deadline = time.monotonic() + 10
