@@ -1,6 +1,7 @@
 """The greedy bot's decision time and greedy self-play, before and after issue 18, in one run.
 
     python -m bench.bench_bots [--hands N] [--rounds N] [--selfplay-hands N]
+    python -m bench.bench_bots --same-hands 2000   # only: same choices over many hands
 
 `GreedyBotBefore` (bench/greedy_before.py) is the greedy bot as it was, with the shanten
 functions it called and a table of its own; `GreedyBot` is today's. Both run in this process
@@ -14,6 +15,10 @@ is reported.
 Then greedy self-play, old and new bots at all four seats, the same seeded hands in turn
 (`--selfplay-hands` per variant, seed 1, no invariant checks, best of the rounds): the hands
 must be the same action for action.
+
+`--same-hands N` only checks the choices, over N seeded hands per variant played by the new
+greedy bot and N played by random bots (varied states: wilds thrown, odd claims), asking
+both bots at every decision.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.rules import shanten
 from app.rules.actions import Action
-from app.rules.bots import Bot, GreedyBot
+from app.rules.bots import Bot, GreedyBot, RandomBot
 from app.rules.hand import HandState, legal_actions, new_hand, pending_seats, step
 from app.rules.selfplay import play_hand
 from app.rules.variants import VARIANTS, get_ruleset
@@ -72,6 +78,55 @@ def differences(old: Bot, new: Bot, found: list[Decision]) -> list[str]:
         for state, seat, legal in found
         if (a := old.choose(state, seat, legal)) != (b := new.choose(state, seat, legal))
     ]
+
+
+def same_choices(variant: str, hands: int, seed: int, players: str) -> tuple[int, int]:
+    """(decisions, differences) over `hands` seeded hands played by the new greedy bot
+    (`players` "greedy") or by random bots, both greedy bots asked at every decision."""
+    ruleset = get_ruleset(variant)
+    master = random.Random(seed)
+    ctx = TableContext(dealer=ruleset.first_dealer(roll_dice(master)))
+    old, new = GreedyBotBefore(), GreedyBot()
+    seen = differ = 0
+    for _ in range(hands):
+        hand_seed = master.getrandbits(63)
+        mover: Bot = new if players == "greedy" else RandomBot(random.Random(hand_seed))
+        state, _ = new_hand(ruleset, hand_seed, ctx)
+        while state.phase != "ended":
+            seat = state.turn if state.phase == "turn" else pending_seats(state)[0]
+            legal = legal_actions(state, seat)
+            seen += 1
+            differ += old.choose(state, seat, legal) != new.choose(state, seat, legal)
+            state, _ = step(state, mover.choose(state, seat, legal), in_place=True)
+        ctx = ruleset.next_context(state)
+    return seen, differ
+
+
+def same_choices_table(hands: int, variants: tuple[str, ...]) -> str:
+    lines = [
+        (
+            f"Both bots asked at every decision of {hands:,} seeded hands per variant and"
+            " players (seed 1):"
+        ),
+        "",
+        "| variant | played by | hands | decisions | different choices |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for variant in variants:
+        for players in ("greedy", "random"):
+            seen, differ = same_choices(variant, hands, 1, players)
+            lines.append(f"| {variant} | {players} | {hands:,} | {seen:,} | {differ} |")
+    lines += ["", f"The new bot's shanten tables at the end: {table_sizes()}."]
+    return "\n".join(lines)
+
+
+def table_sizes() -> str:
+    """How big the new shanten tables have grown in this process."""
+    return (
+        f"{len(shanten._SUIT_IDS):,} suit keys, {len(shanten._ENTRIES):,} distinct entries,"
+        f" {len(shanten._PAIRS):,} pairs of entries making {len(shanten._HALVES):,} halves,"
+        f" {len(shanten._WHOLES):,} wholes"
+    )
 
 
 def _seconds(bot: Bot, found: list[Decision]) -> float:
@@ -189,6 +244,7 @@ def run(
         lines.append(
             f"| {variant} | {old_rate:,.0f} | {new_rate:,.0f} | {new_rate / old_rate:.1f}x |"
         )
+    lines += ["", f"The new bot's shanten tables at the end: {table_sizes()}."]
     return "\n".join(lines)
 
 
@@ -198,7 +254,12 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--selfplay-hands", type=int, default=SELFPLAY_HANDS)
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--same-hands", type=int, default=0,
+                        help="only check the choices over this many hands per variant")
     args = parser.parse_args()
+    if args.same_hands:
+        print(same_choices_table(args.same_hands, tuple(args.variants.split(","))))
+        sys.exit(0)
     try:
         print(run(args.hands, args.rounds, args.selfplay_hands,
                   tuple(args.variants.split(","))))

@@ -22,12 +22,15 @@ gives the fewest discards that make them.
 
 How it is kept fast (a greedy bot asks it for every tile it might discard, issue 18). A suit
 key's entry is one of a few hundred distinct values (about 120 seen in play), so each key maps
-to a small entry id. Two suits combine into a "half" (万+筒, 条+honours) once per pair of ids
-(at most the square of the entries), and a hand is two half lookups and a loop of at most
-``need`` steps. `shanten_after_discard` gives the value after each possible discard of a
-3n+2 hand: a discard changes one suit, so each candidate is a lookup of the suit key with one
-tile fewer (kept per key), one half and the final loop; the 七对子 count moves by one pair or
-single. The tables only grow with new keys, and every value is computed exactly as before.
+to a small entry id. Two suits combine into a "half" (万+筒, 条+honours) once per pair of
+entry ids, and two halves into a "whole" (the step list of the hand, the pair anywhere) once
+per pair of half ids; a hand is then four key lookups, two half lookups, one whole lookup and
+an index by the steps it needs. `shanten_after_discard` gives the value after each possible
+discard of a 3n+2 hand: a discard changes one suit, so each candidate is the entry of that
+suit's key with one tile fewer (kept per key), one half and one whole; the 七对子 count moves
+by one pair or one single. The tables grow only with new keys and stay small (in thousands of
+hands: ~120 entries, ~230 halves, ~2,000 wholes), and every value is the same optimum as
+before over the same step lists.
 """
 
 from __future__ import annotations
