@@ -1,17 +1,22 @@
 """Run every benchmark and rewrite bench/results.md with the machine noted.
 
-    python -m bench
+    python -m bench [--before REV]
+
+With `--before REV` (e.g. 61bddd7, the commit before issue 18), the pure core of that
+revision is also measured against this tree's, side by side.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import os
 import platform
 import sys
+import tempfile
 from pathlib import Path
 
-from bench import bench_abuse, bench_selfplay, bench_winning
+from bench import bench_abuse, bench_bots, bench_selfplay, bench_winning
 
 
 def machine() -> str:
@@ -36,11 +41,36 @@ def load() -> str:
         return "unknown"
 
 
+def before_section(rev: str | None) -> list[str]:
+    if rev is None:
+        return []
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = bench_selfplay.checkout(rev, Path(tmp))
+        table = bench_selfplay.compare_before(tree)
+    return [
+        f"### Pure core: {rev} (before issue 18) vs now",
+        "",
+        (
+            "500 random-bot hands per variant (seed 1, no invariant checks), best of 3 rounds"
+            " in CPU time, each core in a process of its own per round, the two taking turns;"
+            " both play the same hands (the same digests and totals)."
+        ),
+        "",
+        table,
+        "",
+    ]
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--before", metavar="REV",
+                        help="also measure this revision's pure core against this tree's")
+    args = parser.parse_args()
     sections = [
         "# Benchmark results",
         "",
-        f"Machine: {machine()}. Run on {dt.date.today().isoformat()} with `python -m bench`;",
+        f"Machine: {machine()}. Run on {dt.date.today().isoformat()} with `python -m bench"
+        + (f" --before {args.before}`;" if args.before else "`;"),
         "every figure is on one core, each ratio against a baseline run in the same process.",
         f"Load average when the run started: {load()} (above 1, other work shared the cores",
         "and every absolute figure is low; the ratios hold better).",
@@ -54,6 +84,11 @@ def main() -> None:
         "### Pure vs compiled core (`python -m bench.compile`)",
         "",
         bench_selfplay.compare(),
+        "",
+        *before_section(args.before),
+        "## The greedy bot, before and after issue 18 (`python -m bench.bench_bots`)",
+        "",
+        bench_bots.run(),
         "",
         # run on its own (python -m bench.bench_abuse --write): kept from the last run
         *([bench_abuse.kept(), ""] if bench_abuse.kept() else []),

@@ -12,6 +12,12 @@ same hands: the digests of seeded hands (as in tests/rules/test_determinism.py) 
 totals of the timed run must match the pure core's, or no figure is reported.
 
     python -m bench.bench_selfplay [--hands N] [--compare-hands N] [--rounds N]
+    python -m bench.bench_selfplay --before 61bddd7 [--compare-hands N] [--rounds N]
+
+With `--before REV` (a git revision, or a directory holding an older checkout) it measures
+the pure core of that revision and of this tree side by side instead: each in a subprocess of
+its own, taking turns round by round, random bots, no invariant checks, the best round in CPU
+time; both must play the same hands (the same digests and totals).
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -153,6 +161,46 @@ def compare(
     return "\n".join(lines)
 
 
+def compare_before(
+    before: Path, hands: int = 500, rounds: int = 3, variants: tuple[str, ...] = tuple(VARIANTS)
+) -> str:
+    """The pure core of an older checkout (`before`) against this tree's, side by side: one
+    process per core and round, the two taking turns, so a busy spell of the shared machine
+    falls on both. Raises `CompiledMismatch` if they play different hands."""
+    lines = [
+        "| variant | before hands/s | now hands/s | now / before | same hands |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for variant in variants:
+        best = {"before": 0.0, "now": 0.0}
+        seen: dict[str, dict[str, Any]] = {}
+        for _ in range(rounds):
+            for name, root in (("before", before), ("now", compiled_build.ROOT)):
+                seen[name] = spawn(root, variant, hands, 1)
+                best[name] = max(best[name], seen[name]["rate"])
+        for what in ("digests", "totals"):
+            if seen["before"][what] != seen["now"][what]:
+                raise CompiledMismatch(
+                    f"{variant}: this tree plays different hands from {before} ({what})"
+                )
+        lines.append(
+            f"| {variant} | {best['before']:,.0f} | {best['now']:,.0f} "
+            f"| {best['now'] / best['before']:.2f}x | yes |"
+        )
+    return "\n".join(lines)
+
+
+def checkout(rev: str, into: Path) -> Path:
+    """`rev` of this repository exported into `into` (or `rev` itself if it is a directory)."""
+    if Path(rev).is_dir():
+        return Path(rev).resolve()
+    archive = subprocess.run(
+        ["git", "archive", rev], cwd=compiled_build.ROOT, capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m bench.bench_selfplay")
     parser.add_argument("--hands", type=int, default=2000)
@@ -161,7 +209,21 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only-compare", action="store_true",
                         help="skip the pure table, measure pure vs compiled only")
+    parser.add_argument("--before", metavar="REV",
+                        help="measure an older revision's pure core against this tree's")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
     args = parser.parse_args()
+    chosen = tuple(args.variants.split(","))
+    if args.before:
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = checkout(args.before, Path(tmp))
+            print(f"Pure core of {args.before} (before) and of this tree (now):\n")
+            try:
+                print(compare_before(tree, args.compare_hands, args.rounds, chosen))
+            except CompiledMismatch as mismatch:
+                print(f"MISMATCH: {mismatch}", file=sys.stderr)
+                sys.exit(1)
+        sys.exit(0)
     if not args.only_compare:
         print(run(args.hands))
         print()

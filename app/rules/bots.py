@@ -32,7 +32,7 @@ from app.rules.actions import (
     Special,
 )
 from app.rules.hand import HandState
-from app.rules.shanten import shanten
+from app.rules.shanten import UNHELD, shanten, shanten_after_discard
 from app.rules.tiles import Tile
 
 
@@ -147,36 +147,43 @@ class AutoplayBot:
 
 
 def _min_after_discard(counts: list[int], wilds: int) -> int:
-    best = 99
-    for t, c in enumerate(counts):
-        if c:
-            counts[t] -= 1
-            best = min(best, shanten(counts, wilds))
-            counts[t] += 1
-    return best
+    """The lowest shanten after throwing one real tile (`UNHELD` with none to throw)."""
+    return min(shanten_after_discard(counts, wilds))
 
 
 def _neighbours(counts: list[int], kind: int) -> int:
+    """The tiles of `kind` and within two ranks of it in its suit (an honour: its own)."""
     if kind >= 27:
         return counts[kind]
     low = kind - kind % 9
-    return sum(counts[t] for t in range(max(low, kind - 2), min(low + 9, kind + 3)))
+    return sum(counts[max(low, kind - 2) : min(low + 9, kind + 3)])
 
 
 def _best_discard(
     state: HandState, discards: list[Discard], counts: list[int], wilds: int, seven: bool
 ) -> tuple[Action | None, int]:
+    """The discard with the lowest key (shanten after it, a wild last, then the fewest tiles
+    within two ranks of it left: the most isolated), the first of equals in `discards` order.
+    The shanten after every real discard comes from one `shanten_after_discard` pass."""
     best: Action | None = None
     best_key: tuple[int, int, int] | None = None
+    after: list[int] | None = None
+    wild_key: tuple[int, int, int] | None = None
     for action in discards:
         tile: Tile = action.tile
         kind = state.plays_as(tile)
         if kind is None:
-            key = (shanten(counts, wilds - 1, seven_pairs=seven), 1, 99)  # a wild: last resort
+            if wild_key is None:  # a wild: last resort
+                wild_key = (shanten(counts, wilds - 1, seven_pairs=seven), 1, 99)
+            key = wild_key
         else:
-            counts[kind] -= 1
-            key = (shanten(counts, wilds, seven_pairs=seven), 0, _neighbours(counts, kind))
-            counts[kind] += 1
+            if after is None:
+                after = shanten_after_discard(counts, wilds, seven_pairs=seven)
+            value = after[kind]
+            assert value != UNHELD
+            if best_key is not None and value > best_key[0]:
+                continue  # cannot win the comparison, whatever its neighbours
+            key = (value, 0, _neighbours(counts, kind) - 1)  # the tile thrown is gone
         if best_key is None or key < best_key:
             best, best_key = action, key
     return best, (best_key[0] if best_key else 99)

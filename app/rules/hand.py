@@ -578,10 +578,17 @@ def _wins_on(state: HandState, seat: int, kind: Tile) -> bool:
 # --- the step --------------------------------------------------------------------------
 
 
-def step(state: HandState, action: Action) -> tuple[HandState, list[Event]]:
-    """Apply one seat's action. Raises IllegalAction and leaves `state` untouched."""
+def step(
+    state: HandState, action: Action, *, in_place: bool = False
+) -> tuple[HandState, list[Event]]:
+    """Apply one seat's action. Raises IllegalAction and leaves `state` untouched.
+
+    The state returned is a new one (`HandState.clone`), unless `in_place`: then `state`
+    itself is changed and returned, for a caller that keeps no earlier state of the hand
+    (self-play, `replay`), which saves the copy of every step (issue 18). An illegal action
+    is refused before anything changes, in place too."""
     _validate(state, action)
-    new = state.clone()
+    new = state if in_place else state.clone()
     new.steps += 1
     events: list[Event] = []
     if type(action) is Discard and new.phase == "turn":  # the common case
@@ -1039,10 +1046,11 @@ def replay(
     actions: list[Action],
     preset: Preset | None = None,
 ) -> tuple[HandState, list[Event]]:
-    """Re-run a hand from its seed (or preset wall) and its recorded actions."""
+    """Re-run a hand from its seed (or preset wall) and its recorded actions (each applied in
+    place: no earlier state is kept)."""
     state, events = new_hand(ruleset, seed, ctx, preset)
     for action in actions:
-        state, more = step(state, action)
+        state, more = step(state, action, in_place=True)
         events += more
     return state, events
 

@@ -62,7 +62,8 @@ def bot_factory(kind: str) -> BotFactory:
 def play_hand(
     ruleset: Ruleset, seed: int, ctx: TableContext, bots: BotFactory, check: bool = True
 ) -> HandRun:
-    """Play one hand to its end with one bot per seat."""
+    """Play one hand to its end with one bot per seat (each action applied in place: a bot
+    sees only the current state)."""
     state, events = new_hand(ruleset, seed, ctx)
     players = [bots(seed, s) for s in range(4)]
     actions: list[Action] = []
@@ -71,7 +72,7 @@ def play_hand(
         seat = state.turn if state.phase == "turn" else pending_seats(state)[0]
         action = players[seat].choose(state, seat, legal_actions(state, seat))
         actions.append(action)
-        state, more = step(state, action)
+        state, more = step(state, action, in_place=True)
         events += more
         if census is not None and tile_census(state) != census:
             raise InvariantBroken(f"hand {seed}: tiles not conserved after {action}")

@@ -19,25 +19,74 @@ for ``pair(u) - r`` below ``nopair(v) + 2``. Costs move in steps of 3 (they are 
 the hand needs ``K = ceil((sum nopair(v) + 2 - J) / 3)`` steps in all; a small min-plus
 combination over the four suits (one of them, or none = a pair of jokers, holding the pair)
 gives the fewest discards that make them.
+
+How it is kept fast (a greedy bot asks it for every tile it might discard, issue 18). A suit
+key's entry is one of a few hundred distinct values (about 120 seen in play), so each key maps
+to a small entry id. Two suits combine into a "half" (万+筒, 条+honours) once per pair of
+entry ids, and two halves into a "whole" (the step list of the hand, the pair anywhere) once
+per pair of half ids; a hand is then four key lookups, two half lookups, one whole lookup and
+an index by the steps it needs. `shanten_after_discard` gives the value after each possible
+discard of a 3n+2 hand: a discard changes one suit, so each candidate is the entry of that
+suit's key with one tile fewer (kept per key), one half and one whole; the 七对子 count moves
+by one pair or one single. The tables grow only with new keys and stay small (in thousands of
+hands: ~120 entries, ~230 halves, ~2,000 wholes), and every value is the same optimum as
+before over the same step lists.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import product
+from itertools import count, product
 from typing import Final
 
 from app.rules.tiles import NUM_KINDS
 from app.rules.winning import split_suits, suit_costs
 
-__all__ = ["seven_pairs_shanten", "shanten", "standard_shanten"]
+__all__ = [
+    "UNHELD",
+    "seven_pairs_shanten",
+    "shanten",
+    "shanten_after_discard",
+    "standard_shanten",
+]
 
 _INF: Final = 1 << 20
 
+UNHELD: Final = 99
+"""`shanten_after_discard`'s value for a kind the hand does not hold (above any shanten)."""
+
 _Steps = tuple[int, ...]
-_TABLE: dict[bytes, tuple[int, _Steps, _Steps]] = {}
-"""Suit key -> (nopair of the whole suit, steps without the pair, steps with the pair):
-``steps[j]`` = the fewest tiles to throw away to gain j steps of 3."""
+_Entry = tuple[int, _Steps, _Steps]
+"""(nopair, steps without the pair, steps with the pair): ``steps[j]`` = the fewest tiles to
+throw away to gain j steps of 3 (never decreasing in j; ``steps[0]`` is 0)."""
+
+# Interned values: an id is drawn from a counter and its value stored before the id is
+# published, so two threads interning at once at worst give one value two ids (both valid).
+_NEXT_ID: Final = count()
+_ENTRIES: Final[dict[int, _Entry]] = {}
+"""Entry id -> a suit's entry."""
+_ENTRY_IDS: Final[dict[_Entry, int]] = {}
+_SUIT_IDS: Final[dict[bytes, int]] = {}
+"""Suit key (9 bytes, or 7 for the honours) -> entry id."""
+_DROPS: Final[dict[bytes, tuple[int, ...]]] = {}
+"""Suit key -> for each index, the entry id of the key with one tile fewer there (-1: none)."""
+_HALVES: Final[dict[int, _Entry]] = {}
+"""Half id -> two suits together: (nopair of both, steps without the pair, steps with the pair
+in either suit or made of jokers)."""
+_HALF_IDS: Final[dict[_Entry, int]] = {}
+_PAIRS: Final[dict[int, int]] = {}
+"""``entry id << 32 | entry id`` -> half id (at most the square of the entries)."""
+_WHOLES: Final[dict[int, tuple[int, _Steps]]] = {}
+"""``half id << 32 | half id`` -> the whole hand: (nopair, steps with the pair anywhere)."""
+
+
+def _intern(value: _Entry, table: dict[int, _Entry], ids: dict[_Entry, int]) -> int:
+    found = ids.get(value)
+    if found is None:
+        new = next(_NEXT_ID)
+        table[new] = value
+        found = ids.setdefault(value, new)
+    return found
 
 
 def _lower(steps: list[int], level: int, thrown: int) -> None:
@@ -48,11 +97,8 @@ def _lower(steps: list[int], level: int, thrown: int) -> None:
         steps[j] = thrown
 
 
-def _suit_steps(key: bytes) -> tuple[int, _Steps, _Steps]:
-    """The `_TABLE` entry of one suit key, computed and stored on first use."""
-    found = _TABLE.get(key)
-    if found is not None:
-        return found
+def _suit_entry(key: bytes) -> _Entry:
+    """The entry of one suit key, over every sub-vector of it."""
     size = sum(key)
     nopair, _ = suit_costs(key)
     top = (nopair + size + 2) // 3 + 1
@@ -67,7 +113,30 @@ def _suit_steps(key: bytes) -> tuple[int, _Steps, _Steps]:
         gain = nopair + 2 - (sub_pair - thrown)
         if gain >= 0:
             _lower(paired, gain // 3, thrown)
-    found = _TABLE[key] = (nopair, _trim(plain), _trim(paired))
+    return nopair, _trim(plain), _trim(paired)
+
+
+def _suit_id(key: bytes) -> int:
+    """The entry id of a suit key, computed and stored on first use."""
+    found = _SUIT_IDS.get(key)
+    if found is None:
+        found = _SUIT_IDS[key] = _intern(_suit_entry(key), _ENTRIES, _ENTRY_IDS)
+    return found
+
+
+def _drops(key: bytes) -> tuple[int, ...]:
+    """The `_DROPS` entry of a suit key, computed and stored on first use."""
+    found = _DROPS.get(key)
+    if found is None:
+        ids = []
+        for i, c in enumerate(key):
+            if c:
+                fewer = bytearray(key)
+                fewer[i] -= 1
+                ids.append(_suit_id(bytes(fewer)))
+            else:
+                ids.append(-1)
+        found = _DROPS[key] = tuple(ids)
     return found
 
 
@@ -76,19 +145,58 @@ def _trim(steps: list[int]) -> _Steps:
     return tuple(s for s in steps if s < _INF)
 
 
-def _combine(done: list[int], steps: _Steps, need: int) -> list[int]:
-    """Min-plus product of two step lists, with every count of at least `need` steps kept as
-    `need` (more steps than needed do no harm)."""
-    out = [_INF] * (need + 1)
-    for a, cost_a in enumerate(done):
-        if cost_a >= _INF:
-            continue
-        for b, cost_b in enumerate(steps):
-            j = min(a + b, need)
-            out[j] = min(out[j], cost_a + cost_b)
-            if j == need:
-                break
+def _product(a: _Steps, b: _Steps) -> list[int]:
+    """Min-plus product of two step lists, in full (both never decrease, so the fewest throws
+    for exactly j steps are the fewest for at least j)."""
+    out = [_INF] * (len(a) + len(b) - 1)
+    for i, cost_a in enumerate(a):
+        for j, cost_b in enumerate(b):
+            out[i + j] = min(out[i + j], cost_a + cost_b)
     return out
+
+
+def _least(a: list[int], b: list[int]) -> list[int]:
+    """Elementwise minimum of two step lists (the longer one's tail kept)."""
+    if len(a) < len(b):
+        a, b = b, a
+    return [min(x, y) for x, y in zip(a, b)] + a[len(b) :]
+
+
+def _half(a: int, b: int) -> int:
+    """The half id of two suits' entry ids, computed and stored on first use."""
+    code = a << 32 | b
+    found = _PAIRS.get(code)
+    if found is None:
+        nopair_a, plain_a, paired_a = _ENTRIES[a]
+        nopair_b, plain_b, paired_b = _ENTRIES[b]
+        plain = _product(plain_a, plain_b)  # also the pair made of jokers
+        paired = _least(plain, _least(_product(plain_a, paired_b), _product(paired_a, plain_b)))
+        value = (nopair_a + nopair_b, _trim(plain), _trim(paired))
+        found = _PAIRS[code] = _intern(value, _HALVES, _HALF_IDS)
+    return found
+
+
+def _whole(low: int, high: int) -> tuple[int, _Steps]:
+    """The `_WHOLES` entry of two halves, computed and stored on first use."""
+    code = low << 32 | high
+    found = _WHOLES.get(code)
+    if found is None:
+        nopair_low, plain_low, paired_low = _HALVES[low]
+        nopair_high, plain_high, paired_high = _HALVES[high]
+        # the pair in the low half or in the high one (each half's also covers jokers)
+        paired = _least(_product(paired_low, plain_high), _product(plain_low, paired_high))
+        found = _WHOLES[code] = (nopair_low + nopair_high, _trim(paired))
+    return found
+
+
+def _thrown(whole: tuple[int, _Steps], jokers: int) -> int:
+    """The fewest real tiles to throw away (each replaced by a joker) for a hand with these
+    suits and `jokers` jokers to make a pair plus sets."""
+    nopair, steps = whole
+    need = (nopair + 4 - jokers) // 3  # ceil((nopair + 2 - jokers) / 3)
+    if need <= 0:
+        return 0
+    return steps[need] if need < len(steps) else _INF
 
 
 def _check(counts: Sequence[int], wilds: int) -> tuple[bytes, int]:
@@ -108,18 +216,10 @@ def standard_shanten(counts: Sequence[int], wilds: int) -> int:
     """向听 for the standard shape (one pair + sets); see the module docstring."""
     b, size = _check(counts, wilds)
     extra = 1 if size % 3 == 1 else 0
-    joker_room = wilds + extra
-    entries = [_suit_steps(key) for key in split_suits(b)]
-    need = -((-(sum(e[0] for e in entries) + 2 - joker_room)) // 3)  # ceil
-    if need <= 0:
-        return extra - 1
-    plain = [0] + [_INF] * need
-    paired = [0] + [_INF] * need  # the pair made of jokers: no step
-    for _, plain_steps, paired_steps in entries:
-        with_pair = _combine(plain, paired_steps, need)
-        paired = [min(x, y) for x, y in zip(_combine(paired, plain_steps, need), with_pair)]
-        plain = _combine(plain, plain_steps, need)
-    return paired[need] + extra - 1
+    m, p, s, z = split_suits(b)
+    low = _half(_suit_id(m), _suit_id(p))
+    high = _half(_suit_id(s), _suit_id(z))
+    return _thrown(_whole(low, high), wilds + extra) + extra - 1
 
 
 def seven_pairs_shanten(counts: Sequence[int], wilds: int) -> int:
@@ -131,9 +231,13 @@ def seven_pairs_shanten(counts: Sequence[int], wilds: int) -> int:
     b, size = _check(counts, wilds)
     if size not in (13, 14):
         raise ValueError(f"七对子 needs 13 or 14 tiles, not {size}")
-    pairs = min(sum(c // 2 for c in b), 7)
-    singles = min(sum(c & 1 for c in b), 7 - pairs)
-    return 13 - wilds - 2 * pairs - singles
+    return _seven(sum(c // 2 for c in b), sum(c & 1 for c in b), wilds)
+
+
+def _seven(pairs: int, singles: int, wilds: int) -> int:
+    """七对子 向听 from the hand's pairs (four alike = two) and odd tiles."""
+    pairs = min(pairs, 7)
+    return 13 - wilds - 2 * pairs - min(singles, 7 - pairs)
 
 
 def shanten(counts: Sequence[int], wilds: int, *, seven_pairs: bool = False) -> int:
@@ -143,3 +247,43 @@ def shanten(counts: Sequence[int], wilds: int, *, seven_pairs: bool = False) -> 
     if seven_pairs and sum(counts) + wilds in (13, 14):
         best = min(best, seven_pairs_shanten(counts, wilds))
     return best
+
+
+def shanten_after_discard(
+    counts: Sequence[int], wilds: int, *, seven_pairs: bool = False
+) -> list[int]:
+    """For a 3n+2 hand: per kind (34 values), the 向听 of the hand after throwing one real tile
+    of that kind, i.e. ``shanten(counts - that tile, wilds, seven_pairs=seven_pairs)``; `UNHELD`
+    for a kind the hand does not hold. One pass over the held kinds, each changing one suit."""
+    b, size = _check(counts, wilds)
+    if size % 3 != 2:
+        raise ValueError(f"a hand to discard from has 3n+2 tiles, not {size}")
+    keys = split_suits(b)
+    ids = [_suit_id(key) for key in keys]
+    halves = (_half(ids[0], ids[1]), _half(ids[2], ids[3]))
+    jokers = wilds + 1  # the hand left has 3n+1 tiles: one draw more acts as a joker
+    seven = seven_pairs and size - 1 in (13, 14)
+    pairs = singles = 0
+    if seven:
+        pairs = sum(c >> 1 for c in b)
+        singles = sum(c & 1 for c in b)
+    out = [UNHELD] * NUM_KINDS
+    for suit in range(4):
+        key = keys[suit]
+        drops = _drops(key)
+        start = 9 * suit
+        mate = ids[suit ^ 1]  # the other suit of its half
+        other = halves[1 - (suit >> 1)]
+        for i in range(len(key)):
+            if not key[i]:
+                continue
+            fewer = drops[i]
+            half = _half(fewer, mate) if suit & 1 == 0 else _half(mate, fewer)
+            value = _thrown(_whole(half, other) if suit < 2 else _whole(other, half), jokers)
+            if seven:
+                if key[i] & 1:
+                    value = min(value, _seven(pairs, singles - 1, wilds))
+                else:
+                    value = min(value, _seven(pairs - 1, singles + 1, wilds))
+            out[start + i] = value
+    return out

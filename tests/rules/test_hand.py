@@ -145,6 +145,34 @@ def test_no_step_of_a_hand_changes_an_earlier_state(variant: str) -> None:
             assert state == snapshot, f"{variant} seed {seed}: state {i} changed later"
 
 
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_step_in_place_plays_the_hand_a_step_on_a_copy_plays(variant: str) -> None:
+    """Self-play and replay step in place: the same events and end state as stepping on a
+    copy, claims and kongs included; an illegal action in place changes nothing."""
+    ruleset = get_ruleset(variant)
+    for seed in range(3):
+        ctx = TableContext(dealer=seed % 4)
+        rng = random.Random(seed)
+        state, events = new_hand(ruleset, seed, ctx)
+        mine, mine_events = new_hand(ruleset, seed, ctx)
+        while state.phase != "ended":
+            seat = rng.choice(pending_seats(state))
+            legal = legal_actions(state, seat)
+            melds = [a for a in legal if not isinstance(a, (Discard, Pass))]
+            action = rng.choice(melds or legal)
+            before = copy.deepcopy(mine)
+            with pytest.raises(IllegalAction):
+                step(mine, Discard((seat + 1) % 4 if mine.phase == "turn" else seat, 41),
+                     in_place=True)
+            assert mine == before
+            state, more = step(state, action)
+            same, mine_more = step(mine, action, in_place=True)
+            assert same is mine and mine_more == more
+            events += more
+            mine_events += mine_more
+        assert mine == state and mine_events == events
+
+
 def test_an_escape_is_accepted_at_any_time_and_ends_the_hand() -> None:
     state, _, _ = random_play(11, stop_after=20)
     after, events = step(state, Escape(2))
