@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ import pytest
 from tests.live import live_server, sqlite_settings
 
 if TYPE_CHECKING:  # playwright is imported when a browser is there (see `browser`)
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -99,3 +99,32 @@ def client_page(browser: Browser, server: Server) -> Iterator[Page]:
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS
+
+
+@pytest.fixture
+def context_for(browser: Browser) -> Iterator[Callable[[dict[str, int]], Page]]:
+    """Pages at a viewport, each in a browser context of its own (Chinese first), as many as
+    a test asks. The console is printed (shown for a failed test); the test fails if a page
+    threw or broke the server's Content-Security-Policy."""
+    contexts: list[BrowserContext] = []
+    problems: list[str] = []
+
+    def note(text: str, problem: bool) -> None:
+        print(text)
+        if problem:
+            problems.append(text)
+
+    def make(viewport: dict[str, int]) -> Page:
+        context = browser.new_context(viewport=viewport, locale="zh-CN")  # type: ignore[arg-type]
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.on("console", lambda m: note(f"console.{m.type}: {m.text}",
+                                          "Content Security Policy" in m.text))
+        page.on("pageerror", lambda e: note(f"page error: {e}", True))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert problems == []

@@ -19,16 +19,15 @@ buttons are at least 40 px. Screenshots: tests/browser/screenshots/rooms-*.png."
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, BrowserContext, Dialog, Page
+from playwright.sync_api import Dialog, Page
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.browser.conftest import Server
 from tests.browser.test_table import DESKTOP, FITS, ON_SCREEN, PHONE
-from tests.browser.ui import PROMPTED, register
+from tests.browser.ui import PROMPTED, register, to_english
 
 # the room's own parts of the table page that must be on screen with the rest
 ROOM_ON_SCREEN = ["#room-strip", "#room-code-copy", "#room-progress", "#room-rules-toggle"]
@@ -71,29 +70,6 @@ SCOREBOARD = """() => {
 }"""
 
 
-@pytest.fixture
-def page_for(browser: Browser) -> Iterator[Callable[[dict[str, int]], Page]]:
-    contexts: list[BrowserContext] = []
-    errors: list[str] = []
-
-    def make(viewport: dict[str, int]) -> Page:
-        context = browser.new_context(viewport=viewport, locale="zh-CN")  # type: ignore[arg-type]
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        page.on("pageerror", lambda e: (errors.append(str(e)), print(f"page error: {e}")))
-        page.on("console", lambda m: print(f"console.{m.type}: {m.text}"))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert errors == []
-
-
-def _english(page: Page) -> None:
-    page.click("#lang")
-    page.wait_for_selector("html[lang=en]")
 
 
 def _table_fits(page: Page, extra: list[str] | None = None) -> list[str]:
@@ -153,13 +129,13 @@ def _until_scoreboard(pages: list[Page], timeout: float = 150.0) -> None:
 
 
 def test_a_room_opened_with_house_rules_is_joined_by_its_code_and_ends_on_the_scoreboard(
-    page_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path
+    context_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path
 ) -> None:
-    owner = page_for(PHONE)  # Chinese, on a phone
-    friend = page_for(DESKTOP)  # English, on a desktop
+    owner = context_for(PHONE)  # Chinese, on a phone
+    friend = context_for(DESKTOP)  # English, on a desktop
     register(owner, server.base, "room_owner")
     register(friend, server.base, "room_friend")
-    _english(friend)
+    to_english(friend)
 
     # the lobby's card: the house rules of the chosen variant, one control each
     owner.wait_for_selector("#rooms-card #room-opts .room-opt", state="attached")
@@ -235,7 +211,7 @@ def test_a_room_opened_with_house_rules_is_joined_by_its_code_and_ends_on_the_sc
     owner.click("#room-rules-close")
 
     # someone holding the code watches through the link the preview offered
-    eye = page_for(DESKTOP)
+    eye = context_for(DESKTOP)
     register(eye, server.base, "room_eye")
     eye.goto(server.base + "/" + watch)
     eye.wait_for_selector("#table-view[data-watching='1'] #wall-count")
@@ -287,13 +263,13 @@ def test_a_room_opened_with_house_rules_is_joined_by_its_code_and_ends_on_the_sc
 
 
 def test_dissolving_before_the_first_hand_and_by_a_vote(
-    page_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path
+    context_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path
 ) -> None:
-    owner = page_for(DESKTOP)  # Chinese, on a desktop
-    friend = page_for(PHONE)  # English, on a phone
+    owner = context_for(DESKTOP)  # Chinese, on a desktop
+    friend = context_for(PHONE)  # English, on a phone
     register(owner, server.base, "vote_owner")
     register(friend, server.base, "vote_friend")
-    _english(friend)
+    to_english(friend)
     owner_asked = _accept_dialogs(owner)
     friend_asked = _accept_dialogs(friend)
 

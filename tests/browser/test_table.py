@@ -12,16 +12,24 @@ Every test saves screenshots under tests/browser/screenshots/ for a person to lo
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Page
 
 from tests.browser.conftest import Server
 from tests.browser.test_client import PUNG_ON_7Z
-from tests.browser.ui import LEGAL, PROMPTED, discard, discards_of, register, wait_discarded
+from tests.browser.ui import (
+    LEGAL,
+    PROMPTED,
+    discard,
+    discards_of,
+    register,
+    to_english,
+    wait_discarded,
+)
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -58,31 +66,6 @@ FITS = """(selectors) => {
 }"""
 
 
-@pytest.fixture
-def context_for(browser: Browser) -> Iterator[Callable[[dict[str, int]], Page]]:
-    contexts: list[BrowserContext] = []
-    console: list[str] = []
-
-    def make(viewport: dict[str, int]) -> Page:
-        context = browser.new_context(viewport=viewport, locale="zh-CN")  # type: ignore[arg-type]
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        page.on("console", lambda m: _keep(console, f"console.{m.type}: {m.text}"))
-        page.on("pageerror", lambda e: _keep(console, f"page error: {e}"))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    # the page runs under the server's Content-Security-Policy and throws nothing
-    assert not [text for text in console if "Content Security Policy" in text or "page error" in text]
-
-
-def _keep(console: list[str], text: str) -> None:
-    """Keep a line of the browser's console (shown in the output of a failed test)."""
-    console.append(text)
-    print(text)
 
 
 def _fits(page: Page, extra: list[str] | None = None) -> list[str]:
@@ -92,11 +75,6 @@ def _fits(page: Page, extra: list[str] | None = None) -> list[str]:
 def _river_sizes(page: Page) -> list[tuple[int, int]]:
     return [tuple(x) for x in page.eval_on_selector_all(
         ".river", "els => els.map(e => [Math.round(e.offsetWidth), Math.round(e.offsetHeight)])")]
-
-
-def _english(page: Page) -> None:
-    page.click("#lang")
-    page.wait_for_selector("html[lang=en]")
 
 
 def _first_prompt(page: Page) -> None:
@@ -130,7 +108,7 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     page = context_for(viewport)
     register(page, server.base, f"fit_{name.replace('-', '_')}")
     if english:
-        _english(page)
+        to_english(page)
     # the table the lobby's form makes, with a ready timer long enough for the checks
     # between hands on a loaded machine (the timer never deals before 准备 here)
     page.evaluate(OPEN_TABLE, {"variant": variant, "stake": 1, "timers": {"ready": 120}})
@@ -358,7 +336,7 @@ def test_a_settlement_after_a_win_explains_the_score(
     page = context_for(viewport)
     _alone_at_a_test_table(page, server, f"sheet_{name.replace('-', '_')}", scenario)
     if english:
-        _english(page)
+        to_english(page)
     page.wait_for_selector(f'{LEGAL}[data-tile="{tile}"]')
     discard(page, tile)
     page.wait_for_selector("#settlement", timeout=30_000)

@@ -14,12 +14,12 @@ import hashlib
 import json
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute
+from playwright.sync_api import Page, WebSocketRoute
 
 from app.protocol.events import seat_payload
 from app.rules import verify
@@ -30,7 +30,7 @@ from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
 from tests.browser.conftest import Server
 from tests.browser.test_table import OPEN_TABLE
-from tests.browser.ui import PROMPTED, register
+from tests.browser.ui import PROMPTED, register, to_english
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -168,29 +168,6 @@ def test_the_table_pages_proof_of_a_hand_seen_whole_or_joined_midway(client_page
 # --- the mark on the settlement ----------------------------------------------------------
 
 
-@pytest.fixture
-def context_for(browser: Browser) -> Iterator[Callable[..., Page]]:
-    contexts: list[BrowserContext] = []
-    errors: list[str] = []
-
-    def make(viewport: dict[str, int]) -> Page:
-        context = browser.new_context(viewport=viewport, locale="zh-CN")  # type: ignore[arg-type]
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: errors.append(m.text) if "Content Security" in m.text else None)
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert errors == []
-
-
-def _english(page: Page) -> None:
-    page.click("#lang")
-    page.wait_for_selector("html[lang=en]")
 
 
 def _settle_with_bots(page: Page, variant: str) -> None:
@@ -226,7 +203,7 @@ def test_a_settlement_shows_that_the_hand_verified(
     page = context_for(viewport)
     register(page, server.base, f"vf_{name.replace('-', '_')}")
     if english:
-        _english(page)
+        to_english(page)
     _settle_with_bots(page, variant)
     mark = page.wait_for_selector("#settle-verify")
     assert mark is not None and mark.get_attribute("data-status") == "verified"
@@ -272,7 +249,7 @@ def test_a_seed_that_is_not_the_committed_one_fails_the_mark(
 
     page.route_web_socket(re.compile(r"/ws$"), lying)
     register(page, server.base, "vf_lied_to")
-    _english(page)
+    to_english(page)
     _settle_with_bots(page, "lishui")
     mark = page.wait_for_selector("#settle-verify")
     assert mark is not None and mark.get_attribute("data-status") == "failed"

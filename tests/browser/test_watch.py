@@ -8,15 +8,15 @@ chat panel open. Screenshots under tests/browser/screenshots/ (watch-*, chat-*).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Page
 
 from tests.browser.conftest import Server
 from tests.browser.test_table import DESKTOP, FITS, ON_SCREEN, OPEN_TABLE, PHONE
-from tests.browser.ui import PROMPTED, register
+from tests.browser.ui import PROMPTED, register, to_english
 
 # the hand waits for the player (who does not play here), so the pictures hold still
 LONG = {"discard": 300, "claim": 300, "decide": 300, "ready": 300}
@@ -29,29 +29,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def page_for(browser: Browser) -> Iterator[Callable[[dict[str, int]], Page]]:
-    contexts: list[BrowserContext] = []
-    errors: list[str] = []
-
-    def make(viewport: dict[str, int]) -> Page:
-        context = browser.new_context(viewport=viewport, locale="zh-CN")  # type: ignore[arg-type]
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        page.on("pageerror", lambda e: (errors.append(str(e)), print(f"page error: {e}")))
-        page.on("console", lambda m: print(f"console.{m.type}: {m.text}"))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert errors == []
-
-
-def _english(page: Page) -> None:
-    page.click("#lang")
-    page.wait_for_selector("html[lang=en]")
 
 
 def _fits(page: Page, extra: list[str] | None = None) -> list[str]:
@@ -60,14 +37,14 @@ def _fits(page: Page, extra: list[str] | None = None) -> list[str]:
 
 @pytest.mark.parametrize(("name", "viewport", "english", "variant"), CASES, ids=[c[0] for c in CASES])
 def test_a_spectator_watches_and_the_table_chats(
-    page_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path,
+    context_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path,
     name: str, viewport: dict[str, int], english: bool, variant: str,
 ) -> None:
     suffix = name.replace("-", "_")
-    host = page_for(viewport)
+    host = context_for(viewport)
     register(host, server.base, f"host_{suffix}")
     if english:
-        _english(host)
+        to_english(host)
     host.evaluate(OPEN_TABLE, {"variant": variant, "stake": 1, "timers": LONG})
     host.wait_for_selector("#table-view")
     table_id = host.get_attribute("#table-view", "data-table")
@@ -75,10 +52,10 @@ def test_a_spectator_watches_and_the_table_chats(
     host.wait_for_selector(PROMPTED)  # a hand is in play, waiting for the player
 
     # the spectator finds the table in the lobby and watches it
-    eye = page_for(viewport)
+    eye = context_for(viewport)
     register(eye, server.base, f"eye_{suffix}")
     if english:
-        _english(eye)
+        to_english(eye)
     eye.click(f'a.watch[data-table="{table_id}"]')
     eye.wait_for_selector("#table-view[data-watching='1'] #wall-count")
     watching = eye.inner_text("#watching")

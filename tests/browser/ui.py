@@ -133,3 +133,9 @@ def wait_discarded(page: Page, before: list[str], tile: str, seat: int = 0) -> N
         arg=[seat, len(before)],
     )
     assert discards_of(page, seat)[len(before)] == tile
+
+
+def to_english(page: Page) -> None:
+    """Switch the page to English and wait until it is."""
+    page.click("#lang")
+    page.wait_for_selector("html[lang=en]")
