@@ -152,10 +152,10 @@ async def _command(
     (the same `app.tables.admin.run` there); `list` gathers every node's tables."""
     registry = registry_of(request)
     try:
-        if op != "list" and registry.get(table_id) is None:
-            return await registry.network.admin(op, table_id, seat=seat, reveal=reveal)
-        result = await table_admin.run(registry, op, table_id, seat=seat, reveal=reveal)
-        if op == "list" and registry.network.remote:  # every node's, in one order everywhere
+        if op != "list":
+            return await table_admin.run_anywhere(registry, op, table_id, seat=seat, reveal=reveal)
+        result = await table_admin.run(registry, op)
+        if registry.network.remote:  # every node's, in one order everywhere
             result["tables"] += (await registry.network.admin("list"))["tables"]
             result["tables"].sort(key=lambda table: str(table["id"]))
         return result

@@ -442,10 +442,7 @@ async def _close_abandoned(registry: TableRegistry, table_id: str) -> bool:
     """Close (dissolve) a table where no player sits and no hand is in play, as its owner
     finds it (`app.tables.admin.abandoned`); False when it is not abandoned or not found."""
     try:
-        if registry.get(table_id) is not None:
-            done = await table_admin.run(registry, "close_abandoned", table_id)
-        else:
-            done = await registry.network.admin("close_abandoned", table_id)
+        done = await table_admin.run_anywhere(registry, "close_abandoned", table_id)
     except (TableError, RemoteRefused, TimeoutError):
         return False
     return bool(done.get("closed"))

@@ -186,7 +186,7 @@ class Rooms:
     async def _free(self, table_id: str) -> None:
         """The session is over: every seat freed, the table closed (nothing is in play)."""
         try:
-            await self._run("dissolve", table_id)
+            await table_admin.run_anywhere(self.registry, "dissolve", table_id)
         except (TableError, RemoteRefused):
             log.warning("room table %s: closing it failed", table_id)
 
@@ -264,7 +264,7 @@ class Rooms:
         """The room's table as its node has it now (`app.tables.admin.snapshot`: accounts,
         status, the hand in play); None when it is gone."""
         try:
-            return (await self._run("inspect", table_id))["table"]  # type: ignore[no-any-return]
+            return (await table_admin.run_anywhere(self.registry, "inspect", table_id))["table"]  # type: ignore[no-any-return]
         except (TableError, RemoteRefused) as refused:
             if refused.code == "not_found":
                 return None
@@ -357,7 +357,7 @@ class Rooms:
             assert room is not None
             table_id = room.table_id
         try:
-            await self._run("dissolve", table_id)
+            await table_admin.run_anywhere(self.registry, "dissolve", table_id)
         except (TableError, RemoteRefused) as refused:
             if refused.code != "not_found":  # gone already: nothing to void
                 raise RoomRefused(refused.code, refused.message) from None
@@ -370,13 +370,6 @@ class Rooms:
             info = await self.info(session, room)
         self._tell(info, seats)
         return info
-
-    async def _run(self, op: table_admin.AdminOp, table_id: str) -> dict[str, Any]:
-        if self.registry.get(table_id) is None:
-            if not self.registry.network.remote:
-                raise TableError("not_found", f"no table {table_id!r}")
-            return await self.registry.network.admin(op, table_id)
-        return await table_admin.run(self.registry, op, table_id)
 
     # --- helpers ----------------------------------------------------------------------------------
 

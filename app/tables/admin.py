@@ -81,3 +81,18 @@ async def run(
     seats = live.accounts()
     voided = await registry.dissolve(table_id)
     return {"table_id": table_id, "voided_hand_id": voided, "seats": seats}
+
+
+async def run_anywhere(
+    registry: TableRegistry,
+    op: AdminOp,
+    table_id: str,
+    *,
+    seat: int | None = None,
+    reveal: bool = False,
+) -> dict[str, Any]:
+    """`run` on the node that holds the table: this one, or its owner over the cluster's bus
+    (RemoteRefused `not_found` when no node has it)."""
+    if registry.get(table_id) is not None:
+        return await run(registry, op, table_id, seat=seat, reveal=reveal)
+    return await registry.network.admin(op, table_id, seat=seat, reveal=reveal)
