@@ -10,7 +10,7 @@ import asyncio
 import json
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -30,7 +30,7 @@ from app.protocol.rooms import (
 from app.protocol.vocabulary import as_variant
 from app.rooms import store
 from app.store import house
-from app.store.models import Account, Room
+from app.store.models import Account, HandRecord, Room
 from app.tables import admin as table_admin
 from app.tables.network import RemoteRefused
 from app.tables.registry import LiveTable, TableError, TableRegistry
@@ -118,7 +118,7 @@ class Rooms:
         async with self.sessions() as session, session.begin():
             room = await store.by_table(session, live.table_id)
             over = room is None or room.status != "open" or (
-                await store.progress(session, room) >= room.length)
+                store.progress(room, await store.hands(session, room.table_id)) >= room.length)
         live.session_over = over
 
     async def hand_stored(self, live: LiveTable) -> None:
@@ -130,14 +130,12 @@ class Rooms:
                 if room is None or room.status != "open":
                     live.session_over = True
                     return
-                done = await store.progress(session, room)
-                live.session_over = done >= room.length
+                records = await store.hands(session, room.table_id)
+                live.session_over = store.progress(room, records) >= room.length
                 if live.session_over:
-                    board = await self._scoreboard(session, room)
-                    await store.finish(session, room, "ended", board.model_dump_json(),
-                                       self.now())
-                    await session.refresh(room)
-                info = await self.info(session, room)
+                    _, info = await self._end(session, room, "ended", records)
+                else:
+                    info = await self.info(session, room, records)
         except Exception:
             # unknown: no hand is dealt until it is known (the next stored hand, or a retry)
             live.session_over = None
@@ -162,12 +160,10 @@ class Rooms:
             room = await store.by_table(session, live.table_id)
             if room is None or room.status != "open":
                 return
-            board = await self._scoreboard(session, room)
-            if not await store.finish(session, room, "dissolved", board.model_dump_json(),
-                                      self.now()):
+            ended, info = await self._end(
+                session, room, "dissolved", await store.hands(session, room.table_id))
+            if not ended:
                 return
-            await session.refresh(room)
-            info = await self.info(session, room)
         self._tell(info, live.accounts())
 
     async def _retry_load(self, live: LiveTable) -> None:
@@ -190,16 +186,31 @@ class Rooms:
         except (TableError, RemoteRefused):
             log.warning("room table %s: closing it failed", table_id)
 
+    async def _end(self, session: AsyncSession, room: Room, status: str,
+                   records: Sequence[HandRecord]) -> tuple[bool, RoomInfo]:
+        """End an open room (`ended`, `dissolved`) with the scoreboard of its stored hands:
+        whether this call ended it (not another node first), and the room as it is now."""
+        board = await self._scoreboard(session, records)
+        ended = await store.finish(session, room, status, board.model_dump_json(), self.now())
+        await session.refresh(room)
+        return ended, await self.info(session, room, records)
+
     # --- what the players are shown -------------------------------------------------------------
 
-    async def info(self, session: AsyncSession, room: Room) -> RoomInfo:
+    async def info(
+        self, session: AsyncSession, room: Room, records: Sequence[HandRecord] | None = None
+    ) -> RoomInfo:
+        """The room as its players are shown it (`records`: its table's stored hands, if
+        read already)."""
+        if records is None:
+            records = await store.hands(session, room.table_id)
         seats: list[int | None] = [None] * 4
         if room.status == "open":
             seats = await self._seats(room.table_id)
         if room.scoreboard is not None:
             board = Scoreboard.model_validate_json(room.scoreboard)
         else:
-            board = await self._scoreboard(session, room)
+            board = await self._scoreboard(session, records)
         return RoomInfo(
             code=room.code,
             table_id=room.table_id,
@@ -211,7 +222,7 @@ class Rooms:
             length=RoomLength(unit=room.length_unit, count=room.length),  # type: ignore[arg-type]
             spectators=room.spectators,
             status=room.status,  # type: ignore[arg-type]
-            hands_played=await store.progress(session, room),
+            hands_played=store.progress(room, records),
             seats=seats,
             vote=self._vote(room),
             scoreboard=board,
@@ -231,8 +242,9 @@ class Rooms:
             seconds_left=round(left, 1),
         )
 
-    async def _scoreboard(self, session: AsyncSession, room: Room) -> Scoreboard:
-        sheet, names = await store.board(session, room)
+    async def _scoreboard(self, session: AsyncSession, records: Sequence[HandRecord]
+                          ) -> Scoreboard:
+        sheet, names = await store.board(session, records)
         index = {a: i for i, a in enumerate(sheet.players)}
 
         def per_player(values: dict[int, int]) -> list[int | None]:
@@ -364,10 +376,8 @@ class Rooms:
         async with self.sessions() as session, session.begin():
             room = await session.get(Room, room_id)
             assert room is not None
-            board = await self._scoreboard(session, room)
-            await store.finish(session, room, "dissolved", board.model_dump_json(), self.now())
-            await session.refresh(room)
-            info = await self.info(session, room)
+            _, info = await self._end(
+                session, room, "dissolved", await store.hands(session, room.table_id))
         self._tell(info, seats)
         return info
 

@@ -72,7 +72,8 @@ async def rooms_of(session: AsyncSession, account: int, limit: int) -> list[Room
     return mine[:limit]
 
 
-async def _hands(session: AsyncSession, table_id: str) -> Sequence[HandRecord]:
+async def hands(session: AsyncSession, table_id: str) -> Sequence[HandRecord]:
+    """The table's stored hands, in the order played."""
     rows = (await session.execute(
         select(HandRecord).where(HandRecord.table_id == table_id)
     )).scalars().all()
@@ -87,13 +88,14 @@ def _number(hand_id: str) -> int:
 
 async def players(session: AsyncSession, table_id: str) -> set[int]:
     """Every account that sat in a hand of the table."""
-    return {a for r in await _hands(session, table_id) for a in json.loads(r.seats) if a is not None}
+    return {a for r in await hands(session, table_id) for a in json.loads(r.seats) if a is not None}
 
 
-async def progress(session: AsyncSession, room: Room) -> int:
-    """The session played so far in its unit: hands not voided, or 版 completed."""
+def progress(room: Room, records: Sequence[HandRecord]) -> int:
+    """The session played so far in its unit, from its stored hands (`hands`): hands not
+    voided, or 版 completed."""
     done = 0
-    for record in await _hands(session, room.table_id):
+    for record in records:
         if record.voided:
             continue
         if room.length_unit == "hands" or json.loads(record.result).get("session_end"):
@@ -101,10 +103,11 @@ async def progress(session: AsyncSession, room: Room) -> int:
     return done
 
 
-async def board(session: AsyncSession, room: Room) -> tuple[Scoreboard, dict[int, str]]:
-    """The session's scoreboard from its stored hands and their ledger rows, and the names
-    of its players."""
-    records = await _hands(session, room.table_id)
+async def board(
+    session: AsyncSession, records: Sequence[HandRecord]
+) -> tuple[Scoreboard, dict[int, str]]:
+    """The session's scoreboard from its stored hands (`hands`) and their ledger rows, and
+    the names of its players."""
     ids = [r.id for r in records]
     silver: dict[str, dict[int, int]] = {}
     if ids:

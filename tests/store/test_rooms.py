@@ -43,9 +43,10 @@ async def test_a_session_counts_hands_or_ban_and_codes_come_free(db: Database) -
         by_hands = await store.open_room(s, rooms[0].code)
         by_ban = await store.open_room(s, rooms[1].code)
         assert by_hands is not None and by_ban is not None
-        assert await store.progress(s, by_hands) == 2  # the voided hand does not count
-        assert await store.progress(s, by_ban) == 1  # one hand ended a 版
-        sheet, names = await store.board(s, by_hands)
+        played = await store.hands(s, by_hands.table_id)
+        assert store.progress(by_hands, played) == 2  # the voided hand does not count
+        assert store.progress(by_ban, await store.hands(s, by_ban.table_id)) == 1  # one 版
+        sheet, names = await store.board(s, played)
         # in the order played: hand 10 after hand 2 (not as text would sort them)
         assert [r.hand_id for r in sheet.rows] == ["thands-1", "thands-2", "thands-10"]
         assert [r.outcome for r in sheet.rows] == ["win", "voided", "win"]
