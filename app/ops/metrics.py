@@ -64,6 +64,15 @@ ACTION_LATENCY = Histogram(
     "connection",
     buckets=LATENCY_BUCKETS,
 )
+SETTLE_LATENCY = Histogram(
+    f"{PREFIX}_settle_seconds",
+    "From a hand's end to its record and silver being stored (the table shows the result "
+    "then): the wait for a turn to settle (SETTLE_CONCURRENCY) and the transaction",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
+)
+SETTLE_WAITING = Gauge(
+    f"{PREFIX}_settle_waiting", "Ended hands waiting for a turn to be stored on this node"
+)
 SETTLEMENTS = Counter(
     f"{PREFIX}_settlements",
     "Hands settled through the ledger, by the hand's outcome (win, draw, escape), and "
@@ -134,6 +143,16 @@ def events_published() -> None:
 
 
 # --- the registry -----------------------------------------------------------------------------
+
+
+def settle_queued(waiting: int) -> None:
+    """How many ended hands wait for their turn to be stored now."""
+    SETTLE_WAITING.set(waiting)
+
+
+def hand_stored(seconds: float) -> None:
+    """A hand's record and silver are stored, `seconds` after it ended."""
+    SETTLE_LATENCY.observe(seconds)
 
 
 def settled(outcome: str | None) -> None:

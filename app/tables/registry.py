@@ -65,6 +65,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -262,8 +263,12 @@ class TableRegistry:
         max_spectators: int = MAX_SPECTATORS,
         chat_burst: int = CHAT_BURST,
         chat_refill_seconds: float = CHAT_REFILL_SECONDS,
+        settle_concurrency: int = 4,
     ) -> None:
         self._sessions = sessions
+        # hands stored at once; the others wait their turn (`_on_hand_end`)
+        self._settle_gate = asyncio.Semaphore(settle_concurrency)
+        self._settle_waiting = 0
         self.max_spectators = max_spectators  # per table
         self._chat = ChatLimits(chat_burst, chat_refill_seconds)
         self.bot_pace = bot_pace or BotPace()  # how fast bots and 托管 play (settings)
@@ -1102,6 +1107,7 @@ class TableRegistry:
         live = self._tables.get(record.table_id)
         stake = live.stake if live is not None else 0
         ended_at = self._wall_clock()  # the disconnects' time, the same in every attempt
+        ended = time.perf_counter()
         delay = STORE_RETRY_FIRST
         failures = 0
         while True:
@@ -1110,9 +1116,7 @@ class TableRegistry:
                     log.warning("table %s: a newer owner exists; hand %s not stored here",
                                 record.table_id, record.hand_id)
                     return False
-                await store_hand(
-                    self._sessions, record, stake, ended_at, self._disconnect_policy
-                )
+                await self._store(record, stake, ended_at)
                 break
             except Exception:
                 failures += 1
@@ -1126,6 +1130,7 @@ class TableRegistry:
                                 record.table_id, record.hand_id, failures)
                 await asyncio.sleep(delay)
                 delay = min(2 * delay, STORE_RETRY_MAX)
+        metrics.hand_stored(time.perf_counter() - ended)
         if record.state is not None and not record.voided:
             metrics.settled(record.state.outcome)
         if live is not None and live.room is not None and self.rooms is not None:
@@ -1139,6 +1144,23 @@ class TableRegistry:
             log.exception("table %s: clearing hand %s from the journal failed",
                           record.table_id, record.hand_id)
         return True
+
+    async def _store(self, record: HandRecordData, stake: int, ended_at: datetime) -> None:
+        """One attempt at storing a hand, when its turn comes: at most `settle_concurrency`
+        hands are stored at once, so that a burst of endings keeps a bounded share of the
+        event loop and every other table's actions go on meanwhile (docs/architecture.md,
+        "Settlement bursts")."""
+        self._settle_waiting += 1
+        metrics.settle_queued(self._settle_waiting)
+        try:
+            await self._settle_gate.acquire()
+        finally:
+            self._settle_waiting -= 1
+            metrics.settle_queued(self._settle_waiting)
+        try:
+            await store_hand(self._sessions, record, stake, ended_at, self._disconnect_policy)
+        finally:
+            self._settle_gate.release()
 
 
 async def _stop_tables(tables: Sequence[LiveTable]) -> None:

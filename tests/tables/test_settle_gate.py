@@ -1,0 +1,84 @@
+"""Hands ending together are stored a few at a time (`SETTLE_CONCURRENCY`): a burst of
+endings waits its turn instead of queueing all its database work ahead of the other tables'
+actions (docs/architecture.md, "Settlement bursts"). Every hand shown as ended is still
+stored and paid exactly once, and the tables whose hands wait go on afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from app.protocol import EventMessage
+from app.store import ledger
+from app.store.db import Database
+from app.store.models import Account
+from app.tables import registry as registry_module
+from app.tables.registry import TableRegistry
+from app.tables.timers import Timers
+from tests.outage import check_hands_paid
+from tests.sinks import Sink
+from tests.waits import until
+
+FAST = Timers(discard=60, claim=60, decide=60, ready=0.05)
+TABLES = 6
+GATE = 2
+
+
+async def _accounts(db: Database, n: int) -> list[int]:
+    async with db.sessions() as s, s.begin():
+        made = [Account(username=f"g{i}", password_hash="x", balance=0) for i in range(n)]
+        s.add_all(made)
+        await s.flush()
+        ids = [a.id for a in made]
+    for account_id in ids:
+        async with db.sessions() as s:
+            await ledger.grant_signup(s, account_id, 100_000)
+    return ids
+
+
+def _ended(sinks: dict[int, Sink]) -> dict[str, list[int]]:
+    return {
+        m.hand_id: list(m.event.net)  # type: ignore[union-attr]
+        for sink in sinks.values() for m in sink.messages
+        if isinstance(m, EventMessage) and m.event.kind == "hand_ended"
+    }
+
+
+async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_paid(
+    db: Database, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = registry_module.store_hand
+    in_flight, most, stored = 0, 0, 0
+
+    async def slow_store(*args: Any, **kwargs: Any) -> None:
+        nonlocal in_flight, most, stored
+        in_flight += 1
+        most = max(most, in_flight)
+        try:
+            await asyncio.sleep(0.05)  # a slow database: the endings pile up
+            await real(*args, **kwargs)
+            stored += 1
+        finally:
+            in_flight -= 1
+
+    monkeypatch.setattr(registry_module, "store_hand", slow_store)
+    accounts = await _accounts(db, 4 * TABLES)
+    registry = TableRegistry(db.sessions, settle_concurrency=GATE)
+    sinks = {a: Sink() for a in accounts}
+    try:
+        for t in range(TABLES):
+            live = registry.create("lishui", 1, timers=FAST)
+            for account in accounts[4 * t: 4 * t + 4]:
+                registry.connect(account, sinks[account])
+                registry.sit(live.table_id, account, bot=True)
+        # bots play at once: every table ends a hand within moments of the others
+        await until(lambda: stored >= 4 * TABLES, 60, "four hands per table stored")
+        await until(lambda: in_flight == 0, 10, "the last stores to finish")
+    finally:
+        await registry.stop()
+    assert most == GATE  # they did pile up, and never more than the gate were stored at once
+    ended = _ended(sinks)
+    assert len(ended) >= 4 * TABLES
+    await check_hands_paid(database_url, ended.keys(), 1, ended)
