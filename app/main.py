@@ -63,7 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_spectators=settings.max_spectators_per_table,
             chat_burst=settings.chat_burst,
             chat_refill_seconds=settings.chat_refill_seconds,
-            settle_concurrency=settings.settle_concurrency,
+            store_concurrency=settings.store_concurrency,
         )
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.node import RedisNetwork

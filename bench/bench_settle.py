@@ -7,7 +7,7 @@ play (a callback due every 2 ms; how late it runs is the delay an action would s
 accounts each) the way the registry does. Runs, in turn and in the same process: hands
 settled one after the other (the CPU one settlement costs), a burst all at once with no
 limit (how the registry settled before issue 18), and the same burst through the gate the
-registry uses now (a semaphore: at most `SETTLE_CONCURRENCY` at once).
+registry uses now (a semaphore: at most `STORE_CONCURRENCY` at once).
 Each burst reports the delay of the other tables' callbacks (p50 / p99 / max) and how long
 the burst took to be stored (what the ending tables wait). PostgreSQL by default (the
 DATABASE_URL of `.ci/run`'s machine); a database named in --database-url is emptied.
@@ -162,4 +162,4 @@ if __name__ == "__main__":
     parser.add_argument("--concurrency", type=int, default=None)
     args = parser.parse_args()
     asyncio.run(main(args.database_url, args.hands, args.burst,
-                     args.concurrency or Settings().settle_concurrency))
+                     args.concurrency or Settings().store_concurrency))

@@ -59,6 +59,10 @@ from app.tables.network import Network
 from app.tables.registry import LiveTable, Sink, TableRegistry
 
 log = logging.getLogger(__name__)
+# the presence of players seated here whose sockets are elsewhere is read every this many
+# watches (2 s at the default 500 ms): marking such a seat away is not urgent (its timers
+# run on), and each read asks Redis about every one of them
+PRESENCE_EVERY = 4
 
 
 class RedisNetwork(Network):
@@ -130,12 +134,16 @@ class RedisNetwork(Network):
         await self.redis.aclose()
 
     async def _watch_forever(self) -> None:
+        rounds = 0
         while True:
             await asyncio.sleep(self._watch_interval)
+            rounds += 1
             try:
                 await self.watch_once()
             except Exception:
                 log.exception("node %s: watching the table directory failed", self.node_id)
+            if rounds % PRESENCE_EVERY:
+                continue
             try:
                 await self.check_presence()
             except Exception:

@@ -261,21 +261,11 @@ class Ownership(HandObserver):
         self.leased.clear()
 
     async def watch_once(self) -> list[str]:
-        """Take over every listed table that no node holds; the tables taken."""
-        node = self._node
-        listed = [
-            str(t) for t in await node.redis.hkeys(node.keys.directory)
-            if str(t) not in self.leased
-        ]
-        if not listed:
-            return []
-        async with node.redis.pipeline(transaction=False) as pipe:
-            for table_id in listed:
-                pipe.exists(node.keys.lease(table_id))
-            held = await pipe.execute()
+        """Take over every listed table that no node holds; the tables taken (Redis picks
+        them: `Leases.unheld`)."""
         taken = []
-        for table_id, exists in zip(listed, held):
-            if exists:
+        for table_id in await self.leases.unheld():
+            if table_id in self.leased:
                 continue
             lease = await self.leases.acquire(table_id)
             if lease is None:
@@ -322,6 +312,7 @@ class Ownership(HandObserver):
             )
             for s in config.seats
         ]
+        live.table.poke()
         node.registry.hold_seats(live)  # their claims are the old owner's: kept
         hand = self._hand(header_raw, actions_raw)
         ctx = None if config.ctx is None else config.ctx.context()

@@ -271,11 +271,15 @@ class Routing:
         player logged in again, or the entry had only lapsed). The (table, seat) pairs
         marked disconnected."""
         node = self._node
+        # a player whose socket is on this node is followed by that socket (its close is
+        # a local disconnect); only the others are asked about, and those marked before
+        marked_accounts = {account for _, account in self._marked}
         seated = [
             (live, seat, account)
             for live in node.registry.all() if self._owns(live.table_id)
             for seat, account in enumerate(live.accounts())
             if account is not None and account not in live.bots
+            and (account not in self.sinks or account in marked_accounts)
         ]
         accounts = sorted({account for _, _, account in seated})
         nodes = (

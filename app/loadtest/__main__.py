@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import resource
 import sys
 from collections.abc import Coroutine
@@ -40,12 +41,37 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--stake", type=int, default=1)
     parser.add_argument("--database-url", help="with --spawn: the spawned server's database")
     parser.add_argument("--seed", type=int, default=1, help="the bots' random choices")
-    parser.add_argument("--think-ms", type=float, default=0,
-                        help="mean think time before each answer (0: answer at once)")
+    parser.add_argument("--think-ms", type=_think, default=(0.0, 0.0), metavar="MS|MIN-MAX",
+                        help="think time before each answer, drawn uniformly: MIN-MAX ms, or "
+                        "MS for 0.5 MS to 1.5 MS (0, the default: answer at once)")
+    parser.add_argument("--client-processes", type=int, default=min(4, os.cpu_count() or 1),
+                        help="spread the clients over this many processes (default: the "
+                        "cores, at most 4)")
+    parser.add_argument("--server-processes", type=int, default=1,
+                        help="with --spawn: PROCESSES of the server (more than 1 needs "
+                        "--database-url and --redis-url); also the echo server's processes")
+    parser.add_argument("--redis-url", help="with --spawn and --server-processes > 1")
+    parser.add_argument("--warm-seconds", type=float, default=10,
+                        help="play before the server's memory is read and counting starts")
+    parser.add_argument("--burst-at", type=float,
+                        help="a settlement burst this many seconds into the run: one bot of "
+                        "every --burst-every-th table leaves (its hand ends) and sits again 5-10 "
+                        "s later; the other tables' actions in the --burst-window are reported "
+                        "apart")
+    parser.add_argument("--burst-every", type=int, default=2)
+    parser.add_argument("--burst-window", type=float, default=15)
     parser.add_argument("--profile-server", type=Path,
                         help="with --spawn: run the server under cProfile, its stats to this file")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
+
+
+def _think(text: str) -> tuple[float, float]:
+    low, _, high = text.partition("-")
+    if not high:
+        mean = float(low)
+        return (mean * 0.5, mean * 1.5)
+    return (float(low), float(high))
 
 
 def _raise_fd_limit(wanted: int) -> None:
@@ -79,6 +105,13 @@ def main(argv: list[str] | None = None) -> int:
             echo=not args.no_echo,
             seed=args.seed,
             think_ms=args.think_ms,
+            client_processes=min(args.client_processes, args.tables),
+            server_processes=args.server_processes,
+            redis_url=args.redis_url,
+            warm_seconds=args.warm_seconds,
+            burst_at=args.burst_at,
+            burst_every=args.burst_every,
+            burst_window=args.burst_window,
             profile_server=args.profile_server,
         )
     except ValidationError as exc:
@@ -97,5 +130,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    memory.tune()  # the clients' own collector pauses would show as latency, like the server's
+    memory.tune()
     sys.exit(main())

@@ -2,14 +2,16 @@
 
 `Link` owns a connection: it counts every message both ways in a shared `Meter` (and keeps a
 sample of their sizes), reads in its own task and hands each text frame to `on_message`.
-`GameBot` plays one seat: it answers every prompt, at once or after a think time (胡 when offered; in a claim window
-it passes three times in four and otherwise takes a random claim; on its turn a random legal
-action, which is nearly always a random discard), never faster than the server's per-socket
-limit, and measures each action's latency (passes excepted, which need not cause an event):
-from sending it to the first event that follows (on a turn that is the action's own event:
-the discard, the kong; in a claim window, the window's outcome). An answer whose prompt was overtaken by a
-newer event before it could be sent is not sent. `EchoClient` sends one message of a size
-drawn from the game's own messages and waits for it to come back, over and over.
+`GameBot` plays one seat: it answers every prompt (胡 when offered; in a claim window it
+passes three times in four and otherwise takes a random claim; on its turn a random legal
+action, which is nearly always a random discard), at once or after a think time drawn
+uniformly from a range, never faster than the server's per-socket limit, and measures the
+latency of each action on its own turn (a discard, a kong, a 胡): from sending it to the
+first event that follows, the action's own. Answers in a claim window are not measured:
+the window's outcome waits for the other seats' answers, their think time included. An
+answer whose prompt was overtaken by a newer event before it could be sent is not sent.
+`EchoClient` sends one message of a size drawn from the game's own messages and waits for it
+to come back, over and over.
 """
 
 from __future__ import annotations
@@ -122,12 +124,14 @@ class GameBot(Link):
     """One seat of one table."""
 
     def __init__(
-        self, meter: Meter, rng: random.Random, counts_hands: bool, think: float = 0.0
+        self, meter: Meter, rng: random.Random, counts_hands: bool,
+        think: tuple[float, float] = (0.0, 0.0),
     ) -> None:
         super().__init__(meter)
         self.rng = rng
-        self.think = think  # mean seconds before answering (uniform in 0.5x-1.5x); 0: at once
+        self.think = think  # seconds before answering, drawn uniformly; (0, 0): at once
         self.counts_hands = counts_hands  # one seat per table counts the hands
+        self.in_burst = False  # its table takes part in a settlement burst (worker.py)
         self.table_id = ""
         self.seat = -1
         self.last_seq = 0
@@ -168,7 +172,10 @@ class GameBot(Link):
         self.prompt_seq = None
         event = message["event"]
         if self.waiting_since is not None:
-            self.meter.latencies.append(time.perf_counter() - self.waiting_since)
+            latency = time.perf_counter() - self.waiting_since
+            self.meter.latencies.append(latency)
+            if not self.in_burst:
+                self.meter.steady.append(latency)
             self.waiting_since = None
         if event.get("kind") == "hand_ended":
             self.waiting_since = None
@@ -178,17 +185,17 @@ class GameBot(Link):
     def _on_prompt(self, message: Message) -> None:
         seq = int(message["seq"])
         self.prompt_seq = seq
-        action = self.choose(message["legal_actions"])
-        task = asyncio.create_task(self._answer(seq, action))
+        legal = message["legal_actions"]
+        task = asyncio.create_task(self._answer(seq, self.choose(legal), legal))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
     def choose(self, legal: list[Message]) -> Message:
         return choose_answer(legal, self.rng)
 
-    async def _answer(self, seq: int, action: Message) -> None:
-        if self.think > 0:
-            await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+    async def _answer(self, seq: int, action: Message, legal: list[Message]) -> None:
+        if self.think[1] > 0:
+            await asyncio.sleep(self.rng.uniform(*self.think))
             if self.prompt_seq != seq:
                 return
         wait = self.pace.wait(time.monotonic())
@@ -203,7 +210,7 @@ class GameBot(Link):
             "seq": max(seq, self.last_seq),
             "action": action,
         }
-        if action["type"] != "pass":
+        if not any(a["type"] == "pass" for a in legal):
             self.waiting_since = time.perf_counter()
         try:
             await self.send(message)
@@ -231,7 +238,8 @@ class EchoClient(Link):
         self._back.set()
 
     async def run(self, until: float) -> None:
-        while time.monotonic() < until:
+        """Echo until the wall clock (`time.time()`) reaches `until`."""
+        while time.time() < until:
             size = self.rng.choice(self.sizes)
             body = json.dumps({"type": "echo", "pad": ""})
             payload = body[:-2] + "x" * max(0, size - len(body)) + body[-2:]

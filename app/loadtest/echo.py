@@ -1,5 +1,7 @@
 """A bare WebSocket echo server (the websockets library, nothing else): the yardstick the load
-test measures the game server against. `python -m app.loadtest.echo PORT` (loopback only)."""
+test measures the game server against. `python -m app.loadtest.echo PORT` (loopback only).
+The port is bound with SO_REUSEPORT, so that the load test can start as many echo processes
+on it as the game server has (the kernel spreads the connections over them)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ async def echo(ws: ServerConnection) -> None:
 
 
 async def main(port: int) -> None:
-    async with serve(echo, "127.0.0.1", port, max_size=2**20, ping_interval=None):
+    async with serve(echo, "127.0.0.1", port, max_size=2**20, ping_interval=None, reuse_port=True):
         await asyncio.Future()  # until the process is stopped
 
 

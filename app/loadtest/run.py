@@ -1,44 +1,66 @@
 """One load run: set up the tables, play for the given seconds, measure the echo server, report.
 
-Set-up (not measured), in steps so that no table plays while the next ones are set up: every
-account is registered and logged in over REST, every socket opened (each says hello and
-waits for its `pong`, so the server routes to it), every table created with a one-second
-pause between hands and three of its seats taken, and last every fourth player sits (which
-starts the table's first hand). Then every counter starts from zero and the bots play for
-`seconds`, with a progress line once a second. At the end every bot leaves its table (an
-escape if a hand is in play) and closes; then as many echo clients as there were bots run
-against the bare echo server for `echo_seconds`, and the report compares the two.
+The clients are spread over `client_processes` processes (app/loadtest/worker.py), each
+with a contiguous share of the tables, so that the load generator is not the bottleneck;
+this coordinator drives them a step at a time and adds up what they count.
+
+Set-up (not measured), in steps so that no table plays while the next ones are set up:
+every account is made (straight into a spawned server's database, else registered and
+logged in over REST), every socket opened (each says hello and waits for its `pong`, so the
+server routes to it), every table created with a one-second pause between hands and three
+of its seats taken, and last every fourth player sits (which starts the table's first
+hand). The server's memory is read after it started, once the sockets are open and once the
+tables have played for `warm_seconds`: the memory per client and per live table. Then every
+counter starts from zero, at one wall-clock moment in every process, and the bots play for
+`seconds`, with a progress line once a second and the server's /metrics (every process of
+it) read at each of those seconds.
+
+A settlement burst (`burst_at`): at that second of the run one bot of every
+`burst_every`-th table leaves (an escape: the hand ends and is settled at once), and sits
+again 5-10 s later. The report then gives the actions of the other tables during the
+`burst_window` seconds from the burst apart, client side and server side, with the time
+the burst's hands took to be stored.
+
+At the end every bot leaves its table (an escape if a hand is in play) and closes; then as
+many echo clients as there were bots run against bare echo servers (as many processes as
+the game server had) for `echo_seconds`, and the report compares the two.
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import random
 import secrets
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from functools import partial
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
-from pydantic import BaseModel, Field
-from websockets.exceptions import InvalidStatus
+from pydantic import BaseModel, Field, model_validator
 
-from app.loadtest.clients import EchoClient, GameBot
+from app.loadtest import procstat, worker
 from app.loadtest.seed import seed_accounts
 from app.loadtest.servers import (
     Process,
+    Spawned,
     require_loopback,
-    spawn_echo_server,
+    spawn_echo_servers,
     spawn_game_server,
     workdir,
 )
 from app.loadtest.stats import (
-    Meter,
+    BurstReport,
+    Latency,
+    MachineReport,
     PhaseReport,
     Report,
     ServerLatency,
@@ -46,218 +68,173 @@ from app.loadtest.stats import (
     ms,
     percentile,
 )
-from app.settings import Settings
+from app.loadtest.worker import Command, Done, Share, Tick, bounded, post
 
-MAX_TABLES = 500
+MAX_TABLES = 5000
 MAX_SECONDS = 3600
+MAX_CLIENT_PROCESSES = 16
 PASSWORD = "load-test-password"
-SETUP_CONCURRENCY = 16  # tables being set up at once
+SETUP_CONCURRENCY = 16
 LATENCY_METRIC = "mahjong_action_broadcast_seconds"
+SETTLE_METRIC = "mahjong_settle_seconds"
+BACK_AFTER = 5.0  # a burst's leavers sit again 1-2 times this long after leaving
 
-T = TypeVar("T")
+Buckets = list[tuple[float, float]]
 
 
 class Options(BaseModel):
     url: str | None = None  # None: --spawn
     tables: int = Field(default=10, ge=1, le=MAX_TABLES)
-    seconds: float = Field(default=30, gt=0, le=MAX_SECONDS)
-    echo_seconds: float | None = Field(default=None, gt=0, le=300)  # None: min(seconds, 10)
+    seconds: float = Field(default=30, ge=1, le=MAX_SECONDS)
+    echo_seconds: float | None = Field(default=None, ge=1, le=300)  # None: min(seconds, 10)
     variant: str = "lishui"
     stake: int = Field(default=1, ge=1)
     database_url: str | None = None  # for --spawn: PostgreSQL instead of a SQLite file
+    redis_url: str | None = None  # for --spawn with server_processes > 1
+    server_processes: int = Field(default=1, ge=1, le=64)  # --spawn: PROCESSES
+    client_processes: int = Field(default=1, ge=1, le=MAX_CLIENT_PROCESSES)
     echo: bool = True
     seed: int = 1
-    think_ms: float = Field(default=0, ge=0, le=30_000)  # mean think time before an answer
+    think_ms: tuple[float, float] = (0.0, 0.0)  # drawn uniformly per answer; (0, 0): at once
+    warm_seconds: float = Field(default=10, ge=0, le=600)  # play before the memory reading
+    burst_at: float | None = Field(default=None, ge=0)  # seconds into the run
+    burst_every: int = Field(default=2, ge=1)  # every this many-th table takes part
+    burst_window: float = Field(default=15, ge=1, le=600)
     profile_server: Path | None = None  # with --spawn: the server's cProfile stats go here
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Options:
+        low, high = self.think_ms
+        if not 0 <= low <= high <= 30_000:
+            raise ValueError("think time: 0 <= min <= max <= 30000 ms")
+        if self.server_processes > 1 and (
+            self.url is not None or self.database_url is None or self.redis_url is None
+        ):
+            raise ValueError("several server processes: --spawn with --database-url and --redis-url")
+        if self.burst_at is not None and self.burst_at + self.burst_window > self.seconds:
+            raise ValueError("the burst and its window must end within the run")
+        if self.client_processes > self.tables:
+            raise ValueError("no more client processes than tables")
+        return self
 
 
 @dataclass
-class Table:
-    table_id: str
-    bots: list[GameBot]
-    tokens: list[str]
+class Series:
+    """What the coordinator keeps of a phase, second by second (all processes together)."""
+
+    seconds: int
+    sent: list[int] = field(default_factory=list)
+    received: list[int] = field(default_factory=list)
+    hands: list[int] = field(default_factory=list)
+    open: list[int] = field(default_factory=list)
+    dropped: int = 0
+    errors: int = 0
+    latencies: list[list[float]] = field(default_factory=list)  # per second
+    steady: list[list[float]] = field(default_factory=list)
+    lag: list[float] = field(default_factory=list)  # the latest client loop of the second
+    server_cpu: list[list[float]] = field(default_factory=list)  # per second, per process
+
+    def __post_init__(self) -> None:
+        n = self.seconds
+        self.sent, self.received, self.hands, self.open = [0] * n, [0] * n, [0] * n, [0] * n
+        self.latencies = [[] for _ in range(n)]
+        self.steady = [[] for _ in range(n)]
+        self.lag = [0.0] * n
+
+    def add(self, tick: Tick) -> None:
+        s = tick.second
+        self.sent[s] += tick.sent
+        self.received[s] += tick.received
+        self.hands[s] += tick.hands
+        self.open[s] += tick.open
+        self.dropped += tick.dropped
+        self.errors += tick.errors
+        self.latencies[s] += tick.latencies
+        self.steady[s] += tick.steady
+        self.lag[s] = max(self.lag[s], tick.lag)
+
+    def window(self, first: int, last: int, which: str = "latencies") -> list[float]:
+        rows: list[list[float]] = getattr(self, which)
+        return [v for row in rows[first:last] for v in row]
 
 
-async def _bounded(limit: int, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T | BaseException]:
-    gate = asyncio.Semaphore(limit)
+class Pool:
+    """The client processes and their pipes."""
 
-    async def one(job: Callable[[], Awaitable[T]]) -> T:
-        async with gate:
-            return await job()
+    def __init__(self, shares: list[Share]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.conns: list[Connection] = []
+        self.procs: list[BaseProcess] = []
+        for share in shares:
+            mine, theirs = context.Pipe()
+            proc = context.Process(target=worker.main, args=(share, theirs), daemon=True)
+            proc.start()
+            theirs.close()
+            self.conns.append(mine)
+            self.procs.append(proc)
+        self._threads = ThreadPoolExecutor(max_workers=len(shares))
 
-    return await asyncio.gather(*(one(job) for job in jobs), return_exceptions=True)
+    async def step(self, command: Command, on_tick: Callable[[Tick], None] | None = None,
+                   ) -> list[Done]:
+        """Send `command` to every process; their answers (ticks go to `on_tick`)."""
+        for conn in self.conns:
+            conn.send(command)
+        loop = asyncio.get_running_loop()
 
+        async def answer(conn: Connection) -> Done:
+            while True:
+                got = await loop.run_in_executor(self._threads, conn.recv)
+                if isinstance(got, Done):
+                    return got
+                if on_tick is not None:
+                    on_tick(got)
 
-BUSY_RETRIES = 5
+        return list(await asyncio.gather(*(answer(c) for c in self.conns)))
 
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs if p.pid is not None]
 
-async def _post(http: httpx.AsyncClient, path: str, what: str, **kwargs: Any) -> dict[str, object]:
-    """POST as a client would: a 503 `busy` is retried after its Retry-After (a few times)."""
-    for _ in range(BUSY_RETRIES):
-        response = await http.post(path, **kwargs)
-        if response.status_code != 503:
-            break
-        await asyncio.sleep(float(response.headers.get("retry-after", "1")))
-    return _ok(response, what)
-
-
-def _ok(response: httpx.Response, what: str) -> dict[str, object]:
-    if response.status_code >= 400:
-        raise RuntimeError(f"{what}: HTTP {response.status_code} {response.text[:300]}")
-    body: dict[str, object] = response.json()
-    return body
-
-
-async def _account(http: httpx.AsyncClient, username: str) -> str:
-    """Register and log in: the access token."""
-    body = {"username": username, "password": PASSWORD}
-    await _post(http, "/auth/register", f"register {username}", json=body)
-    tokens = await _post(http, "/auth/login", f"login {username}", json=body)
-    return str(tokens["access_token"])
-
-
-async def _open_bot(bot: GameBot, ws_url: str, token: str) -> GameBot:
-    try:
-        await bot.join(ws_url, token)
-    except InvalidStatus as refused:
-        if refused.response.status_code == 429:  # WS_CONNECTIONS_PER_ADDRESS
-            raise RuntimeError(
-                "the server refused a socket (429): its WS_CONNECTIONS_PER_ADDRESS must be at "
-                "least 4 x --tables for a load test from one address"
-            ) from refused
-        raise
-    return bot
-
-
-async def _open_table(
-    http: httpx.AsyncClient, options: Options, bots: list[GameBot], tokens: list[str]
-) -> Table:
-    """Create a table and sit three of its four bots (nothing plays yet)."""
-    created = await _post(
-        http, "/tables", "create a table",
-        json={"variant": options.variant, "stake": options.stake, "timers": {"ready": 1}},
-        headers=_bearer(tokens[0]),
-    )
-    table = Table(str(created["id"]), bots, tokens)
-    for seat, bot in enumerate(bots):
-        bot.table_id, bot.seat = table.table_id, seat
-    for seat in range(3):
-        await _sit(http, table, seat)
-    return table
-
-
-async def _sit(http: httpx.AsyncClient, table: Table, seat: int) -> Table:
-    path = f"/tables/{table.table_id}/sit"
-    await _post(http, path, "sit", json={"seat": seat}, headers=_bearer(table.tokens[seat]))
-    return table
-
-
-def _bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-async def _set_up(
-    http: httpx.AsyncClient, ws_url: str, options: Options, meter: Meter, rng: random.Random,
-    out: TextIO, spawned: Settings | None,
-) -> tuple[list[Table], list[BaseException], list[GameBot]]:
-    """Accounts (straight into a spawned server's database, else over REST), then sockets,
-    then tables (so that no table plays while accounts are still being made): the tables
-    set up, the failures and every bot."""
-    prefix = f"lt_{secrets.token_hex(3)}_"
-    clients = options.tables * 4
-    started = time.monotonic()
-    names = [f"{prefix}{i}" for i in range(clients)]
-    made: list[str | BaseException]
-    if spawned is not None:
-        made = list(await seed_accounts(spawned, names))
-    else:
-        made = await _bounded(SETUP_CONCURRENCY, [partial(_account, http, name) for name in names])
-    out.write(f"  {clients} accounts in {time.monotonic() - started:.1f} s\n")
-    bots = [
-        GameBot(meter, random.Random(rng.random()), counts_hands=i % 4 == 0,
-                think=options.think_ms / 1000)
-        for i in range(clients)
-    ]
-    indices = [i for i, token in enumerate(made) if isinstance(token, str)]
-    opened = await _bounded(SETUP_CONCURRENCY * 4, [
-        partial(_open_bot, bots[i], ws_url, str(made[i])) for i in indices
-    ])
-    ready = {i for i, result in zip(indices, opened, strict=True) if isinstance(result, GameBot)}
-    out.write(f"  {len(ready)} sockets open at {time.monotonic() - started:.1f} s\n")
-    failures: list[BaseException] = [
-        r for r in [*made, *opened] if isinstance(r, BaseException)
-    ]
-    jobs = []
-    for t in range(options.tables):
-        group = range(4 * t, 4 * t + 4)
-        if all(i in ready for i in group):
-            seats = [bots[i] for i in group]
-            tokens = [str(made[i]) for i in group]
-            jobs.append(partial(_open_table, http, options, seats, tokens))
-    opened_tables = await _bounded(SETUP_CONCURRENCY, jobs)
-    failures += [r for r in opened_tables if isinstance(r, BaseException)]
-    out.write(f"  tables opened at {time.monotonic() - started:.1f} s\n")
-    # the fourth players last, all at once: no table plays while the others are set up
-    seated = await _bounded(SETUP_CONCURRENCY, [
-        partial(_sit, http, table, 3) for table in opened_tables if isinstance(table, Table)
-    ])
-    tables = [r for r in seated if isinstance(r, Table)]
-    failures += [r for r in seated if isinstance(r, BaseException)]
-    out.write(f"  {len(tables)} tables playing at {time.monotonic() - started:.1f} s\n")
-    return tables, failures, bots
-
-
-async def _server_histogram(http: httpx.AsyncClient) -> list[tuple[float, float]] | None:
-    """The server's cumulative latency buckets, or None when /metrics is not there."""
-    try:
-        response = await http.get("/metrics")
-    except httpx.HTTPError:
-        return None
-    if response.status_code != 200:
-        return None
-    buckets: list[tuple[float, float]] = []
-    for family in text_string_to_metric_families(response.text):
-        if family.name != LATENCY_METRIC:
-            continue
-        for sample in family.samples:
-            if sample.name.endswith("_bucket"):
-                buckets.append((float(sample.labels["le"]), sample.value))
-    return sorted(buckets) or None
-
-
-def _window(
-    before: list[tuple[float, float]] | None, after: list[tuple[float, float]] | None
-) -> ServerLatency | None:
-    if before is None or after is None or len(before) != len(after):
-        return None
-    diff = [(bound, a - b) for (bound, a), (_, b) in zip(after, before, strict=True)]
-    return ServerLatency(
-        count=int(diff[-1][1]),
-        p50_ms=ms(histogram_quantile(diff, 0.50)),
-        p99_ms=ms(histogram_quantile(diff, 0.99)),
-    )
+    def stop(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(Command("stop"))
+            except OSError:
+                pass
+        for proc in self.procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+        self._threads.shutdown(wait=False)
 
 
 class Progress:
-    """One line a second: on a terminal it rewrites itself; otherwise one line each."""
+    """One line per second from the series: on a terminal it rewrites itself."""
 
-    def __init__(self, out: TextIO, meter: Meter, total: int, label: str) -> None:
-        self.out, self.meter, self.total, self.label = out, meter, total, label
+    def __init__(self, out: TextIO, series: Series, total: int, label: str, processes: int,
+                 ) -> None:
+        self.out, self.series, self.total, self.label = out, series, total, label
+        self.processes = processes
         self.tty = out.isatty()
-        self._messages = 0
-        self._latencies = 0
+        self._ticks: dict[int, int] = {}
 
-    def tick(self, elapsed: float) -> None:
-        meter = self.meter
-        messages = meter.sent + meter.received
-        recent = meter.latencies[self._latencies:]
+    def tick(self, tick: Tick) -> None:
+        self.series.add(tick)
+        s = tick.second
+        self._ticks[s] = self._ticks.get(s, 0) + 1
+        if self._ticks[s] < self.processes:
+            return
+        series = self.series
+        recent = series.latencies[s]
         p50, p99 = ms(percentile(recent, 0.5)), ms(percentile(recent, 0.99))
         line = (
-            f"[{self.label} {elapsed:5.0f}s] conns {meter.open}/{self.total}  hands {meter.hands}"
-            f"  msgs/s {messages - self._messages:,}  p50 {p50 if p50 is not None else '-'} ms"
-            f"  p99 {p99 if p99 is not None else '-'} ms  errors {sum(meter.errors.values())}"
+            f"[{self.label} {s + 1:5d}s] conns {series.open[s]}/{self.total}"
+            f"  hands {sum(series.hands[:s + 1])}"
+            f"  msgs/s {series.sent[s] + series.received[s]:,}"
+            f"  p50 {p50 if p50 is not None else '-'} ms  p99 {p99 if p99 is not None else '-'} ms"
+            f"  errors {series.errors}  client lag {series.lag[s] * 1000:.0f} ms"
         )
-        self._messages, self._latencies = messages, len(meter.latencies)
+        if series.server_cpu:
+            line += f"  server CPU {series.server_cpu[-1]}"
         self.out.write(("\r" + line + "\x1b[K") if self.tty else line + "\n")
         self.out.flush()
 
@@ -267,24 +244,75 @@ class Progress:
             self.out.flush()
 
 
-async def _measure(
-    seconds: float, meter: Meter, total: int, label: str, out: TextIO,
-    work: Callable[[float], Awaitable[object]] | None = None,
-) -> float:
-    """Run for `seconds` from now (with `work(until)` if given), printing progress; the
-    seconds actually measured."""
-    meter.restart()
-    started = time.monotonic()
-    until = started + seconds
-    progress = Progress(out, meter, total, label)
-    task = asyncio.ensure_future(work(until)) if work is not None else None
-    while (now := time.monotonic()) < until:
-        await asyncio.sleep(min(1.0, until - now))
-        progress.tick(time.monotonic() - started)
-    if task is not None:
-        await task
-    progress.done()
-    return time.monotonic() - started
+async def _scrape(http: httpx.AsyncClient, urls: list[str]) -> dict[str, Buckets] | None:
+    """The cumulative latency buckets of every process of the server added up, by metric;
+    None when /metrics is not there."""
+    found: dict[str, Buckets] = {}
+    for url in urls:
+        try:
+            response = await http.get(url)
+        except httpx.HTTPError:
+            return None
+        if response.status_code != 200:
+            return None
+        for family in text_string_to_metric_families(response.text):
+            if family.name not in (LATENCY_METRIC, SETTLE_METRIC):
+                continue
+            buckets = sorted(
+                (float(sample.labels["le"]), sample.value)
+                for sample in family.samples if sample.name.endswith("_bucket")
+            )
+            mine = found.setdefault(family.name, [])
+            if not mine:
+                mine.extend(buckets)
+            else:
+                found[family.name] = [
+                    (b, c + c2) for (b, c), (_, c2) in zip(mine, buckets, strict=True)
+                ]
+    return found or None
+
+
+def _window(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
+            metric: str = LATENCY_METRIC) -> ServerLatency | None:
+    if before is None or after is None or metric not in before or metric not in after:
+        return None
+    diff = [(bound, a - b) for (bound, a), (_, b) in zip(after[metric], before[metric],
+                                                         strict=True)]
+    return ServerLatency(
+        count=int(diff[-1][1]),
+        p50_ms=ms(histogram_quantile(diff, 0.50)),
+        p99_ms=ms(histogram_quantile(diff, 0.99)),
+    )
+
+
+def _latency(values: list[float]) -> Latency:
+    return Latency(samples=len(values), p50_ms=ms(percentile(values, 0.5)),
+                   p99_ms=ms(percentile(values, 0.99)))
+
+
+async def _accounts(http: httpx.AsyncClient, names: list[str], spawned: Spawned | None,
+                    ) -> list[str | BaseException]:
+    if spawned is not None:
+        return list(await seed_accounts(spawned.settings, names))
+
+    async def account(username: str) -> str:
+        body = {"username": username, "password": PASSWORD}
+        await post(http, "/auth/register", f"register {username}", json=body)
+        tokens = await post(http, "/auth/login", f"login {username}", json=body)
+        return str(tokens["access_token"])
+
+    return await bounded(SETUP_CONCURRENCY, [partial(account, n) for n in names])
+
+
+def _shares(options: Options, url: str, tokens: list[list[str]]) -> list[Share]:
+    k = options.client_processes
+    bounds = [len(tokens) * i // k for i in range(k + 1)]
+    think = (options.think_ms[0] / 1000, options.think_ms[1] / 1000)
+    return [
+        Share(i, url, bounds[i], tokens[bounds[i]:bounds[i + 1]], options.variant,
+              options.stake, think, options.seed * 1000 + i)
+        for i in range(k)
+    ]
 
 
 async def run(options: Options, out: TextIO = sys.stderr) -> Report:
@@ -292,13 +320,16 @@ async def run(options: Options, out: TextIO = sys.stderr) -> Report:
     with workdir() as scratch:
         processes: list[Process] = []
         try:
-            spawned: Settings | None = None
+            spawned: Spawned | None = None
             if options.url is None:
-                url, server, spawned = await spawn_game_server(
-                    Path(scratch), options.database_url, options.profile_server
+                spawned = await spawn_game_server(
+                    Path(scratch), options.database_url, options.profile_server,
+                    options.server_processes, options.redis_url,
                 )
-                processes.append(server)
-                out.write(f"spawned a server at {url}\n")
+                processes.append(spawned.process)
+                url = spawned.url
+                out.write(f"spawned a server at {url} ({options.server_processes} "
+                          f"process{'es' if options.server_processes > 1 else ''})\n")
             else:
                 url = require_loopback(options.url)
             return await _run(options, url, Path(scratch), processes, out, spawned)
@@ -307,78 +338,246 @@ async def run(options: Options, out: TextIO = sys.stderr) -> Report:
                 process.stop()
 
 
+def _server_pids(spawned: Spawned | None) -> list[int]:
+    return procstat.tree(spawned.process.proc.pid) if spawned is not None else []
+
+
 async def _run(
     options: Options, url: str, scratch: Path, processes: list[Process], out: TextIO,
-    spawned: Settings | None,
+    spawned: Spawned | None,
 ) -> Report:
-    rng = random.Random(options.seed)
-    meter = Meter()
-    ws_url = "ws" + url[len("http"):]
     clients = options.tables * 4
-    limits = httpx.Limits(max_connections=SETUP_CONCURRENCY * 2)
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
-        out.write(f"setting up {options.tables} tables ({clients} clients) ...\n")
+    metrics_urls = spawned.metrics if spawned is not None else [f"{url}/metrics"]
+    failures: list[str] = []
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        out.write(f"setting up {options.tables} tables ({clients} clients, "
+                  f"{options.client_processes} client processes) ...\n")
         started = time.monotonic()
-        tables, failures, bots = await _set_up(http, ws_url, options, meter, rng, out, spawned)
+        rss_idle = procstat.rss_bytes(_server_pids(spawned))
+        prefix = f"lt_{secrets.token_hex(3)}_"
+        made = await _accounts(http, [f"{prefix}{i}" for i in range(clients)], spawned)
+        failures += [repr(m) for m in made if isinstance(m, BaseException)]
         if failures:
-            out.write(f"{len(failures)} set-up steps failed; the first: {failures[0]!r}\n")
-        setup_seconds = time.monotonic() - started
-        before = await _server_histogram(http)
-        elapsed = await _measure(options.seconds, meter, clients, "game", out)
-        after = await _server_histogram(http)
-        game = PhaseReport.of(meter, elapsed)
-        hands, errors, late = meter.hands, dict(meter.errors), dict(meter.late)
-        errors_total = sum(errors.values()) + len(failures) + meter.dropped
-        if failures:
-            errors["setup_failed"] = len(failures)
-        if meter.dropped:
-            errors["connections_dropped"] = meter.dropped
-        seated = [bot for table in tables for bot in table.bots]
-        await asyncio.gather(*(bot.leave() for bot in seated), return_exceptions=True)
-        await asyncio.gather(*(bot.close() for bot in bots), return_exceptions=True)
-        sizes = list(meter.sizes)
+            raise RuntimeError(f"{len(failures)} accounts failed; the first: {failures[0]}")
+        tokens = [[str(t) for t in made[4 * i:4 * i + 4]] for i in range(options.tables)]
+        out.write(f"  {clients} accounts in {time.monotonic() - started:.1f} s\n")
+        pool = Pool(_shares(options, url, tokens))
+        try:
+            ws_url = "ws" + url[len("http"):]
+            for step, args in (("sockets", {"ws_url": ws_url}), ("tables", {}), ("fourth", {})):
+                done = await pool.step(Command(step, args))
+                failures += [f for d in done for f in d.failures]
+                out.write(f"  {step}: {_summary(done)} at {time.monotonic() - started:.1f} s\n")
+                if step == "sockets":
+                    rss_sockets = procstat.rss_bytes(_server_pids(spawned))
+            setup_seconds = time.monotonic() - started
+            if options.warm_seconds:
+                out.write(f"  warming up for {options.warm_seconds:g} s ...\n")
+                await asyncio.sleep(options.warm_seconds)
+            rss_playing = procstat.rss_bytes(_server_pids(spawned))
+            result = await _measure_game(options, pool, http, metrics_urls, spawned, out)
+            rss_end = procstat.rss_bytes(_server_pids(spawned))
+            sizes = [s for d in result.done for s in d.values["sizes"]]
+            await pool.step(Command("leave"))
+            echo: PhaseReport | None = None
+            if options.echo:
+                echo = await _measure_echo(options, pool, scratch, processes, sizes, out)
+        finally:
+            pool.stop()
 
-    echo: PhaseReport | None = None
-    if options.echo:
-        echo_url, echo_server = await spawn_echo_server(scratch)
-        processes.append(echo_server)
-        echo = await _echo(echo_url, clients, sizes, options, rng, out)
-        if echo.dropped or echo.connections < clients:
-            out.write(f"echo: {echo.connections} of {clients} connections held\n")
+    errors: dict[str, int] = {}
+    late: dict[str, int] = {}
+    for d in result.done:
+        for code, n in d.values["errors"].items():
+            errors[code] = errors.get(code, 0) + n
+        for code, n in d.values["late"].items():
+            late[code] = late.get(code, 0) + n
+        failures += d.failures
+    if failures:
+        errors["setup_failed"] = len(failures)
+        out.write(f"{len(failures)} set-up steps failed; the first: {failures[0]}\n")
+    series = result.series
+    if series.dropped:
+        errors["connections_dropped"] = series.dropped
+    game = result.phase
     ratio = (
         round(game.messages_per_s / echo.messages_per_s, 3)
         if echo is not None and echo.messages_per_s > 0 else None
+    )
+    per_client = (
+        (rss_sockets - rss_idle) / clients
+        if rss_idle is not None and rss_sockets is not None else None
+    )
+    per_table = (
+        (rss_playing - rss_sockets) / options.tables
+        if rss_sockets is not None and rss_playing is not None else None
     )
     return Report(
         url=url,
         tables=options.tables,
         clients=clients,
+        think_ms=options.think_ms,
+        server_processes=options.server_processes if spawned is not None else None,
+        client_processes=options.client_processes,
         setup_seconds=round(setup_seconds, 2),
         game=game,
-        hands=hands,
-        errors=errors_total,
+        hands=sum(series.hands),
+        errors=sum(errors.values()),
         error_codes=errors,
         late_answers=late,
-        server=_window(before, after),
+        server=result.server,
+        burst=result.burst,
+        machine=MachineReport(
+            rss_idle_mib=_mib(rss_idle), rss_sockets_mib=_mib(rss_sockets),
+            rss_playing_mib=_mib(rss_playing), rss_end_mib=_mib(rss_end),
+            kib_per_client=None if per_client is None else round(per_client / 1024, 1),
+            kib_per_table=None if per_table is None else round(per_table / 1024, 1),
+            server_cores=result.server_cores, client_cores=result.client_cores,
+            core_busy=result.core_busy,
+        ),
         echo=echo,
         ratio=ratio,
         mean_message_bytes=round(sum(sizes) / len(sizes), 1) if sizes else None,
     )
 
 
-async def _echo(
-    url: str, clients: int, sizes: list[int], options: Options, rng: random.Random, out: TextIO
+def _mib(value: int | None) -> float | None:
+    return None if value is None else round(value / 2**20, 1)
+
+
+def _summary(done: list[Done]) -> str:
+    values: dict[str, int] = {}
+    for d in done:
+        for k, v in d.values.items():
+            values[k] = values.get(k, 0) + int(v)
+    failed = sum(len(d.failures) for d in done)
+    text = ", ".join(f"{k} {v}" for k, v in values.items()) or "done"
+    return text + (f" ({failed} failed)" if failed else "")
+
+
+@dataclass
+class GameResult:
+    series: Series
+    phase: PhaseReport
+    done: list[Done]
+    server: ServerLatency | None
+    burst: BurstReport | None
+    server_cores: float | None
+    client_cores: float | None
+    core_busy: list[float] | None
+
+
+async def _measure_game(
+    options: Options, pool: Pool, http: httpx.AsyncClient, metrics_urls: list[str],
+    spawned: Spawned | None, out: TextIO,
+) -> GameResult:
+    seconds = int(options.seconds)
+    series = Series(seconds)
+    progress = Progress(out, series, options.tables * 4, "game", len(pool.conns))
+    start = time.time() + 1.0
+    burst_at = None if options.burst_at is None else start + options.burst_at
+    scrapes: dict[int, dict[str, Buckets] | None] = {}
+    edges = {0, seconds}
+    if options.burst_at is not None:
+        edges |= {int(options.burst_at), min(seconds, int(options.burst_at + options.burst_window))}
+
+    async def scraper() -> None:
+        for k in range(seconds + 1):
+            delay = start + k - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if k == 0:
+                marks.append((procstat.cpu_seconds(_server_pids(spawned)),
+                              procstat.cpu_seconds(pool.pids()), procstat.CoreTimes.now()))
+            # /metrics only where a window starts or ends: a scrape costs the server too
+            scrapes[k] = await _scrape(http, metrics_urls) if k in edges else None
+            cpu = [procstat.cpu_seconds([pid]) or 0.0 for pid in _server_pids(spawned)]
+            if last_cpu and len(last_cpu) == len(cpu):
+                series.server_cpu.append([round(b - a, 2) for a, b in zip(last_cpu, cpu)])
+            last_cpu[:] = cpu
+        marks.append((procstat.cpu_seconds(_server_pids(spawned)),
+                      procstat.cpu_seconds(pool.pids()), procstat.CoreTimes.now()))
+
+    marks: list[tuple[float | None, float | None, procstat.CoreTimes | None]] = []
+    last_cpu: list[float] = []
+    scraping = asyncio.create_task(scraper())
+    args: dict[str, Any] = {"start": start, "seconds": seconds}
+    if burst_at is not None:
+        args |= {"burst_at": burst_at, "burst_every": options.burst_every,
+                 "back_after": BACK_AFTER}
+    done = await pool.step(Command("measure", args), progress.tick)
+    await scraping
+    progress.done()
+    messages = sum(series.sent) + sum(series.received)
+    all_latencies = series.window(0, seconds)
+    phase = PhaseReport(
+        connections=series.open[-1] if series.open else 0,
+        dropped=series.dropped,
+        seconds=float(seconds),
+        messages=messages,
+        messages_per_s=round(messages / seconds, 1),
+        latency_p50_ms=ms(percentile(all_latencies, 0.5)),
+        latency_p99_ms=ms(percentile(all_latencies, 0.99)),
+        latency_samples=len(all_latencies),
+    )
+    burst = None
+    if options.burst_at is not None:
+        first = int(options.burst_at)
+        last = min(seconds, first + int(options.burst_window))
+        outside = series.window(0, first, "steady") + series.window(last, seconds, "steady")
+        quiet_before = scrapes.get(first)
+        burst = BurstReport(
+            at_second=first,
+            window_seconds=last - first,
+            tables=sum(int(d.values["burst_tables"]) for d in done),
+            others_client=_latency(series.window(first, last, "steady")),
+            others_outside_client=_latency(outside),
+            server=_window(quiet_before, scrapes.get(last)),
+            settle=_window(quiet_before, scrapes.get(last), SETTLE_METRIC),
+        )
+    (cpu0, client0, cores0), (cpu1, client1, cores1) = marks
+    return GameResult(
+        series=series, phase=phase, done=done,
+        server=_window(scrapes.get(0), scrapes.get(seconds)),
+        burst=burst,
+        server_cores=None if cpu0 is None or cpu1 is None else round((cpu1 - cpu0) / seconds, 3),
+        client_cores=(
+            None if client0 is None or client1 is None else round((client1 - client0) / seconds, 3)
+        ),
+        core_busy=None if cores0 is None or cores1 is None else cores1.busy_since(cores0),
+    )
+
+
+async def _measure_echo(
+    options: Options, pool: Pool, scratch: Path, processes: list[Process], sizes: list[int],
+    out: TextIO,
 ) -> PhaseReport:
-    meter = Meter()
-    echoes = [EchoClient(meter, random.Random(rng.random()), sizes) for _ in range(clients)]
-    opened = await _bounded(SETUP_CONCURRENCY * 4, [partial(e.open, url) for e in echoes])
-    live = [e for e, r in zip(echoes, opened, strict=True) if not isinstance(r, BaseException)]
-    seconds = options.echo_seconds or min(options.seconds, 10.0)
-
-    async def work(until: float) -> None:
-        await asyncio.gather(*(e.run(until) for e in live), return_exceptions=True)
-
-    elapsed = await _measure(seconds, meter, clients, "echo", out, work)
-    report = PhaseReport.of(meter, elapsed)
-    await asyncio.gather(*(e.close() for e in echoes), return_exceptions=True)
-    return report
+    url, echo_servers = await spawn_echo_servers(scratch, options.server_processes)
+    processes += echo_servers
+    seconds = int(options.echo_seconds or min(options.seconds, 10.0))
+    series = Series(seconds)
+    progress = Progress(out, series, options.tables * 4, "echo", len(pool.conns))
+    rng = random.Random(options.seed)
+    sample = rng.sample(sizes, min(len(sizes), 2000)) if sizes else [200]
+    opened = await pool.step(Command("echo_open", {"url": url, "sizes": sample}))
+    out.write(f"echo: {_summary(opened)}\n")
+    await pool.step(Command("echo", {"start": time.time() + 1.0, "seconds": seconds}),
+                    progress.tick)
+    progress.done()
+    latencies = series.window(0, seconds)
+    messages = sum(series.sent) + sum(series.received)
+    connections = series.open[-1] if series.open else 0
+    if connections < options.tables * 4:
+        failed = sum(len(d.failures) for d in opened)
+        out.write(f"echo: {connections} of {options.tables * 4} connections held ({failed} "
+                  "failed to open)\n")
+    return PhaseReport(
+        connections=connections,
+        dropped=series.dropped,
+        seconds=float(seconds),
+        messages=messages,
+        messages_per_s=round(messages / seconds, 1),
+        latency_p50_ms=ms(percentile(latencies, 0.5)),
+        latency_p99_ms=ms(percentile(latencies, 0.99)),
+        latency_samples=len(latencies),
+    )

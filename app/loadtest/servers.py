@@ -1,7 +1,7 @@
 """The processes a load run starts: the server under test (`--spawn`) and the echo server.
 
-Both listen on a free loopback port in a subprocess of their own, so that they do not share
-the load test's event loop. The spawned game server is `python -m app` on a fresh SQLite file
+Both listen on a free loopback port in subprocesses of their own, so that they do not share
+the load test's event loops. The spawned game server is `python -m app` on a fresh SQLite file
 (or the `--database-url` given), with cheap Argon2 parameters so that thousands of accounts
 register in seconds, a random JWT secret, warnings-only logs, and no request limit or
 cap on the sockets one address may open in the way of its loopback clients (every bot
@@ -11,6 +11,7 @@ connects from 127.0.0.1).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import os
 import secrets
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -126,12 +128,43 @@ async def wait_port(port: int, process: Process) -> None:
     raise RuntimeError(f"the echo server did not listen in {START_TIMEOUT:g} s")
 
 
+@dataclass(frozen=True)
+class Spawned:
+    """A game server the load test started: its base URL, its process (with `processes`
+    > 1 a supervisor whose children are the workers), the settings it was given (the
+    database and the JWT secret) and where each of its processes' /metrics is."""
+
+    url: str
+    process: Process
+    settings: Settings
+    metrics: list[str]
+
+
+def free_ports(n: int) -> int:
+    """The first of `n` consecutive free loopback ports."""
+    for _ in range(100):
+        first = free_port()
+        if first + n > 65535:
+            continue
+        try:
+            with contextlib.ExitStack() as stack:
+                for port in range(first, first + n):
+                    s = stack.enter_context(socket.socket())
+                    s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+    raise RuntimeError(f"no {n} consecutive free ports")
+
+
 async def spawn_game_server(
-    workdir: Path, database_url: str | None = None, profile: Path | None = None
-) -> tuple[str, Process, Settings]:
-    """Start `python -m app` on a free loopback port; its base URL, its process and the
-    settings it was given (the database and the JWT secret). With `profile` the server
-    runs under cProfile and writes its stats there when it stops."""
+    workdir: Path, database_url: str | None = None, profile: Path | None = None,
+    processes: int = 1, redis_url: str | None = None,
+) -> Spawned:
+    """Start `python -m app` on a free loopback port. With `profile` the server runs under
+    cProfile and writes its stats there when it stops. With `processes` > 1 it is
+    `PROCESSES=N python -m app` (which needs PostgreSQL and `redis_url`), each worker's
+    /metrics on a port of its own."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_MODE")}
     env.update(CHEAP_ARGON2 | UNTHROTTLED)
@@ -144,36 +177,53 @@ async def spawn_game_server(
         MIGRATE_ON_START="true",
         # every bot's socket comes from this machine's one address
         WS_CONNECTIONS_PER_ADDRESS="1000000",
+        MAX_CONNECTIONS_PER_PEER="1000000",
         # 托管 plays at once: a load run measures the server, not a human pace
         BOT_DELAY_MS="0",
     )
+    url = f"http://127.0.0.1:{port}"
+    metrics = [f"{url}/metrics"]
+    if processes > 1:
+        if redis_url is None or database_url is None:
+            raise ValueError("several server processes need --database-url and --redis-url")
+        first = free_ports(processes)
+        env.update(PROCESSES=str(processes), REDIS_URL=redis_url, METRICS_PORT=str(first),
+                   NODE_ID=f"load-{secrets.token_hex(2)}")
+        metrics = [f"http://127.0.0.1:{first + i}/metrics" for i in range(processes)]
     command = [sys.executable, "-m", "app"]
     if profile is not None:
         command = [sys.executable, "-m", "app.loadtest.profiled", str(profile.resolve())]
     # a profiled server is slower to shut down, and writes its stats only if it gets to
-    process = Process(command, env, workdir / "server.log", 120.0 if profile else 15.0)
-    url = f"http://127.0.0.1:{port}"
+    process = Process(command, env, workdir / "server.log", 120.0 if profile else 35.0)
     try:
         await wait_http(f"{url}/health", process)
+        for address in metrics:  # every worker serves
+            await wait_http(address, process)
     except BaseException:
         process.stop()
         raise
-    return url, process, Settings(database_url=env["DATABASE_URL"], jwt_secret=env["JWT_SECRET"])
+    settings = Settings(database_url=env["DATABASE_URL"], jwt_secret=env["JWT_SECRET"])
+    return Spawned(url, process, settings, metrics)
 
 
-async def spawn_echo_server(workdir: Path) -> tuple[str, Process]:
-    """Start the bare echo server (`python -m app.loadtest.echo`); its ws:// URL."""
+async def spawn_echo_servers(workdir: Path, processes: int = 1) -> tuple[str, list[Process]]:
+    """Start `processes` bare echo servers (`python -m app.loadtest.echo`) on one port;
+    its ws:// URL."""
     port = free_port()
-    process = Process(
-        [sys.executable, "-m", "app.loadtest.echo", str(port)], dict(os.environ),
-        workdir / "echo.log",
-    )
+    started: list[Process] = []
     try:
-        await wait_port(port, process)
+        for i in range(processes):
+            started.append(Process(
+                [sys.executable, "-m", "app.loadtest.echo", str(port)], dict(os.environ),
+                workdir / f"echo-{i}.log",
+            ))
+        for process in started:
+            await wait_port(port, process)
     except BaseException:
-        process.stop()
+        for process in started:
+            process.stop()
         raise
-    return f"ws://127.0.0.1:{port}/", process
+    return f"ws://127.0.0.1:{port}/", started
 
 
 def workdir() -> tempfile.TemporaryDirectory[str]:

@@ -32,6 +32,7 @@ class Meter:
     opened: int = 0
     dropped: int = 0  # closed by the server or the network while the run went on
     latencies: list[float] = field(default_factory=list)  # seconds
+    steady: list[float] = field(default_factory=list)  # those of tables outside a burst
     errors: Counter[str] = field(default_factory=Counter)
     late: Counter[str] = field(default_factory=Counter)
     sizes: list[int] = field(default_factory=list)
@@ -52,6 +53,7 @@ class Meter:
         """Start counting afresh (after the set-up): connections stay as they are."""
         self.sent = self.received = self.hands = self.dropped = 0
         self.latencies = []
+        self.steady = []
         self.errors = Counter()
         self.late = Counter()
 
@@ -86,17 +88,57 @@ class PhaseReport(BaseModel):
 
 
 class ServerLatency(BaseModel):
-    """The server's own action-to-broadcast histogram over the window (from /metrics)."""
+    """A server histogram over a window (from /metrics, every process added up)."""
 
     count: int
     p50_ms: float | None
     p99_ms: float | None
 
 
+class Latency(BaseModel):
+    """Client-side action-to-broadcast latency over some actions."""
+
+    samples: int
+    p50_ms: float | None
+    p99_ms: float | None
+
+
+class BurstReport(BaseModel):
+    """A settlement burst: one seat of `tables` tables left at `at_second` (an escape each,
+    settled at once); the other tables' actions over the window and outside it."""
+
+    at_second: int
+    window_seconds: int
+    tables: int
+    others_client: Latency  # the other tables' actions in the window, client side
+    others_outside_client: Latency  # the same tables' actions outside the window
+    server: ServerLatency | None  # every action the server handled in the window
+    settle: ServerLatency | None  # hand end to stored, for hands stored in the window
+
+
+class MachineReport(BaseModel):
+    """The server's memory (VmRSS of all its processes) at four moments, what that makes per
+    client and per live table, and the CPU used while measuring (cores: CPU seconds per
+    second; core_busy: each core of the machine, 0..1)."""
+
+    rss_idle_mib: float | None  # started, nothing connected
+    rss_sockets_mib: float | None  # every client's socket open and said hello
+    rss_playing_mib: float | None  # every table playing (after the warm-up)
+    rss_end_mib: float | None
+    kib_per_client: float | None  # (sockets - idle) / clients
+    kib_per_table: float | None  # (playing - sockets) / tables
+    server_cores: float | None
+    client_cores: float | None
+    core_busy: list[float] | None
+
+
 class Report(BaseModel):
     url: str
     tables: int
     clients: int
+    think_ms: tuple[float, float]
+    server_processes: int | None  # None: not spawned by the run
+    client_processes: int
     setup_seconds: float
     game: PhaseReport
     hands: int
@@ -104,15 +146,25 @@ class Report(BaseModel):
     error_codes: dict[str, int]
     late_answers: dict[str, int]  # answers that crossed a newer event (stale, not your turn)
     server: ServerLatency | None
+    burst: BurstReport | None
+    machine: MachineReport
     echo: PhaseReport | None
     ratio: float | None  # game messages/s over echo messages/s
     mean_message_bytes: float | None
 
     def text(self) -> str:
         game = self.game
+        think = "at once" if self.think_ms[1] == 0 else (
+            f"think {self.think_ms[0]:g}-{self.think_ms[1]:g} ms")
+        processes = (
+            f"{self.server_processes} server process{'es' if self.server_processes != 1 else ''}, "
+            if self.server_processes is not None else ""
+        )
         lines = [
             (
-                f"load run against {self.url}: {self.tables} tables, {self.clients} clients "
+                f"load run against {self.url}: {self.tables} tables, {self.clients} clients, "
+                f"{think}, {processes}{self.client_processes} client "
+                f"process{'es' if self.client_processes != 1 else ''} "
                 f"(set up in {self.setup_seconds:.1f} s)"
             ),
             f"  connections held      {game.connections} (dropped {game.dropped})",
@@ -131,10 +183,45 @@ class Report(BaseModel):
                 f"  server histogram      p50 {_fmt(self.server.p50_ms)}  p99 "
                 f"{_fmt(self.server.p99_ms)}  ({self.server.count} actions)"
             )
+        if self.burst is not None:
+            b = self.burst
+            lines.append(
+                f"  settlement burst      {b.tables} tables' hands ended at {b.at_second} s; "
+                f"the next {b.window_seconds} s:"
+            )
+            lines.append(
+                f"    other tables        p50 {_fmt(b.others_client.p50_ms)}  p99 "
+                f"{_fmt(b.others_client.p99_ms)}  (client side, {b.others_client.samples} "
+                f"actions; outside the window p50 {_fmt(b.others_outside_client.p50_ms)}  p99 "
+                f"{_fmt(b.others_outside_client.p99_ms)})"
+            )
+            if b.server is not None:
+                lines.append(
+                    f"    server histogram    p50 {_fmt(b.server.p50_ms)}  p99 "
+                    f"{_fmt(b.server.p99_ms)}  ({b.server.count} actions)"
+                )
+            if b.settle is not None:
+                lines.append(
+                    f"    hand end -> stored  p50 {_fmt(b.settle.p50_ms)}  p99 "
+                    f"{_fmt(b.settle.p99_ms)}  ({b.settle.count} hands)"
+                )
         codes = ", ".join(f"{k} {v}" for k, v in sorted(self.error_codes.items())) or "none"
         late = ", ".join(f"{k} {v}" for k, v in sorted(self.late_answers.items())) or "none"
         lines.append(f"  errors                {self.errors} ({codes})")
         lines.append(f"  late answers          {late}")
+        m = self.machine
+        if m.rss_idle_mib is not None:
+            lines.append(
+                f"  server memory (RSS)   idle {m.rss_idle_mib} MiB, sockets open "
+                f"{m.rss_sockets_mib} MiB, playing {m.rss_playing_mib} MiB, end "
+                f"{m.rss_end_mib} MiB: {m.kib_per_client} KiB per client, "
+                f"{m.kib_per_table} KiB per table"
+            )
+        if m.server_cores is not None or m.core_busy is not None:
+            lines.append(
+                f"  CPU                   server {m.server_cores} cores, clients "
+                f"{m.client_cores} cores; each core busy {m.core_busy}"
+            )
         if self.echo is not None:
             echo = self.echo
             lines.append(

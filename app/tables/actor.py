@@ -130,6 +130,7 @@ SeatPoints = Callable[[tuple[int, int, int, int]], Awaitable[tuple[int, int, int
 
 ROUNDS_PER_SESSION = 4  # a 版 is four 圈 (RULES.md 1)
 POINTS_RETRY_SECONDS = 1.0  # a deal whose points could not be read waits this long
+DEALING_POLL = 0.25  # seconds between looks at whether a room's session may deal
 
 class HandObserver(Protocol):
     """Told of every hand dealt and every action applied, in order (the cluster's journal,
@@ -239,6 +240,9 @@ class Table:
         self.may_deal: Callable[[], bool] | None = None
         # the spectators' copy of every event (no concealed tile); None: nobody watches
         self.public: Public | None = None
+        # `tick_forever`: set when the next deadline may have moved; the one it slept on
+        self.wake = asyncio.Event()
+        self.wake_seen: float | None = None
 
     # --- what callers may read ------------------------------------------------------------
 
@@ -319,6 +323,37 @@ class Table:
             await self._recover()
         if self._on_seats_changed is not None and self._seat_summary() != before:
             self._on_seats_changed()
+        if isinstance(msg, Tick) or self.next_wake() != self.wake_seen:
+            self.wake.set()
+
+    def poke(self) -> None:
+        """The caller changed the table outside the inbox (a seat taken or freed between
+        hands): `tick_forever` looks at the deadlines again."""
+        self.wake.set()
+
+    def next_wake(self) -> float | None:
+        """When (on `clock`) a `Tick` could next change something: the earliest deadline of
+        a pending prompt (or of the server's play of a bot or 托管 seat), or the ready timer
+        between hands with four seated; None when only a message can (paused, a seat
+        empty, a result being stored). A private room whose session may not deal yet is
+        looked at again every `DEALING_POLL` seconds (its count is not a message)."""
+        if self._paused:
+            return None
+        state = self._live()
+        if state is None:
+            due = self._next_hand_at
+            if due is None or self._storing or not self._seated():
+                return None
+            return due if self._dealing() else self.clock.now() + DEALING_POLL
+        wakes = []
+        for seat in pending_seats(state):
+            prompt = self._prompts.get(seat)
+            if prompt is None:
+                continue
+            wakes.append(prompt.deadline)
+            if prompt.bot_at is not None and self.seats[seat].autoplay:
+                wakes.append(prompt.bot_at)
+        return min(wakes, default=None)
 
     def _seat_summary(self) -> tuple[str | None, list[tuple[int | None, bool, bool, bool]]]:
         hand = self._hand_id if self._live() is not None else None
@@ -987,9 +1022,23 @@ class AdoptedHand:
     actions: Sequence[Action]
 
 
-async def tick_forever(table: Table, interval: float = 0.25) -> None:
-    """Post a `Tick` to the table every `interval` seconds: the only sleep of the shell,
-    outside the game logic (the actor compares deadlines with its clock on each tick)."""
+async def tick_forever(table: Table, longest: float = 5.0) -> None:
+    """Post a `Tick` to the table when its next deadline comes (`Table.next_wake`), and at
+    least every `longest` seconds: the only sleep of the shell, outside the game logic (the
+    actor compares deadlines with its clock on each tick). A table whose seats think, or
+    that waits for a player, costs nothing meanwhile; `Table.wake` is set when the deadline
+    may have moved (a message handled, a seat taken), which makes this look again."""
     while True:
-        await asyncio.sleep(interval)
+        table.wake.clear()
+        due = table.next_wake()
+        table.wake_seen = due
+        delay = longest if due is None else min(longest, due - table.clock.now())
+        if delay > 0:
+            try:
+                async with asyncio.timeout(delay):
+                    await table.wake.wait()
+                continue  # the deadline may have moved: look again
+            except TimeoutError:
+                pass
         table.submit(Tick())
+        await table.wake.wait()  # set once the Tick is handled

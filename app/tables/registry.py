@@ -127,7 +127,6 @@ log = logging.getLogger(__name__)
 MIN_BALANCE_PER_STAKE = 100
 """To sit at a table a player needs at least 100 x its stake in silver (银两)."""
 
-TICK_SECONDS = 0.25
 STORE_RETRY_FIRST = 0.2  # seconds before storing a hand is tried again, doubling each time
 STORE_RETRY_MAX = 5.0  # up to this many seconds between tries
 STOP_GRACE = 2.0  # seconds a stopping actor has to finish storing a hand
@@ -263,12 +262,14 @@ class TableRegistry:
         max_spectators: int = MAX_SPECTATORS,
         chat_burst: int = CHAT_BURST,
         chat_refill_seconds: float = CHAT_REFILL_SECONDS,
-        settle_concurrency: int = 4,
+        store_concurrency: int = 4,
     ) -> None:
         self._sessions = sessions
-        # hands stored at once; the others wait their turn (`_on_hand_end`)
-        self._settle_gate = asyncio.Semaphore(settle_concurrency)
+        # hands stored at once, and table_state reads: the others wait their turn (`_store`,
+        # `_profiles`)
+        self._settle_gate = asyncio.Semaphore(store_concurrency)
         self._settle_waiting = 0
+        self._profiles_gate = asyncio.Semaphore(store_concurrency)
         self.max_spectators = max_spectators  # per table
         self._chat = ChatLimits(chat_burst, chat_refill_seconds)
         self.bot_pace = bot_pace or BotPace()  # how fast bots and 托管 play (settings)
@@ -348,7 +349,7 @@ class TableRegistry:
                 self.rooms.served(live)
         live.tasks = [
             asyncio.create_task(table.run(), name=f"table-{table_id}"),
-            asyncio.create_task(tick_forever(table, TICK_SECONDS), name=f"tick-{table_id}"),
+            asyncio.create_task(tick_forever(table), name=f"tick-{table_id}"),
         ]
         self._tables[table_id] = live
         self._held[table_id] = frozenset()
@@ -384,6 +385,7 @@ class TableRegistry:
         elif accounts[seat] is not None:
             raise TableError("seat_taken", f"seat {seat} is taken")
         live.table.seats[seat] = SeatState(account_id, autoplay=bot, house_bot=bot)
+        live.table.poke()  # four seated: the ready timer may deal
         if live.spectators.pop(account_id, None) is not None:  # watched, plays now
             self._spectators_changed(live)
         self._lost.pop((table_id, seat), None)  # what the seat's last holder missed
@@ -491,6 +493,7 @@ class TableRegistry:
             raise TableError("wrong_table", "you do not sit at this table")
         if live.table.hand is None:
             live.table.seats[seat] = SeatState(None)
+            live.table.poke()
             self.announce(table_id)
             self._seats_moved(table_id)
             return
@@ -577,6 +580,7 @@ class TableRegistry:
             live.table.seats[seat].banned = True
             if live.table.hand is None:
                 live.table.seats[seat] = SeatState(None)
+                live.table.poke()
                 self.announce(live.table_id)
                 self._seats_moved(live.table_id)
             else:
@@ -852,8 +856,9 @@ class TableRegistry:
                     self._release(table_id, seat)
 
     async def _profiles(self, accounts: set[int]) -> dict[int, tuple[str, int]]:
-        """Each account's name and silver, as the store has them now."""
-        async with self._sessions() as session, session.begin():
+        """Each account's name and silver, as the store has them now (a few reads at once,
+        like the stores: a burst of endings changes many tables' seats together)."""
+        async with self._profiles_gate, self._sessions() as session, session.begin():
             rows = await session.execute(
                 select(Account.id, Account.username, Account.balance).where(
                     Account.id.in_(sorted(accounts))
@@ -1146,7 +1151,7 @@ class TableRegistry:
         return True
 
     async def _store(self, record: HandRecordData, stake: int, ended_at: datetime) -> None:
-        """One attempt at storing a hand, when its turn comes: at most `settle_concurrency`
+        """One attempt at storing a hand, when its turn comes: at most `store_concurrency`
         hands are stored at once, so that a burst of endings keeps a bounded share of the
         event loop and every other table's actions go on meanwhile (docs/architecture.md,
         "Settlement bursts")."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from app.loadtest.run import BUSY_RETRIES, _post
+from app.loadtest.worker import BUSY_RETRIES, post
 
 BUSY = {"error": {"code": "busy", "message": "the server is busy; try again", "details": None}}
 
@@ -26,7 +26,7 @@ def _server(busy_answers: int) -> tuple[httpx.AsyncClient, list[int]]:
 async def test_a_busy_answer_is_retried_until_it_succeeds() -> None:
     client, calls = _server(busy_answers=2)
     async with client:
-        assert await _post(client, "/tables/T1/sit", "sit", json={"seat": 3}) == {"seat": 3}
+        assert await post(client, "/tables/T1/sit", "sit", json={"seat": 3}) == {"seat": 3}
     assert len(calls) == 3
 
 
@@ -34,5 +34,5 @@ async def test_a_server_that_stays_busy_fails_the_step() -> None:
     client, calls = _server(busy_answers=99)
     async with client:
         with pytest.raises(RuntimeError, match="sit: HTTP 503"):
-            await _post(client, "/tables/T1/sit", "sit", json={"seat": 3})
+            await post(client, "/tables/T1/sit", "sit", json={"seat": 3})
     assert len(calls) == BUSY_RETRIES

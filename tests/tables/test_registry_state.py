@@ -28,7 +28,8 @@ async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Datab
         return await read_profiles(accounts)
 
     registry._profiles = slow_profiles  # type: ignore[method-assign]
-    live = registry.create("lishui", 1, timers=Timers(ready=0.0))
+    # a short ready timer: the test sees each deal (with none, hands follow at once)
+    live = registry.create("lishui", 1, timers=Timers(ready=0.1))
     sinks = {account: Sink() for account in ids}
     try:
         for account in ids:

@@ -1,4 +1,4 @@
-"""Hands ending together are stored a few at a time (`SETTLE_CONCURRENCY`): a burst of
+"""Hands ending together are stored a few at a time (`STORE_CONCURRENCY`): a burst of
 endings waits its turn instead of queueing all its database work ahead of the other tables'
 actions (docs/architecture.md, "Settlement bursts"). Every hand shown as ended is still
 stored and paid exactly once, and the tables whose hands wait go on afterwards."""
@@ -65,7 +65,7 @@ async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_pa
 
     monkeypatch.setattr(registry_module, "store_hand", slow_store)
     accounts = await _accounts(db, 4 * TABLES)
-    registry = TableRegistry(db.sessions, settle_concurrency=GATE)
+    registry = TableRegistry(db.sessions, store_concurrency=GATE)
     sinks = {a: Sink() for a in accounts}
     try:
         for t in range(TABLES):
@@ -75,9 +75,9 @@ async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_pa
                 registry.sit(live.table_id, account, bot=True)
         # bots play at once: every table ends a hand within moments of the others
         await until(lambda: stored >= 4 * TABLES, 60, "four hands per table stored")
-        await until(lambda: in_flight == 0, 10, "the last stores to finish")
     finally:
         await registry.stop()
+    await until(lambda: in_flight == 0, 10, "the last stores to finish")
     assert most == GATE  # they did pile up, and never more than the gate were stored at once
     ended = _ended(sinks)
     assert len(ended) >= 4 * TABLES
