@@ -31,11 +31,14 @@ class Away(_Model):
 
 
 class ToAccount(_Model):
-    """A server message for the account whose socket this node holds (raw server JSON)."""
+    """A server message for the account whose socket this node holds (raw server JSON).
+    With `type` it is the text exactly as the socket sends it (a table's event or prompt,
+    written by `app.protocol.encode`): passed on as is, neither parsed nor written again."""
 
     kind: Literal["to_account"] = "to_account"
     account: int
     message: str
+    type: str | None = None
 
 
 class ToSpectators(_Model):

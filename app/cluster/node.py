@@ -256,6 +256,9 @@ class RedisNetwork(Network):
     def deliver(self, account_id: int, message: ServerMessage) -> None:
         self.routing.deliver(account_id, message)
 
+    def deliver_encoded(self, account_id: int, encoded: Encoded) -> None:
+        self.routing.deliver_encoded(account_id, encoded)
+
     def deliver_watched(self, node: str, accounts: list[int], encoded: Encoded) -> None:
         self.routing.deliver_watched(node, accounts, encoded)
 

@@ -142,6 +142,16 @@ class Routing:
             [node.keys.channel_prefix, payload.model_dump_json()],
         )
 
+    def deliver_encoded(self, account_id: int, encoded: Encoded) -> None:
+        """`deliver` for a message already written as its wire text."""
+        node = self._node
+        payload = ToAccount(account=account_id, message=encoded.text, type=encoded.type)
+        node.writer.put(
+            self._route_account,
+            [node.keys.online(account_id)],
+            [node.keys.channel_prefix, payload.model_dump_json()],
+        )
+
     def deliver_watched(self, node_id: str, accounts: list[int], encoded: Encoded) -> None:
         payload = ToSpectators(accounts=accounts, type=encoded.type, message=encoded.text)
         self._node.publish(node_id, payload.model_dump_json())
@@ -187,7 +197,12 @@ class Routing:
     def to_account(self, message: ToAccount) -> None:
         """A message for an account whose socket is here."""
         sink = self.sinks.get(message.account)
-        if sink is not None:
+        if sink is None:
+            return
+        deliver_encoded = getattr(sink, "deliver_encoded", None)
+        if message.type is not None and deliver_encoded is not None:
+            deliver_encoded(Encoded(message.type, message.message))
+        else:
             sink.deliver(SERVER_MESSAGE.validate_json(message.message))
 
     def to_spectators(self, message: ToSpectators) -> None:

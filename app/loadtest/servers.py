@@ -187,8 +187,9 @@ async def spawn_game_server(
         if redis_url is None or database_url is None:
             raise ValueError("several server processes need --database-url and --redis-url")
         first = free_ports(processes)
+        run = secrets.token_hex(3)  # keys of its own: no table of an earlier run is adopted
         env.update(PROCESSES=str(processes), REDIS_URL=redis_url, METRICS_PORT=str(first),
-                   NODE_ID=f"load-{secrets.token_hex(2)}")
+                   NODE_ID=f"load-{run}", REDIS_PREFIX=f"load-{run}:")
         metrics = [f"http://127.0.0.1:{first + i}/metrics" for i in range(processes)]
     command = [sys.executable, "-m", "app"]
     if profile is not None:

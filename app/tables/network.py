@@ -122,6 +122,11 @@ class Network(Protocol):
         """A message for an account whose socket is not on this node."""
         return
 
+    def deliver_encoded(self, account_id: int, encoded: Encoded) -> None:
+        """`deliver` for a message already written as its wire text (a table's event or
+        prompt): the other node sends the text as it is."""
+        return
+
     def deliver_watched(self, node: str, accounts: list[int], encoded: Encoded) -> None:
         """A message of a watched table for spectators whose sockets `node` holds (one
         message per node, however many of its sockets watch): that node queues it for

@@ -778,7 +778,7 @@ class TableRegistry:
         try:
             if sink is None:
                 if account is not None and self.network.remote:  # a socket on another node
-                    self.network.deliver(account, wire_message(live, seat, item))
+                    self.network.deliver_encoded(account, encoded_message(live, seat, item))
                 elif account is not None:  # kept for the seat's next connection
                     lost = item.seq if isinstance(item, EventOut) else live.table.seq + 1
                     self._lost.setdefault((table_id, seat), lost)
