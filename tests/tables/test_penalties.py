@@ -16,7 +16,7 @@ from app.rules.hand import HandState, legal_actions, new_hand, pending_seats, st
 from app.rules.selfplay import bot_factory, play_hand
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
-from app.store import disconnects, ledger
+from app.store import disconnects
 from app.store.db import Database
 from app.store.models import Account, LedgerEntry
 from app.store.ranks import stats_of
@@ -28,6 +28,7 @@ from app.tables.penalties import (
     settle_disconnects,
 )
 from app.tables.registry import TableRegistry
+from tests.funded import funded_accounts
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 STAKE = 10
@@ -35,16 +36,7 @@ LISHUI = get_ruleset("lishui")
 
 
 async def _accounts(db: Database, n: int = 4, balance: int = 10000) -> list[int]:
-    async with db.sessions() as s, s.begin():
-        known = (await s.execute(select(func.count()).select_from(Account))).scalar_one()
-        made = [Account(username=f"d{known + i}", password_hash="x", balance=0) for i in range(n)]
-        s.add_all(made)
-        await s.flush()
-        ids = [a.id for a in made]
-    for account_id in ids:
-        async with db.sessions() as s:
-            await ledger.grant_signup(s, account_id, balance)
-    return ids
+    return await funded_accounts(db, n, "d", balance)
 
 
 async def _balances(db: Database, ids: Sequence[int]) -> list[int]:

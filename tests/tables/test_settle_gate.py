@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 
 from app.protocol import EventMessage
-from app.store import ledger
 from app.store.db import Database
-from app.store.models import Account
 from app.tables import registry as registry_module
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
+from tests.funded import funded_accounts
 from tests.outage import check_hands_paid
 from tests.sinks import Sink
 from tests.waits import until
@@ -26,16 +25,6 @@ TABLES = 6
 GATE = 2
 
 
-async def _accounts(db: Database, n: int) -> list[int]:
-    async with db.sessions() as s, s.begin():
-        made = [Account(username=f"g{i}", password_hash="x", balance=0) for i in range(n)]
-        s.add_all(made)
-        await s.flush()
-        ids = [a.id for a in made]
-    for account_id in ids:
-        async with db.sessions() as s:
-            await ledger.grant_signup(s, account_id, 100_000)
-    return ids
 
 
 def _ended(sinks: dict[int, Sink]) -> dict[str, list[int]]:
@@ -64,7 +53,7 @@ async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_pa
             in_flight -= 1
 
     monkeypatch.setattr(registry_module, "store_hand", slow_store)
-    accounts = await _accounts(db, 4 * TABLES)
+    accounts = await funded_accounts(db, 4 * TABLES, "g")
     registry = TableRegistry(db.sessions, store_concurrency=GATE)
     sinks = {a: Sink() for a in accounts}
     try:

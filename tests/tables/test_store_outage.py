@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import func, select
 
 from app.protocol import EventMessage, TableStateMessage
-from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, HandRecord
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.conftest import POSTGRES_URL
+from tests.funded import funded_accounts
 from tests.outage import check_hands_paid, refusing_connections
 from tests.sinks import Sink
 from tests.waits import until
@@ -30,16 +30,6 @@ FAST = Timers(discard=60, claim=60, decide=60, ready=0.05)
 TABLES = 4
 
 
-async def _accounts(db: Database, n: int) -> list[int]:
-    async with db.sessions() as s, s.begin():
-        made = [Account(username=f"o{i}", password_hash="x", balance=0) for i in range(n)]
-        s.add_all(made)
-        await s.flush()
-        ids = [a.id for a in made]
-    for account_id in ids:
-        async with db.sessions() as s:
-            await ledger.grant_signup(s, account_id, 100_000)
-    return ids
 
 
 def _ended(sinks: dict[int, Sink]) -> dict[str, list[int]]:
@@ -56,7 +46,7 @@ async def test_hands_ending_while_the_database_is_away_are_stored_before_they_ar
     db: Database, database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="app.tables.registry")
-    accounts = await _accounts(db, 4 * TABLES)
+    accounts = await funded_accounts(db, 4 * TABLES, "o")
     registry = TableRegistry(db.sessions)
     sinks = {a: Sink() for a in accounts}
     tables = []
