@@ -153,6 +153,21 @@ class Series:
         self.steady[s] += tick.steady
         self.lag[s] = max(self.lag[s], tick.lag)
 
+    def phase(self) -> PhaseReport:
+        """The whole phase: connections at its end, messages, latency."""
+        messages = sum(self.sent) + sum(self.received)
+        latencies = self.window(0, self.seconds)
+        return PhaseReport(
+            connections=self.open[-1] if self.open else 0,
+            dropped=self.dropped,
+            seconds=float(self.seconds),
+            messages=messages,
+            messages_per_s=round(messages / self.seconds, 1),
+            latency_p50_ms=ms(percentile(latencies, 0.5)),
+            latency_p99_ms=ms(percentile(latencies, 0.99)),
+            latency_samples=len(latencies),
+        )
+
     def window(self, first: int, last: int, which: str = "latencies") -> list[float]:
         rows: list[list[float]] = getattr(self, which)
         return [v for row in rows[first:last] for v in row]
@@ -508,18 +523,7 @@ async def _measure_game(
     done = await pool.step(Command("measure", args), progress.tick)
     await scraping
     progress.done()
-    messages = sum(series.sent) + sum(series.received)
-    all_latencies = series.window(0, seconds)
-    phase = PhaseReport(
-        connections=series.open[-1] if series.open else 0,
-        dropped=series.dropped,
-        seconds=float(seconds),
-        messages=messages,
-        messages_per_s=round(messages / seconds, 1),
-        latency_p50_ms=ms(percentile(all_latencies, 0.5)),
-        latency_p99_ms=ms(percentile(all_latencies, 0.99)),
-        latency_samples=len(all_latencies),
-    )
+    phase = series.phase()
     burst = None
     if options.burst_at is not None:
         first = int(options.burst_at)
@@ -564,20 +568,9 @@ async def _measure_echo(
     await pool.step(Command("echo", {"start": time.time() + 1.0, "seconds": seconds}),
                     progress.tick)
     progress.done()
-    latencies = series.window(0, seconds)
-    messages = sum(series.sent) + sum(series.received)
-    connections = series.open[-1] if series.open else 0
-    if connections < options.tables * 4:
+    phase = series.phase()
+    if phase.connections < options.tables * 4:
         failed = sum(len(d.failures) for d in opened)
-        out.write(f"echo: {connections} of {options.tables * 4} connections held ({failed} "
-                  "failed to open)\n")
-    return PhaseReport(
-        connections=connections,
-        dropped=series.dropped,
-        seconds=float(seconds),
-        messages=messages,
-        messages_per_s=round(messages / seconds, 1),
-        latency_p50_ms=ms(percentile(latencies, 0.5)),
-        latency_p99_ms=ms(percentile(latencies, 0.99)),
-        latency_samples=len(latencies),
-    )
+        out.write(f"echo: {phase.connections} of {options.tables * 4} connections held "
+                  f"({failed} failed to open)\n")
+    return phase

@@ -72,20 +72,6 @@ class PhaseReport(BaseModel):
     latency_p99_ms: float | None
     latency_samples: int
 
-    @classmethod
-    def of(cls, meter: Meter, seconds: float) -> PhaseReport:
-        messages = meter.sent + meter.received
-        return cls(
-            connections=meter.open,
-            dropped=meter.dropped,
-            seconds=round(seconds, 2),
-            messages=messages,
-            messages_per_s=round(messages / seconds, 1) if seconds > 0 else 0.0,
-            latency_p50_ms=ms(percentile(meter.latencies, 0.50)),
-            latency_p99_ms=ms(percentile(meter.latencies, 0.99)),
-            latency_samples=len(meter.latencies),
-        )
-
 
 class ServerLatency(BaseModel):
     """A server histogram over a window (from /metrics, every process added up)."""

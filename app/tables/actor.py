@@ -1022,17 +1022,21 @@ class AdoptedHand:
     actions: Sequence[Action]
 
 
-async def tick_forever(table: Table, longest: float = 5.0) -> None:
+async def tick_forever(table: Table, longest: float = 5.0, gap: float = 0.25) -> None:
     """Post a `Tick` to the table when its next deadline comes (`Table.next_wake`), and at
     least every `longest` seconds: the only sleep of the shell, outside the game logic (the
     actor compares deadlines with its clock on each tick). A table whose seats think, or
     that waits for a player, costs nothing meanwhile; `Table.wake` is set when the deadline
-    may have moved (a message handled, a seat taken), which makes this look again."""
+    may have moved (a message handled, a seat taken), which makes this look again. Ticks
+    are at least `gap` apart: a table of bots with no ready time deals at most four hands
+    a second, and a deadline that stays in the past cannot make a table spin."""
+    last = -gap
     while True:
         table.wake.clear()
         due = table.next_wake()
         table.wake_seen = due
-        delay = longest if due is None else min(longest, due - table.clock.now())
+        now = table.clock.now()
+        delay = longest if due is None else min(longest, max(due, last + gap) - now)
         if delay > 0:
             try:
                 async with asyncio.timeout(delay):
@@ -1040,5 +1044,6 @@ async def tick_forever(table: Table, longest: float = 5.0) -> None:
                 continue  # the deadline may have moved: look again
             except TimeoutError:
                 pass
+        last = table.clock.now()
         table.submit(Tick())
         await table.wake.wait()  # set once the Tick is handled
