@@ -96,7 +96,7 @@ class Options(BaseModel):
     echo: bool = True
     seed: int = 1
     think_ms: tuple[float, float] = (0.0, 0.0)  # drawn uniformly per answer; (0, 0): at once
-    warm_seconds: float = Field(default=10, ge=0, le=600)  # play before the memory reading
+    warm_seconds: float = Field(default=0, ge=0, le=600)  # play before the memory reading
     burst_at: float | None = Field(default=None, ge=0)  # seconds into the run
     burst_every: int = Field(default=2, ge=1)  # every this many-th table takes part
     burst_window: float = Field(default=15, ge=1, le=600)
@@ -264,9 +264,14 @@ async def _scrape(http: httpx.AsyncClient, urls: list[str]) -> dict[str, Buckets
     None when /metrics is not there."""
     found: dict[str, Buckets] = {}
     for url in urls:
-        try:
-            response = await http.get(url)
-        except httpx.HTTPError:
+        response = None
+        for _ in range(2):  # a kept-alive connection the server closed meanwhile: once more
+            try:
+                response = await http.get(url)
+                break
+            except httpx.HTTPError:
+                continue
+        if response is None:
             return None
         if response.status_code != 200:
             return None

@@ -18,13 +18,18 @@ from app.loadtest.servers import LoopbackOnly, require_loopback
 from app.loadtest.stats import Meter, histogram_quantile, percentile
 
 
-async def test_a_short_run_plays_hands_without_errors() -> None:
+async def test_a_short_run_plays_hands_without_errors_and_reports_a_burst_apart() -> None:
+    """Four tables over two client processes; at 2 s half of them lose a player at once
+    (their hands end together), and the other tables' actions in the window after it are
+    reported apart, with the time those hands took to be stored."""
     out = io.StringIO()
     report = await run(
-        Options(tables=2, seconds=6, echo_seconds=1, client_processes=2, warm_seconds=1), out
+        Options(tables=4, seconds=8, echo_seconds=1, client_processes=2, think_ms=(50, 150),
+                burst_at=2, burst_window=5, burst_every=2),
+        out,
     )
-    assert report.clients == 8 and report.client_processes == 2
-    assert report.game.connections == 8 and report.game.dropped == 0
+    assert report.clients == 16 and report.client_processes == 2
+    assert report.game.connections == 16 and report.game.dropped == 0
     assert report.hands > 0
     assert report.game.messages > 0 and report.game.messages_per_s > 0
     assert report.game.latency_samples > 0
@@ -32,32 +37,22 @@ async def test_a_short_run_plays_hands_without_errors() -> None:
     assert report.game.latency_p50_ms <= report.game.latency_p99_ms
     assert report.errors == 0, report.error_codes
     assert report.server is not None and report.server.count > 0  # read from /metrics
-    assert report.echo is not None and report.echo.connections == 8
+    assert report.echo is not None and report.echo.connections == 16
     assert report.echo.messages_per_s > 0 and report.ratio is not None and report.ratio > 0
     progress = out.getvalue()
-    assert "[game" in progress and "conns 8/8" in progress and "[echo" in progress
+    assert "[game" in progress and "conns 16/16" in progress and "[echo" in progress
     text = report.text()
     assert "hands finished" in text and "game / echo msgs/s" in text
+    assert "settlement burst" in text
+    burst = report.burst
+    assert burst is not None and burst.tables == 2 and burst.window_seconds == 5
+    assert burst.others_client.samples > 0 and burst.others_outside_client.samples > 0
+    assert burst.settle is not None and burst.settle.count >= 2  # the escapes, stored
     machine = report.machine  # read off /proc: the spawned server's memory and CPU
     assert machine.rss_idle_mib and machine.rss_playing_mib
     assert machine.rss_playing_mib >= machine.rss_idle_mib
     assert machine.server_cores is not None and machine.server_cores > 0
     assert machine.core_busy and all(0 <= b <= 1 for b in machine.core_busy)
-
-
-async def test_a_settlement_burst_is_reported_apart() -> None:
-    """Half the tables lose a player at once: their hands end together; the other tables'
-    actions in the window after it are reported apart, with the time the hands took to be
-    stored."""
-    report = await run(Options(tables=4, seconds=9, echo=False, client_processes=2,
-                               think_ms=(100, 300), warm_seconds=1, burst_at=2,
-                               burst_window=6, burst_every=2), io.StringIO())
-    assert report.errors == 0, report.error_codes
-    burst = report.burst
-    assert burst is not None and burst.tables == 2 and burst.window_seconds == 6
-    assert burst.others_client.samples > 0 and burst.others_outside_client.samples > 0
-    assert burst.settle is not None and burst.settle.count >= 2  # the escapes, stored
-    assert "settlement burst" in report.text()
 
 
 async def test_a_profiled_server_leaves_its_stats_of_the_hands_played(tmp_path: Path) -> None:
