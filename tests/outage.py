@@ -3,13 +3,15 @@ the checks that silver survived it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Iterable
 from contextlib import asynccontextmanager
 
 from sqlalchemy import bindparam, make_url, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from app.protocol import EventMessage
 from app.store.db import async_url
+from tests.sinks import Sink
 
 
 @asynccontextmanager
@@ -72,3 +74,12 @@ async def check_hands_paid(url: str, hands: Collection[str], stake: int,
             assert sorted(deltas) == sorted(n * stake for n in nets[hand_id]), hand_id
     finally:
         await engine.dispose()
+
+
+def shown_ended(sinks: Iterable[Sink]) -> dict[str, list[int]]:
+    """Each hand any of `sinks` was shown as ended, and its net points by seat."""
+    return {
+        m.hand_id: list(m.event.net)  # type: ignore[union-attr]
+        for sink in sinks for m in sink.messages
+        if isinstance(m, EventMessage) and m.event.kind == "hand_ended"
+    }

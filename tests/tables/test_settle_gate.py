@@ -10,29 +10,18 @@ from typing import Any
 
 import pytest
 
-from app.protocol import EventMessage
 from app.store.db import Database
 from app.tables import registry as registry_module
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.funded import funded_accounts
-from tests.outage import check_hands_paid
+from tests.outage import check_hands_paid, shown_ended
 from tests.sinks import Sink
 from tests.waits import until
 
 FAST = Timers(discard=60, claim=60, decide=60, ready=0.05)
 TABLES = 6
 GATE = 2
-
-
-
-
-def _ended(sinks: dict[int, Sink]) -> dict[str, list[int]]:
-    return {
-        m.hand_id: list(m.event.net)  # type: ignore[union-attr]
-        for sink in sinks.values() for m in sink.messages
-        if isinstance(m, EventMessage) and m.event.kind == "hand_ended"
-    }
 
 
 async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_paid(
@@ -68,6 +57,6 @@ async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_pa
         await registry.stop()
     await until(lambda: in_flight == 0, 10, "the last stores to finish")
     assert most == GATE  # they did pile up, and never more than the gate were stored at once
-    ended = _ended(sinks)
+    ended = shown_ended(sinks.values())
     assert len(ended) >= 4 * TABLES
     await check_hands_paid(database_url, ended.keys(), 1, ended)

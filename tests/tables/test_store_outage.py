@@ -13,14 +13,14 @@ import logging
 import pytest
 from sqlalchemy import func, select
 
-from app.protocol import EventMessage, TableStateMessage
+from app.protocol import TableStateMessage
 from app.store.db import Database
 from app.store.models import Account, HandRecord
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.conftest import POSTGRES_URL
 from tests.funded import funded_accounts
-from tests.outage import check_hands_paid, refusing_connections
+from tests.outage import check_hands_paid, refusing_connections, shown_ended
 from tests.sinks import Sink
 from tests.waits import until
 
@@ -28,17 +28,6 @@ pytestmark = pytest.mark.skipif(POSTGRES_URL is None, reason="needs TEST_DATABAS
 
 FAST = Timers(discard=60, claim=60, decide=60, ready=0.05)
 TABLES = 4
-
-
-
-
-def _ended(sinks: dict[int, Sink]) -> dict[str, list[int]]:
-    """Each hand any seat was shown as ended, and its net points by seat."""
-    return {
-        m.hand_id: list(m.event.net)  # type: ignore[union-attr]
-        for sink in sinks.values() for m in sink.messages
-        if isinstance(m, EventMessage) and m.event.kind == "hand_ended"
-    }
 
 
 @pytest.mark.parametrize("backend", ["postgresql"])
@@ -57,15 +46,15 @@ async def test_hands_ending_while_the_database_is_away_are_stored_before_they_ar
                 registry.connect(account, sinks[account])
                 registry.sit(live.table_id, account, bot=True)
             tables.append(live)
-        await until(lambda: len(_ended(sinks)) >= 8, 30, "hands before the outage")
-        before = set(_ended(sinks))
+        await until(lambda: len(shown_ended(sinks.values())) >= 8, 30, "hands before the outage")
+        before = set(shown_ended(sinks.values()))
         async with refusing_connections(database_url):
             await until(lambda: any(live.table.settling for live in tables), 10,
                         "a hand to end while the database is away")
-            shown_during = set(_ended(sinks)) - before
+            shown_during = set(shown_ended(sinks.values())) - before
             await asyncio.sleep(3)
             # nothing a seat was shown during the outage can have been stored in it
-            assert set(_ended(sinks)) - before == shown_during
+            assert set(shown_ended(sinks.values())) - before == shown_during
             settling = [live for live in tables if live.table.settling]
             assert settling
             # the table says so, and deals nothing until the hand is stored
@@ -73,8 +62,9 @@ async def test_hands_ending_while_the_database_is_away_are_stored_before_they_ar
                       if isinstance(m, TableStateMessage)]
             assert states[-1].settling and states[-1].hand_id is None
         # once the database is back, the held hands are stored, then shown, and play goes on
-        after = set(_ended(sinks))
-        await until(lambda: len(set(_ended(sinks)) - after) >= 8, 60, "hands after the outage")
+        after = set(shown_ended(sinks.values()))
+        await until(lambda: len(set(shown_ended(sinks.values())) - after) >= 8, 60,
+                    "hands after the outage")
         for live in tables:
             await registry.pause(live.table_id)
         await until(lambda: not any(live.table.settling for live in tables), 30,
@@ -82,7 +72,7 @@ async def test_hands_ending_while_the_database_is_away_are_stored_before_they_ar
     finally:
         await registry.stop()
 
-    ended = _ended(sinks)
+    ended = shown_ended(sinks.values())
     assert any("retrying until stored" in r.getMessage() for r in caplog.records)
     await check_hands_paid(database_url, ended, 1, ended)
     async with db.sessions() as s:
