@@ -15,6 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from app.protocol import HelloMessage
 
 SEND_BUDGET = 16  # client-side pacing: at most this many frames in any second (server: 20)
+HANDSHAKE_SECONDS = 30.0  # websockets waits 10 s by default
 
 
 class Pacer:
@@ -42,7 +43,10 @@ def hello(token: str) -> str:
 
 
 async def open_socket(address: str, token: str, **options: Any) -> ClientConnection:
-    """A socket to `ws://address/ws` that has said hello (`options` go to `connect`)."""
+    """A socket to `ws://address/ws` that has said hello (`options` go to `connect`). The
+    handshake may take up to `HANDSHAKE_SECONDS`: a test server playing many tables of bots
+    at full speed answers late on a loaded machine, and the test's own deadline bounds it."""
+    options = {"open_timeout": HANDSHAKE_SECONDS} | options
     ws = await connect(f"ws://{address}/ws", **options)
     await ws.send(hello(token))
     return ws

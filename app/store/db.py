@@ -1,6 +1,12 @@
 """The database engine and sessions: SQLite (WAL, busy timeout) by default, PostgreSQL when
 the URL says so. Both through SQLAlchemy's asyncio layer.
 
+SQLite has one writer at a time, and every transaction here takes the write lock at its
+start, so the engine keeps one connection and the sessions wait for it in the order they
+asked. With several connections each waiter polled SQLite's busy handler, which favours
+whoever asks at the right moment: under a stream of hand settlements a sign-up or a table
+creation waited past the 10 s busy timeout now and then (the API answered `busy`).
+
 Text with a NUL character (U+0000) is refused before any statement runs (`NulCharacter`), on
 every backend alike: PostgreSQL cannot store or even compare one (its driver fails), while
 SQLite would take it. The API answers it as `validation_error`."""
@@ -88,6 +94,10 @@ class Database:
         kwargs: dict[str, Any] = {}
         if url.startswith("postgresql"):
             kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
+        elif url.startswith("sqlite"):
+            # every transaction takes the file's write lock (BEGIN IMMEDIATE): one connection,
+            # whose waiters queue in order, instead of several polling SQLite's busy handler
+            kwargs.update(pool_size=1, max_overflow=0)
         engine = create_async_engine(url, **kwargs)
         _refuse_nul(engine)
         if engine.dialect.name == "sqlite":

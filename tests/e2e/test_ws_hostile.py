@@ -258,7 +258,8 @@ async def _table_waiting_for(http: httpx.AsyncClient, server: str, name: str,
 
 async def hostile_frames_change_nothing(server: str) -> None:
     long = {"discard": 300, "claim": 300, "decide": 300, "ready": 1}
-    async with asyncio.timeout(240), httpx.AsyncClient(base_url=f"http://{server}") as http:
+    async with asyncio.timeout(240), \
+            httpx.AsyncClient(base_url=f"http://{server}", timeout=30) as http:
         player, table_id = await _table_waiting_for(http, server, "hostile", long)
         pump = asyncio.create_task(player.pump())
         probe = Probe(player, table_id)
@@ -612,7 +613,7 @@ async def _spectate(http: httpx.AsyncClient, server: str, variant: str, hands: i
                     leaks: list[str]) -> Spectated:
     """One table of `variant` (a player on 托管 and three bots) and a spectator who watches
     it from the middle of its first hand until it has seen `hands` whole hands, watching
-    again mid-hand every REWATCH_EVERY hands."""
+    again mid-hand until it has a snapshot for every REWATCH_EVERY hands."""
     host = await _register(http, f"host{variant}", 0)
     created = await http.post("/tables", json={"variant": variant, "stake": 1,
                                                "timers": {"ready": 1}}, headers=host.headers)
@@ -636,7 +637,11 @@ async def _spectate(http: httpx.AsyncClient, server: str, variant: str, hands: i
         while (await host.inbox.get()).get("type") != "prompt":
             pass  # a hand is in play: the spectator starts in the middle of it
         await eye.send(watch)
-        while len(seen.complete) < hands:
+        # a rewatch that reaches the table after its hand ended gets no snapshot: the
+        # spectator goes on watching (and asking) until it has its share of snapshots, and
+        # stops between hands (a snapshot is checked against its stored hand)
+        while (len(seen.complete) < hands or len(seen.snapshots) < hands // REWATCH_EVERY
+               or hand is not None):
             message = await asyncio.wait_for(eye.inbox.get(), 30)
             kind = message["type"]
             leaks += [f"{variant}: {leak}" for leak in _leaks(-1, message)]
@@ -661,9 +666,9 @@ async def _spectate(http: httpx.AsyncClient, server: str, variant: str, hands: i
                     seen.complete.append(message["hand_id"])
                     hand = None
                 elif (event["kind"] == "discarded" and not rewatched
-                      and len(seen.complete) % REWATCH_EVERY == 1):
-                    rewatched = True
-                    await eye.send(watch)  # again, mid-hand: a fresh snapshot, no gap
+                      and len(seen.snapshots) <= len(seen.complete) // REWATCH_EVERY):
+                    rewatched = True  # again, mid-hand: a fresh snapshot, no gap
+                    await eye.send(watch)
             elif kind not in ("table_state",):
                 leaks.append(f"{variant}: a spectator was sent {message}")
         await eye.send({"type": "unwatch", "table_id": table_id})

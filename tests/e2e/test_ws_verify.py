@@ -83,7 +83,8 @@ async def _hands_at_a_table(server: str, http: httpx.AsyncClient, variant: str) 
 
 
 async def test_every_hand_of_a_hundred_verifies_from_a_seats_messages(server: str) -> None:
-    async with asyncio.timeout(240), httpx.AsyncClient(base_url=f"http://{server}") as http:
+    async with asyncio.timeout(240), \
+            httpx.AsyncClient(base_url=f"http://{server}", timeout=30) as http:
         transcripts = await asyncio.gather(
             *(_hands_at_a_table(server, http, v) for v in sorted(VARIANTS)))
 
