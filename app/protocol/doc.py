@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +178,9 @@ def examples() -> str:
         for seed in SEEDS:
             escaper = 1 if seed % 7 == 0 else None  # an escape now and then
             for event in _hand(variant, seed, escaper):
+                if isinstance(event, HandEnded):  # as a table shows it: stored, at stake 1
+                    silver = tuple(map(sum, zip(event.net, event.house_silver, strict=True)))
+                    event = replace(event, silver=silver)
                 payload = seat_payload(event, VIEWER).model_dump(mode="json")
                 for key in _keys(event, variant):
                     if key in wanted and key not in found:

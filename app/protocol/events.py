@@ -366,14 +366,19 @@ class HandEndedPayload(WireModel):
     transfers: list[TransferPayload]
     """every payment between seats, in points"""
     net: list[int] = Field(min_length=4, max_length=4)
-    """per seat, points won (+) or lost (-): the transfers plus `house`; a seat's silver moves
-    by net x stake + `house_silver`"""
+    """per seat, points won (+) or lost (-): the transfers plus `house`; a seat's silver
+    moves by net x stake + `house_silver`, less what the balance floor kept back (`silver`)"""
     house: list[int] = Field(min_length=4, max_length=4)
     """per seat, points paid by the house rather than by a seat (in points, like `net`, and
     included in it; no variant pays any today)"""
     house_silver: list[int] = Field(min_length=4, max_length=4)
     """per seat, silver (银两, not points: not multiplied by the stake) paid by the house (湖州
     起手四财神: 500000)"""
+    silver: list[int] | None = Field(default=None, min_length=4, max_length=4)
+    """per seat, the silver its balance moved by with this hand, as stored in the ledger:
+    net x stake + `house_silver`, unless the balance floor (nobody ends below 0) made a seat
+    pay less than it owed and so its creditors receive less (RULES.md 1). Null only where
+    nothing was stored (a replay's copy of the event)"""
     melds: list[list[RevealedMeld]] = Field(min_length=4, max_length=4)
     """per seat, its declared sets, 暗杠 tiles shown"""
     flowers: list[list[TileCode]] = Field(min_length=4, max_length=4)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import sys
 
+from dataclasses import replace
+
 from pydantic import BaseModel
 
 from app.protocol.actions import from_rules_action
@@ -28,6 +30,7 @@ from app.protocol.messages import (
     TableStateMessage,
 )
 from app.rules.bots import GreedyBot, TimeoutBot
+from app.rules.events import HandEnded
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import TableContext
@@ -67,6 +70,14 @@ def _table_state(
                              next_hand_ms=READY_MS if hand_id is None else None)
 
 
+def _silver(ended: HandEnded) -> tuple[int, ...]:
+    """What the ledger moves for `ended` at `STAKE`: net x stake plus the house's silver,
+    every balance of `PLAYERS` being enough to pay in full (no balance floor)."""
+    silver = tuple(n * STAKE + h for n, h in zip(ended.net, ended.house_silver, strict=True))
+    assert all(PLAYERS[s][1] + silver[s] >= 0 for s in range(4)), "the floor would apply"
+    return silver
+
+
 def transcript(seed: int | bytes = SEED) -> list[str]:
     """The messages of seat 0's client for one 丽水 hand on `seed`, as JSON lines."""
     ruleset = get_ruleset("lishui")
@@ -82,6 +93,8 @@ def transcript(seed: int | bytes = SEED) -> list[str]:
     while True:
         for event in events:
             seq += 1
+            if isinstance(event, HandEnded):  # the table shows it once stored, with the silver
+                event = replace(event, silver=_silver(event))
             lines.append(EventMessage(table_id=TABLE_ID, hand_id=HAND_ID, seq=seq,
                                       event=seat_payload(event, SEAT)))
         if state.phase == "ended":

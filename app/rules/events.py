@@ -264,6 +264,9 @@ class HandEnded(Event):
     scores: tuple[ScoreSheet, ...] = field(default=(), repr=False)
     # the hand's seed in hex (None: a preset wall), shown only now that the hand is over
     seed: str | None = field(default=None, repr=False)
+    # the silver each seat's balance moved by, as the ledger stored it: set by the table
+    # once the hand is stored (None before, and in self-play)
+    silver: tuple[int, ...] | None = field(default=None, repr=False)
 
     @property
     def kind(self) -> str:

@@ -29,11 +29,13 @@ actor adds what the core leaves out:
   action log from the seed (or voids it when that fails too);
 - results are stored before they are shown (DESIGN.md): the hand's ``hand_ended`` event
   (its settlement) is numbered when the hand ends but held back; `on_hand_end` gets the
-  record exactly once and returns True once the record and its silver are stored (it
-  retries until then; meanwhile `settling` is true and the table deals nothing). Only
-  then is ``hand_ended`` sent and the ready timer started; the next hand is dealt once it
-  has run out and four players are seated. False (another process owns the table now and
-  stores the hand itself): nothing is shown and nothing more is dealt here;
+  record exactly once and returns, once the record and its silver are stored, what each
+  seat's balance moved by (it retries until then; meanwhile `settling` is true and the
+  table deals nothing). Only then is ``hand_ended`` sent, carrying those amounts
+  (`silver`: the balance floor may have made them smaller than net x stake), and the
+  ready timer started; the next hand is dealt once it has run out and four players are
+  seated. None (another process owns the table now and stores the hand itself): nothing
+  is shown and nothing more is dealt here;
 - at the deal (`_deal`): a seat whose player is away (its socket closed) is freed first,
   with no penalty, and the table waits for a fourth player instead of dealing to three;
   with `seat_points` (湖州) the four seats' stored 积分 are read into the hand's context;
@@ -108,6 +110,7 @@ from app.tables.messages import (
     Reseat,
     Resume,
     SeatedOut,
+    Silver,
     SnapshotOut,
     Stop,
     Tick,
@@ -121,7 +124,7 @@ log = logging.getLogger(__name__)
 Send = Callable[[int, Outbound], None]
 Public = Callable[[EventOut], None]
 """Where the observers' copy of each event goes (the spectators: `Table.public`)."""
-OnHandEnd = Callable[[HandRecordData], Awaitable[bool]]
+OnHandEnd = Callable[[HandRecordData], Awaitable[Silver | None]]
 SeedSource = Callable[[], int | bytes]
 """A hand's seed (bytes; an int stands for its 8-byte form: `app.rules.wall.seed_bytes`)."""
 OnSeatsChanged = Callable[[], None]
@@ -821,12 +824,12 @@ class Table:
         sits now (``hand_ended`` is alike for every seat) and start the ready timer."""
         self._storing = True
         try:
-            stored = await self._on_hand_end(record)
+            silver = await self._on_hand_end(record)
         finally:
             self._storing = False
-        if not stored:  # another process owns the table and reports the hand
+        if silver is None:  # another process owns the table and reports the hand
             return False
-        held, self._held = self._held, []
+        held, self._held = self._paid(silver), []
         for item in held:
             for seat in range(4):
                 self._send(seat, item)
@@ -834,6 +837,19 @@ class Table:
                 self.public(item)
         self._next_hand_at = self.clock.now() + self.timers.ready
         return True
+
+    def _paid(self, silver: Silver) -> list[EventOut]:
+        """The held result with the silver each seat's balance moved by, also in the hand's
+        events (what a resume sends again)."""
+        held = []
+        for item in self._held:
+            if isinstance(item.event, HandEnded):
+                item = replace(item, event=replace(item.event, silver=silver))
+                index = item.seq - self._first_seq
+                if 0 <= index < len(self._events) and self._events[index].kind == "hand_ended":
+                    self._events[index] = item.event
+            held.append(item)
+        return held
 
     def _session_over(
         self, ctx: TableContext, next_ctx: TableContext

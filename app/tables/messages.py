@@ -17,6 +17,9 @@ from app.rules.events import Event
 from app.rules.hand import HandState, Preset
 from app.rules.variants.base import Settlement, TableContext
 
+Silver = tuple[int, int, int, int]
+"""Per seat, the silver its balance moved by with a hand, as the ledger stored it."""
+
 # --- inbox ----------------------------------------------------------------------------
 
 

@@ -112,6 +112,7 @@ from app.tables.messages import (
     Inbound,
     Leave,
     Outbound,
+    Silver,
     Stop,
 )
 from app.tables.network import LocalNetwork, Network, RemoteRefused
@@ -1104,11 +1105,12 @@ class TableRegistry:
 
     # --- the end of a hand ----------------------------------------------------------------
 
-    async def _on_hand_end(self, record: HandRecordData) -> bool:
+    async def _on_hand_end(self, record: HandRecordData) -> Silver | None:
         """Store the hand (`results.store_hand`: record, silver, stats, disconnects), retrying
-        with backoff until the database has it; True once stored, and only then does the
-        table show its result and deal on (`settling` meanwhile, in ``table_state``). False:
-        a newer owner of the table exists, and stores the hand from the journal itself."""
+        with backoff until the database has it; once stored, what each seat's balance moved
+        by, and only then does the table show its result and deal on (`settling` meanwhile,
+        in ``table_state``). None: a newer owner of the table exists, and stores the hand
+        from the journal itself."""
         live = self._tables.get(record.table_id)
         stake = live.stake if live is not None else 0
         ended_at = self._wall_clock()  # the disconnects' time, the same in every attempt
@@ -1120,8 +1122,8 @@ class TableRegistry:
                 if not await self.network.may_write(record.table_id):
                     log.warning("table %s: a newer owner exists; hand %s not stored here",
                                 record.table_id, record.hand_id)
-                    return False
-                await self._store(record, stake, ended_at)
+                    return None
+                silver = await self._store(record, stake, ended_at)
                 break
             except Exception:
                 failures += 1
@@ -1148,9 +1150,9 @@ class TableRegistry:
         except Exception:  # the journal keeps the hand: a new owner stores it again, a no-op
             log.exception("table %s: clearing hand %s from the journal failed",
                           record.table_id, record.hand_id)
-        return True
+        return silver
 
-    async def _store(self, record: HandRecordData, stake: int, ended_at: datetime) -> None:
+    async def _store(self, record: HandRecordData, stake: int, ended_at: datetime) -> Silver:
         """One attempt at storing a hand, when its turn comes: at most `store_concurrency`
         hands are stored at once, so that a burst of endings keeps a bounded share of the
         event loop and every other table's actions go on meanwhile (docs/architecture.md,
@@ -1163,7 +1165,9 @@ class TableRegistry:
             self._settle_waiting -= 1
             metrics.settle_queued(self._settle_waiting)
         try:
-            await store_hand(self._sessions, record, stake, ended_at, self._disconnect_policy)
+            return await store_hand(
+                self._sessions, record, stake, ended_at, self._disconnect_policy
+            )
         finally:
             self._settle_gate.release()
 

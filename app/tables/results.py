@@ -4,7 +4,8 @@ still away at its end.
 `store_hand` is idempotent, so it can be retried until the database has the hand: the
 record and the settlement are written in one transaction (`ledger.settle_hand`, keyed by
 the hand id), and the disconnects are keyed by hand and account. A voided hand, or one
-without four seated accounts, stores only its record.
+without four seated accounts, stores only its record. It answers what each seat's balance
+moved by (`Silver`), as the ledger has it: that, not net x stake, is what the table shows.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from app.rules.variants import get_ruleset
 from app.rules.variants.base import Ruleset
 from app.store import ledger, ranks
 from app.store.models import HandRecord
-from app.tables.messages import HandRecordData
+from app.tables.messages import HandRecordData, Silver
 from app.tables.penalties import DisconnectPolicy, settle_disconnects
+
+
+NOTHING_MOVED: Silver = (0, 0, 0, 0)
 
 
 async def store_hand(
@@ -31,9 +35,11 @@ async def store_hand(
     stake: int,
     ended_at: datetime,
     policy: DisconnectPolicy,
-) -> None:
+) -> Silver:
     """Store `record`'s hand (结算), or raise; a second call after a success changes
-    nothing. `ended_at` places its disconnects in the 24-hour window."""
+    nothing and answers the same. `ended_at` places its disconnects in the 24-hour window.
+    The answer: what each seat's balance moved by with the settlement (the disconnect
+    penalties apart; they are rows of their own)."""
     state, settlement = record.state, record.settlement
     seats = [a for a in record.seats if a is not None]
     async with sessions() as session:
@@ -41,8 +47,8 @@ async def store_hand(
             async with session.begin():
                 if await session.get(HandRecord, record.hand_id) is None:
                     session.add(hand_record(record))
-            return
-        await ledger.settle_hand(
+            return NOTHING_MOVED
+        entries = await ledger.settle_hand(
             session,
             record.hand_id,
             seats,
@@ -56,6 +62,11 @@ async def store_hand(
             await settle_disconnects(
                 session, _ruleset(record), record, stake, ended_at, policy
             )
+    moved = dict.fromkeys(seats, 0)
+    for entry in entries:
+        moved[entry.account_id] += entry.delta
+    a, b, c, d = (moved[account] for account in seats)
+    return a, b, c, d
 
 
 def _ruleset(record: HandRecordData) -> Ruleset:

@@ -35,6 +35,7 @@ from app.tables.messages import (
     PromptOut,
     Ready,
     Resume,
+    Silver,
     SnapshotOut,
     Stop,
     Tick,
@@ -84,9 +85,9 @@ class Harness:
     def send(self, seat: int, item: Outbound) -> None:
         self.out.append((seat, item))
 
-    async def on_hand_end(self, record: HandRecordData) -> bool:
+    async def on_hand_end(self, record: HandRecordData) -> Silver | None:
         self.records.append(record)
-        return True  # stored
+        return stored_silver(record)
 
     async def handle(self, msg: Inbound) -> list[tuple[int, Outbound]]:
         """Handle one message; what it sent."""
@@ -129,6 +130,14 @@ class Harness:
     async def play_out(self) -> None:
         while self.pending():
             await self.bot_turn(self.pending()[0])
+
+
+def stored_silver(record: HandRecordData) -> Silver:
+    """What a store at stake 1 with every balance ample answers: each seat's net points."""
+    if record.settlement is None:
+        return (0, 0, 0, 0)
+    a, b, c, d = record.settlement.net()
+    return a, b, c, d
 
 
 def T(text: str) -> int:
@@ -376,16 +385,29 @@ async def test_a_refusal_names_the_seq_the_refused_action_carried() -> None:
 
 
 class SlowStore(Harness):
-    """A harness whose store answers when the test says: True (stored) or False (a newer
-    owner of the table stores it)."""
+    """A harness whose store answers when the test says: the silver stored, or None (a
+    newer owner of the table stores it)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.answer: asyncio.Future[Silver | None] = asyncio.get_running_loop().create_future()
 
-    async def on_hand_end(self, record: HandRecordData) -> bool:
+    async def on_hand_end(self, record: HandRecordData) -> Silver | None:
         self.records.append(record)
         return await self.answer
+
+
+async def _won_while_storing() -> tuple[SlowStore, int, asyncio.Task[Any]]:
+    """Seat 2 wins on seat 0's 5m and the store has not answered yet: the harness, the seq
+    before the discard, and the win's task (done once the store answers)."""
+    h = SlowStore(scenario=TWO_WAIT_ON_5M)
+    await h.deal()
+    seen = h.table.seq
+    await h.act(0, Discard(0, T("5m")))
+    await h.act(3, Pass(3), h.prompt(3).seq)
+    winning = asyncio.create_task(h.act(2, Hu(2)))
+    await asyncio.sleep(0)
+    return h, seen, winning
 
 
 def _ended(sent: list[tuple[int, Outbound]]) -> list[tuple[int, int]]:
@@ -395,19 +417,14 @@ def _ended(sent: list[tuple[int, Outbound]]) -> list[tuple[int, int]]:
 
 async def test_hand_ended_is_sent_only_once_the_hand_is_stored_and_the_ready_timer_follows(
 ) -> None:
-    h = SlowStore(scenario=TWO_WAIT_ON_5M)
-    await h.deal()
-    await h.act(0, Discard(0, T("5m")))
-    await h.act(3, Pass(3), h.prompt(3).seq)
-    winning = asyncio.create_task(h.act(2, Hu(2)))
-    await asyncio.sleep(0)
+    h, _, winning = await _won_while_storing()
     # the win is seen at once, the settlement not: the table is settling
     assert [i.event.kind for _, i in h.out[-4:]] == ["won"] * 4
     assert not _ended(h.out) and h.table.settling and h.table.hand is None
     assert h.table.next_deal_in is None  # no deal is due while the result is stored
     reserved = h.table.seq
     h.clock.advance(TIMERS.ready + 1)  # a slow store does not eat the ready time
-    h.answer.set_result(True)
+    h.answer.set_result(stored_silver(h.records[-1]))
     await winning
     assert not h.table.settling
     assert h.table.next_deal_in == TIMERS.ready  # what table_state's countdown says
@@ -419,12 +436,29 @@ async def test_hand_ended_is_sent_only_once_the_hand_is_stored_and_the_ready_tim
     await h.next_hand()
 
 
+async def test_hand_ended_carries_the_silver_the_ledger_moved_and_a_resume_sends_it_again(
+) -> None:
+    """The balance floor can make a seat pay less than net x stake: the result shows what
+    the store says each balance moved by, and so does the same event sent again later."""
+    h, seen, winning = await _won_while_storing()
+    net = h.records[-1].settlement
+    assert net is not None and net.net()[2] > 1
+    floored = (-1, 0, 1, 0)  # seat 0 had 1 silver left: seat 2 got that much
+    h.answer.set_result(floored)
+    await winning
+    ended = [i.event for _, i in h.out if isinstance(i, EventOut) and i.event.kind == "hand_ended"]
+    assert len(ended) == 4 and all(getattr(e, "silver", None) == floored for e in ended)
+    again = [i.event for _, i in await h.handle(Resume(1, seen))
+             if isinstance(i, EventOut) and i.event.kind == "hand_ended"]
+    assert [getattr(e, "silver", None) for e in again] == [floored]
+
+
 async def test_a_hand_another_owner_stores_is_neither_shown_nor_followed_by_a_deal() -> None:
     h = SlowStore(scenario=TWO_WAIT_ON_5M)
     await h.deal()
     await h.act(0, Discard(0, T("5m")))
     await h.act(3, Pass(3), h.prompt(3).seq)
-    h.answer.set_result(False)
+    h.answer.set_result(None)
     await h.act(2, Hu(2))
     assert len(h.records) == 1 and not _ended(h.out) and not h.table.settling
     h.clock.advance(10 * TIMERS.ready)
@@ -433,19 +467,13 @@ async def test_a_hand_another_owner_stores_is_neither_shown_nor_followed_by_a_de
 
 
 async def test_a_resume_while_the_result_is_held_resends_up_to_it_and_hides_the_net() -> None:
-    h = SlowStore(scenario=TWO_WAIT_ON_5M)
-    await h.deal()
-    seen = h.table.seq
-    await h.act(0, Discard(0, T("5m")))
-    await h.act(3, Pass(3), h.prompt(3).seq)
-    winning = asyncio.create_task(h.act(2, Hu(2)))
-    await asyncio.sleep(0)
+    h, seen, winning = await _won_while_storing()
     resent = [i for _, i in await h.handle(Resume(1, seen))]
     assert [i.event.kind for i in resent] == ["discarded", "won"]
     snapshot = [i for _, i in await h.handle(Resume(1, h.table.seq))]
     assert len(snapshot) == 1 and isinstance(snapshot[0], SnapshotOut)
     assert snapshot[0].seq == h.table.seq - 1 and snapshot[0].view["net"] is None
-    h.answer.set_result(True)
+    h.answer.set_result(stored_silver(h.records[-1]))
     await winning
     assert len(_ended(h.out)) == 4
 

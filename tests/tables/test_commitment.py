@@ -17,7 +17,7 @@ from app.rules.variants import get_ruleset
 from app.rules.verify import check_hand
 from app.tables import actor as actor_module
 from app.tables.actor import random_seed
-from app.tables.messages import EventOut, HandRecordData, Resume, SnapshotOut, Tick
+from app.tables.messages import EventOut, HandRecordData, Resume, Silver, SnapshotOut, Tick
 from tests.tables.test_actor import TWO_WAIT_ON_5M, Harness
 
 LISHUI = get_ruleset("lishui")
@@ -70,9 +70,9 @@ async def test_a_result_not_stored_yet_reveals_no_seed() -> None:
     snapshot shows neither the result nor the seed, and no hand_ended is sent."""
     h = Harness(seed=77)
 
-    async def not_here(record: HandRecordData) -> bool:
+    async def not_here(record: HandRecordData) -> Silver | None:
         h.records.append(record)
-        return False
+        return None
 
     h.table._on_hand_end = not_here  # type: ignore[assignment]
     await h.deal()

@@ -22,10 +22,12 @@ from app.tables.messages import (
     PlayerAction,
     PromptOut,
     Resume,
+    Silver,
     SnapshotOut,
     Tick,
 )
 from app.tables.timers import Timers
+from tests.tables.test_actor import stored_silver
 
 TIMERS = Timers(discard=15, claim=8, decide=8, ready=15)
 LISHUI = get_ruleset("lishui")
@@ -51,9 +53,9 @@ class Bots:
     def changed(self) -> None:
         self.changes += 1
 
-    async def on_hand_end(self, record: HandRecordData) -> bool:
+    async def on_hand_end(self, record: HandRecordData) -> Silver | None:
         self.records.append(record)
-        return True  # stored
+        return stored_silver(record)
 
     async def hand(self) -> HandRecordData:
         before = len(self.records)

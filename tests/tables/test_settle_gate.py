@@ -12,6 +12,7 @@ import pytest
 
 from app.store.db import Database
 from app.tables import registry as registry_module
+from app.tables.messages import Silver
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.funded import funded_accounts
@@ -30,14 +31,15 @@ async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_pa
     real = registry_module.store_hand
     in_flight, most, stored = 0, 0, 0
 
-    async def slow_store(*args: Any, **kwargs: Any) -> None:
+    async def slow_store(*args: Any, **kwargs: Any) -> Silver:
         nonlocal in_flight, most, stored
         in_flight += 1
         most = max(most, in_flight)
         try:
             await asyncio.sleep(0.05)  # a slow database: the endings pile up
-            await real(*args, **kwargs)
+            silver = await real(*args, **kwargs)
             stored += 1
+            return silver
         finally:
             in_flight -= 1
 

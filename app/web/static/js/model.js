@@ -193,7 +193,10 @@ export function applyEvent(h, e, handId) {
   return h;
 }
 
-// What one seat's silver moved by in a finished hand: points x stake plus the house reward.
+// What one seat's silver moved by in a finished hand: the ledger's amount the server sends
+// (`silver`: the balance floor may have made it less), else points x stake plus the house
+// reward (an older server).
 export function silverMoved(ended, seat, stake) {
+  if (Array.isArray(ended.silver)) return ended.silver[seat];
   return ended.net[seat] * stake + (ended.house_silver ? ended.house_silver[seat] : 0);
 }
