@@ -23,9 +23,9 @@ from tests.browser.conftest import Server
 from tests.browser.test_client import PUNG_ON_7Z
 from tests.browser.ui import (
     LEGAL,
-    PROMPTED,
     discard,
     discards_of,
+    first_decision,
     register,
     to_english,
     wait_discarded,
@@ -78,8 +78,8 @@ def _river_sizes(page: Page) -> list[tuple[int, int]]:
 
 
 def _first_prompt(page: Page) -> None:
-    """Wait for this seat's first decision of the hand (a 买底 answer counts)."""
-    page.wait_for_selector(PROMPTED)
+    """Wait for this seat's first decision of a hand (a 买底 answer counts)."""
+    first_decision(page)
 
 
 # what the lobby's create form does (lobby.js), with timers the form does not offer

@@ -30,7 +30,7 @@ from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
 from tests.browser.conftest import Server
 from tests.browser.test_table import OPEN_TABLE
-from tests.browser.ui import PROMPTED, register, to_english
+from tests.browser.ui import PROMPTED, first_decision, register, to_english
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -176,7 +176,7 @@ def _settle_with_bots(page: Page, variant: str) -> None:
     page.evaluate(OPEN_TABLE, {"variant": variant, "stake": 1, "timers": {"ready": 120}})
     page.wait_for_selector("#table-view")
     page.click("#fill-bots")
-    page.wait_for_selector(PROMPTED)
+    first_decision(page)
     page.click("#autoplay")
     page.wait_for_selector("#settlement", timeout=60_000)
 

@@ -16,7 +16,7 @@ from playwright.sync_api import Page
 
 from tests.browser.conftest import Server
 from tests.browser.test_table import DESKTOP, FITS, ON_SCREEN, OPEN_TABLE, PHONE
-from tests.browser.ui import PROMPTED, register, to_english
+from tests.browser.ui import first_decision, register, to_english
 
 # the hand waits for the player (who does not play here), so the pictures hold still
 LONG = {"discard": 300, "claim": 300, "decide": 300, "ready": 300}
@@ -49,7 +49,7 @@ def test_a_spectator_watches_and_the_table_chats(
     host.wait_for_selector("#table-view")
     table_id = host.get_attribute("#table-view", "data-table")
     host.click("#fill-bots")
-    host.wait_for_selector(PROMPTED)  # a hand is in play, waiting for the player
+    first_decision(host)  # a hand is in play, waiting for the player
 
     # the spectator finds the table in the lobby and watches it
     eye = context_for(viewport)

@@ -22,6 +22,9 @@ def register(page: Page, base: str, username: str) -> None:
     """Register through the form (which signs in) and land in the lobby."""
     page.goto(base + "/")
     page.click("#auth-switch")
+    # the register form replaces the login form when the route changes: filling before
+    # that fills the login form, and the empty register form then refuses to submit
+    page.wait_for_selector('#auth-switch[href="#/login"]')
     page.fill("#auth-username", username)
     page.fill("#auth-password", PASSWORD)
     page.click("#auth-submit")
@@ -30,6 +33,19 @@ def register(page: Page, base: str, username: str) -> None:
     page.wait_for_selector("#create-form, #auth-error[data-code]", timeout=60_000)
     error = page.query_selector("#auth-error[data-code]")
     assert error is None, f"{error.get_attribute('data-code')}: {error.inner_text()}"
+
+
+def first_decision(page: Page, hands: int = 5) -> None:
+    """Wait for this seat's first decision of a hand. A hand may end before the seat is
+    asked anything (福州: about 3 % of greedy self-play hands for a given seat, a bot's
+    抢金 or early win): the player then says ready (准备) and waits in the next one."""
+    for _ in range(hands):
+        page.wait_for_selector(f"{PROMPTED}, {SETTLED}")
+        if not page.is_visible(SETTLED):
+            return
+        page.click("#settle-ready")
+        page.wait_for_selector(SETTLED, state="hidden")
+    raise AssertionError(f"{hands} hands ended before this seat was asked anything")
 
 
 def open_table(page: Page, variant: str, stake: int) -> str:
