@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     )
     redis_prefix: str = "mj:"
     lease_ms: int = Field(default=3000, ge=300)
+    # a node renews its leases from a thread while its event loop shows progress within
+    # this many seconds (app/cluster/keeper.py): a busy node keeps its tables, a stuck one
+    # loses them
+    lease_stall_seconds: float = Field(default=30.0, gt=0)
     presence_ttl_ms: int = Field(default=30000, ge=1000)
     watch_interval_ms: int = Field(default=500, ge=50)
     # the garbage collector's thresholds for `python -m app` (app/ops/memory.py); the first

@@ -13,9 +13,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from redis.asyncio import Redis
+from redis.typing import EncodableT
 
 from app.cluster.keys import Keys
 
@@ -122,14 +124,19 @@ class Leases:
         """`renew` for many leases, `RENEW_BATCH` to a script call (one command each: a
         node renews every lease it holds each third of the TTL)."""
         renewed: list[bool] = []
+        for _, keys, args in self.renew_calls(leases):
+            renewed += [bool(result) for result in await self._renew_many(keys=keys, args=args)]
+        return renewed
+
+    def renew_calls(
+        self, leases: list[Lease]
+    ) -> Iterator[tuple[list[Lease], list[str], list[EncodableT]]]:
+        """The `RENEW_MANY` calls that renew `leases`: each batch, its KEYS and ARGV (also
+        sent from the `LeaseKeeper`'s thread, over a connection of its own)."""
         for start in range(0, len(leases), RENEW_BATCH):
             batch = leases[start:start + RENEW_BATCH]
-            results = await self._renew_many(
-                keys=[self._keys.lease(lease.table_id) for lease in batch],
-                args=[self.ttl_ms, *(lease.value for lease in batch)],
-            )
-            renewed += [bool(result) for result in results]
-        return renewed
+            keys = [self._keys.lease(lease.table_id) for lease in batch]
+            yield batch, keys, [self.ttl_ms, *(lease.value for lease in batch)]
 
     async def release(self, lease: Lease) -> bool:
         keys = [self._keys.lease(lease.table_id)]

@@ -29,6 +29,7 @@ from app.cluster.calls import Calls
 from app.cluster.claims import Claims
 from app.cluster.context import NodeContext
 from app.cluster.journal import Journal
+from app.cluster.keeper import LeaseKeeper
 from app.cluster.keys import Keys
 from app.cluster.lease import Lease, Leases
 from app.cluster.messages import (
@@ -95,6 +96,10 @@ class RedisNetwork(Network):
         self.routing = Routing(node, self.presence, owns=lambda table_id: table_id in self.leased)
         self.ownership = Ownership(node, self.leases, self.journal, self.routing)
         self.calls = Calls(node, self.routing, self.claims, self.ownership.lost_here)
+        self.keeper = LeaseKeeper(
+            settings.redis_url, self.leases, self.ownership.held, self.ownership.lost_lease,
+            settings.lease_stall_seconds,
+        )
         self._watch_interval = settings.watch_interval_ms / 1000
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -114,8 +119,8 @@ class RedisNetwork(Network):
         await self.redis.ping()  # an unreachable Redis fails the start, loudly
         await self.bus.start()
         self.writer.start()
+        self.keeper.start()
         self._tasks = [
-            asyncio.create_task(self.ownership.renew_forever(), name="cluster-renew"),
             asyncio.create_task(self._watch_forever(), name="cluster-watch"),
             asyncio.create_task(self.routing.refresh_forever(), name="cluster-presence"),
         ]
@@ -127,6 +132,7 @@ class RedisNetwork(Network):
 
     async def stop(self) -> None:
         await cancel_and_wait(self._tasks + list(self.calls.answering))
+        await self.keeper.stop()
         await self.writer.stop()
         await self.ownership.release_all()  # the tables' journals let another node go on
         await self.routing.leave_all()

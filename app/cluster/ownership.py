@@ -15,8 +15,6 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from redis.exceptions import RedisError
-
 from app.cluster.context import NodeContext
 from app.cluster.journal import (
     APPEND,
@@ -235,19 +233,15 @@ class Ownership(HandObserver):
 
     # --- leases and failover ----------------------------------------------------------------
 
-    async def renew_forever(self) -> None:
-        interval = self.leases.ttl_ms / 3000
-        while True:
-            await asyncio.sleep(interval)
-            held = list(self.leased.values())
-            try:
-                renewed = await self.leases.renew_all(held)
-            except (RedisError, OSError) as exc:  # Redis away: again next time
-                log.warning("node %s: renewing leases failed: %s", self._node.node_id, exc)
-                continue
-            for lease, ok in zip(held, renewed):
-                if not ok and self.leased.get(lease.table_id) is lease:
-                    self._lost(lease.table_id)
+    def held(self) -> list[Lease]:
+        """The leases this node holds (read by the `LeaseKeeper`'s thread)."""
+        return list(self.leased.values())
+
+    def lost_lease(self, lease: Lease) -> None:
+        """Redis no longer holds `lease` for this node: stop serving its table (unless a
+        newer lease of ours replaced it meanwhile)."""
+        if self.leased.get(lease.table_id) is lease:
+            self._lost(lease.table_id)
 
     async def release_all(self) -> None:
         """This node stops (its actors have): give every lease back, so that another node

@@ -1,0 +1,59 @@
+"""Leases are renewed from a thread of the node: a loop busy for longer than the lease's
+TTL (a burst of hand endings) keeps its tables; a loop that makes no progress for
+`stall_seconds` (stuck) loses them, and the node learns it once its loop runs again."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from redis.asyncio import Redis
+
+from app.cluster.keeper import LeaseKeeper
+from app.cluster.keys import Keys
+from app.cluster.lease import Lease, Leases
+
+TTL_MS = 300
+
+
+async def _kept(redis: Redis, redis_url: str, prefix: str, stall: float) -> tuple[
+    Leases, Lease, LeaseKeeper, list[Lease]
+]:
+    keys = Keys(prefix)
+    leases = Leases(redis, keys, "node-a", TTL_MS)
+    lease = await leases.acquire("t1")
+    assert lease is not None
+    lost: list[Lease] = []
+    keeper = LeaseKeeper(redis_url, leases, lambda: [lease], lost.append, stall)
+    keeper.start()
+    return leases, lease, keeper, lost
+
+
+async def test_a_busy_loop_keeps_its_leases(redis: Redis, redis_url: str, prefix: str) -> None:
+    leases, lease, keeper, lost = await _kept(redis, redis_url, prefix, stall=30.0)
+    try:
+        end = time.monotonic() + 5 * TTL_MS / 1000
+        while time.monotonic() < end:  # the loop computes for five TTLs (holding the GIL)
+            pass
+        await asyncio.sleep(0.05)
+        assert await leases.owner("t1") == "node-a"
+        assert await leases.is_current(lease)
+        assert keeper.renewals >= 10 and lost == []
+    finally:
+        await keeper.stop()
+
+
+async def test_a_stuck_loop_loses_its_leases(redis: Redis, redis_url: str, prefix: str) -> None:
+    leases, lease, keeper, lost = await _kept(redis, redis_url, prefix, stall=0.3)
+    try:
+        time.sleep(1.5)  # noqa: ASYNC251 - the loop stuck for longer than `stall` and the TTL
+        assert await leases.owner("t1") is None  # another node may take the table now
+        other = await Leases(redis, Keys(prefix), "node-b", TTL_MS).acquire("t1")
+        assert other is not None
+        for _ in range(50):  # the loop runs again: its next renewal finds the lease gone
+            if lost:
+                break
+            await asyncio.sleep(0.05)
+        assert lost == [lease]
+    finally:
+        await keeper.stop()
