@@ -41,6 +41,15 @@ class ToAccount(_Model):
     type: str | None = None
 
 
+class ToAccounts(_Model):
+    """Messages for accounts whose sockets this node holds, gathered by the sending node's
+    writer (app/cluster/writer.py) and grouped by Redis (`ROUTE_ACCOUNTS`): each item is
+    `[account, type, text]`, as `ToAccount`, in the order they were sent."""
+
+    kind: Literal["to_accounts"] = "to_accounts"
+    items: list[tuple[int, str | None, str]]
+
+
 class ToSpectators(_Model):
     """A watched table's message (raw server JSON of `type`) for the spectators whose sockets
     this node holds: one per node, however many of its sockets watch the table."""
@@ -109,7 +118,7 @@ class Reply(_Model):
 
 
 NodeMessage = Annotated[
-    ToTable | Away | ToAccount | ToSpectators | Close | Banned | Call | AdminCall | Reply,
+    ToTable | Away | ToAccount | ToAccounts | ToSpectators | Close | Banned | Call | AdminCall | Reply,
     Field(discriminator="kind"),
 ]
 NODE_MESSAGE: TypeAdapter[NodeMessage] = TypeAdapter(NodeMessage)

@@ -41,6 +41,7 @@ from app.cluster.messages import (
     Close,
     Reply,
     ToAccount,
+    ToAccounts,
     ToSpectators,
     ToTable,
 )
@@ -281,8 +282,11 @@ class RedisNetwork(Network):
 
     async def _on_message(self, raw: str) -> None:
         message = NODE_MESSAGE.validate_json(raw)
-        if isinstance(message, ToAccount):
-            self.routing.to_account(message)
+        if isinstance(message, ToAccounts):
+            for account, type_, text in message.items:
+                self.routing.to_account(account, type_, text)
+        elif isinstance(message, ToAccount):
+            self.routing.to_account(message.account, message.type, message.message)
         elif isinstance(message, ToSpectators):
             self.routing.to_spectators(message)
         elif isinstance(message, ToTable):

@@ -16,6 +16,7 @@ node died).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from redis.exceptions import RedisError
 from app.cluster.context import NodeContext
 from app.cluster.messages import Away, Close, ToAccount, ToSpectators, ToTable
 from app.cluster.presence import Presence
-from app.cluster.writer import Done
+from app.cluster.writer import Done, Gather
 from app.protocol import (
     SERVER_MESSAGE,
     ClientMessage,
@@ -55,11 +56,29 @@ local node = string.match(v, '^(.*)|')
 return redis.call('PUBLISH', ARGV[1] .. node, ARGV[2])
 """
 
-# A message for an account: publish it to the channel of the node holding its socket
-ROUTE_ACCOUNT = """
-local node = redis.call('GET', KEYS[1])
-if not node then return -1 end
-return redis.call('PUBLISH', ARGV[1] .. node, ARGV[2])
+# Messages for accounts (KEYS: their presence entries; ARGV: the channel prefix, then one
+# `[account, type, text]` JSON item per key): one `to_accounts` message per node holding
+# some of the sockets, its items in the order given; an account with no socket is skipped.
+# The number of nodes published to.
+ROUTE_ACCOUNTS = """
+local by_node, nodes = {}, {}
+for i, key in ipairs(KEYS) do
+  local node = redis.call('GET', key)
+  if node then
+    local items = by_node[node]
+    if not items then
+      items = {}
+      by_node[node] = items
+      nodes[#nodes + 1] = node
+    end
+    items[#items + 1] = ARGV[i + 1]
+  end
+end
+for _, node in ipairs(nodes) do
+  redis.call('PUBLISH', ARGV[1] .. node,
+    '{"kind":"to_accounts","items":[' .. table.concat(by_node[node], ',') .. ']}')
+end
+return #nodes
 """
 
 
@@ -78,7 +97,9 @@ class Routing:
         self.presence = presence
         self._owns = owns
         self._route_table = node.redis.register_script(ROUTE_TABLE)
-        self._route_account = node.redis.register_script(ROUTE_ACCOUNT)
+        self._to_accounts = Gather(
+            node.redis.register_script(ROUTE_ACCOUNTS), (node.keys.channel_prefix,)
+        )
         self.sinks: dict[int, Sink] = {}
         self._forwarded: dict[int, set[str]] = defaultdict(set)
         # players seated at this node's tables -> the node that held their socket when
@@ -134,23 +155,18 @@ class Routing:
         return True
 
     def deliver(self, account_id: int, message: ServerMessage) -> None:
-        node = self._node
-        payload = ToAccount(account=account_id, message=message.model_dump_json())
-        node.writer.put(
-            self._route_account,
-            [node.keys.online(account_id)],
-            [node.keys.channel_prefix, payload.model_dump_json()],
-        )
+        self._to_account(account_id, None, message.model_dump_json())
 
     def deliver_encoded(self, account_id: int, encoded: Encoded) -> None:
         """`deliver` for a message already written as its wire text."""
+        self._to_account(account_id, encoded.type, encoded.text)
+
+    def _to_account(self, account_id: int, type_: str | None, text: str) -> None:
+        """Queue a message for the node holding the account's socket (gathered with the
+        writer's batch: `ROUTE_ACCOUNTS`); with `type`, the text is sent as it is."""
         node = self._node
-        payload = ToAccount(account=account_id, message=encoded.text, type=encoded.type)
-        node.writer.put(
-            self._route_account,
-            [node.keys.online(account_id)],
-            [node.keys.channel_prefix, payload.model_dump_json()],
-        )
+        item = json.dumps([account_id, type_, text], ensure_ascii=False)
+        node.writer.gather(self._to_accounts, node.keys.online(account_id), item)
 
     def deliver_watched(self, node_id: str, accounts: list[int], encoded: Encoded) -> None:
         payload = ToSpectators(accounts=accounts, type=encoded.type, message=encoded.text)
@@ -194,16 +210,16 @@ class Routing:
 
     # --- from the bus -----------------------------------------------------------------------
 
-    def to_account(self, message: ToAccount) -> None:
-        """A message for an account whose socket is here."""
-        sink = self.sinks.get(message.account)
+    def to_account(self, account: int, type_: str | None, text: str) -> None:
+        """A message for an account whose socket is here (`ToAccount`, `ToAccounts`)."""
+        sink = self.sinks.get(account)
         if sink is None:
             return
         deliver_encoded = getattr(sink, "deliver_encoded", None)
-        if message.type is not None and deliver_encoded is not None:
-            deliver_encoded(Encoded(message.type, message.message))
+        if type_ is not None and deliver_encoded is not None:
+            deliver_encoded(Encoded(type_, text))
         else:
-            sink.deliver(SERVER_MESSAGE.validate_json(message.message))
+            sink.deliver(SERVER_MESSAGE.validate_json(text))
 
     def to_spectators(self, message: ToSpectators) -> None:
         """A watched table's message for the spectators whose sockets are here."""

@@ -3,6 +3,13 @@ sockets (journal appends, fenced stores, routed publishes, presence) goes throug
 FIFO queue, sent in pipelines by one task. Order is kept: a hand's actions are journaled
 in the order they were applied, and a seat's messages arrive in the order they were sent.
 `put` never blocks (the actor calls it from inside a step).
+
+Gathered commands (`gather`): items of one kind that a batch sends as a single script
+call, after the batch's other commands, in the order they were queued. The routed messages
+for accounts whose sockets are elsewhere go this way: one call and one PUBLISH per node
+per batch instead of a script and a PUBLISH per message (a seat's messages keep their
+order; they may go after a command queued behind them in the same batch, never before one
+queued ahead of them).
 """
 
 from __future__ import annotations
@@ -28,6 +35,15 @@ BATCH = 512
 RETRIES = 5
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Gather:
+    """A kind of gathered command: `script` is called with every item's key as KEYS (in
+    order) and `head` then every item's argument as ARGV."""
+
+    script: AsyncScript
+    head: tuple[str, ...]
+
+
 @dataclass(slots=True)
 class _Op:
     script: AsyncScript | None
@@ -35,6 +51,7 @@ class _Op:
     args: Sequence[EncodableT]
     done: Done | None
     flushed: asyncio.Future[None] | None = None
+    gather: Gather | None = None
 
 
 class Writer:
@@ -64,6 +81,10 @@ class Writer:
         """Queue one script call; `done` gets its result (or the exception) once sent."""
         self._queue.put_nowait(_Op(script, keys, args, done))
 
+    def gather(self, kind: Gather, key: str, arg: str) -> None:
+        """Queue one item of a gathered command (module docstring)."""
+        self._queue.put_nowait(_Op(None, (key,), (arg,), None, gather=kind))
+
     def publish(self, channel: str, payload: str) -> None:
         self._queue.put_nowait(_Op(None, [channel], [payload], None))
 
@@ -83,7 +104,17 @@ class Writer:
             await self._send(batch)
 
     async def _send(self, batch: list[_Op]) -> None:
-        commands = [op for op in batch if op.flushed is None]
+        commands = [op for op in batch if op.flushed is None and op.gather is None]
+        gathered: dict[Gather, tuple[list[str], list[EncodableT]]] = {}
+        for op in batch:
+            if op.gather is not None:
+                keys, args = gathered.setdefault(op.gather, ([], []))
+                keys.extend(op.keys)
+                args.extend(op.args)
+        commands.extend(
+            _Op(kind.script, keys, [*kind.head, *args], None)
+            for kind, (keys, args) in gathered.items()
+        )
         results: list[object] = []
         for attempt in range(RETRIES):
             try:
