@@ -61,6 +61,7 @@ from app.api.throttle import Bars
 from app.api.ws_edge import AddressSlots, client_address, origin_allowed, take_query
 from app.ops import logging as ops_logging
 from app.ops import metrics
+from app.ops.transport import SEND_MANY
 from app.protocol import (
     ErrorMessage,
     ServerMessage,
@@ -91,6 +92,7 @@ CLOSE_TRY_LATER = 1013  # the database could not be asked who the token is (RFC 
 RATE_LIMIT = 20  # messages per second per connection
 RATE_WINDOW = 1.0
 RATE_NOTICE_SECONDS = 1.0  # at most one rate_limited error in this time
+SEND_MANY_BYTES = 16 * 1024  # written to a socket at once, at most (a message may pass it)
 
 
 def _error(code: str, message: str) -> ErrorMessage:
@@ -180,16 +182,21 @@ class Connection:
 
     async def pump(self) -> None:
         """Write the queue in order, then the close frame; returns once the close is sent,
-        or when the client has not taken a message for `send_timeout` seconds."""
+        or when the client has not taken a message for `send_timeout` seconds. Over our
+        uvicorn protocol (`SEND_MANY`) what waits is written at once, up to `SEND_MANY_BYTES`
+        (several frames, one write to the socket), and a write the transport takes at once
+        arms no timer."""
+        extension = self._websocket.scope.get("extensions", {}).get(SEND_MANY)
+        writable: asyncio.Event | None = None if extension is None else extension["writable"]
         try:
             while True:
                 if self._out:
-                    item, watched = self._out.popleft()
-                    self._writing = len(item.text)
-                    self._writing_watched = self._writing if watched else 0
-                    metrics.message_out(item)
-                    async with asyncio.timeout(self._send_timeout):
-                        await self._websocket.send_text(item.text)
+                    texts = self._take(writable is not None)
+                    if writable is not None and writable.is_set():
+                        await self._write(texts)  # returns without waiting
+                    else:
+                        async with asyncio.timeout(self._send_timeout):
+                            await self._write(texts)
                     self.queued_bytes -= self._writing
                     self.watched_bytes -= self._writing_watched
                     self._writing = self._writing_watched = 0
@@ -205,6 +212,26 @@ class Connection:
             self.closing = True
             log.warning("a client took no message for %g s: its socket is dropped (%d)",
                         self._send_timeout, CLOSE_TOO_SLOW)
+
+    async def _write(self, texts: list[str]) -> None:
+        if len(texts) == 1:
+            await self._websocket.send_text(texts[0])
+        else:
+            await self._websocket.send({"type": "websocket.send", "texts": texts})
+
+    def _take(self, many: bool) -> list[str]:
+        """The next message, or (`many`) the messages waiting, up to `SEND_MANY_BYTES`:
+        their texts, counted as being written."""
+        texts: list[str] = []
+        while self._out and (not texts or (many and self._writing < SEND_MANY_BYTES)):
+            item, watched = self._out.popleft()
+            size = len(item.text)
+            self._writing += size
+            if watched:
+                self._writing_watched += size
+            metrics.message_out(item)
+            texts.append(item.text)
+        return texts
 
 
 @router.websocket("/ws")

@@ -49,7 +49,9 @@ from typing import Any, ClassVar, Literal
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from app.settings import Settings
 
@@ -59,8 +61,14 @@ HOOKS = (
 )
 WEBSOCKET_HOOKS = (
     "connection_made", "connection_lost", "pause_writing", "resume_writing", "handle_ping",
-    "send",
+    "send", "run_asgi",
 )
+SEND_MANY = "zjmahjong.websocket.send_many"
+"""The ASGI extension of `WebSocketLimits` (in the scope's ``extensions``): a
+``websocket.send`` message may carry ``texts``, several text frames written to the socket
+at once (one write for what waited in a socket's queue, not one per frame). Its value's
+``writable`` is the protocol's event, set while the transport takes writes: a send then
+returns without waiting."""
 LINGER_OFF = struct.pack("ii", 1, 0)  # SO_LINGER on with 0 s: close() resets the connection
 Parser = Literal["httptools", "h11"]
 
@@ -274,9 +282,30 @@ class WebSocketLimits(StalledWrites, WebSocketsSansIOProtocol):
         else:
             self.conn.data_to_send()  # the pong is dropped: the peer is not reading
 
+    async def run_asgi(self) -> None:
+        self.scope["extensions"][SEND_MANY] = {"writable": self.writable}  # type: ignore[index]
+        await super().run_asgi()
+
     async def send(self, message: Any) -> None:
-        """A handshake refused with an HTTP answer (a foreign Origin, a limit) is a
+        """``texts`` (`SEND_MANY`): the frames written at once, as uvicorn writes one.
+        A handshake refused with an HTTP answer (a foreign Origin, a limit) is a
         handshake completed: uvicorn 0.54 logged each one as an error of the app."""
+        texts = message.get("texts")
+        if texts is not None and message["type"] == "websocket.send" and self.handshake_complete:
+            await self.writable.wait()
+            if self.disconnected:
+                raise ClientDisconnected()
+            if self.close_sent:
+                raise RuntimeError(
+                    "Unexpected ASGI message 'websocket.send', after sending 'websocket.close'."
+                )
+            try:
+                for text in texts:
+                    self.conn.send_text(text.encode())
+            except InvalidState:
+                raise ClientDisconnected() from None
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            return
         await super().send(message)
         if message["type"] == "websocket.http.response.body" and not message.get("more_body"):
             self.handshake_complete = True

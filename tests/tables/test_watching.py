@@ -231,6 +231,7 @@ class StalledSocket:
     """A WebSocket whose client never reads: a send never completes."""
 
     def __init__(self) -> None:
+        self.scope: dict[str, object] = {"extensions": {}}  # a server without `SEND_MANY`
         self.sent: list[str] = []
 
     async def send_text(self, text: str) -> None:
