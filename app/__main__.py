@@ -4,12 +4,13 @@ the open-file limit (app/ops/serve.py), then serve.
 
 With `PROCESSES=N` (N > 1) the upgrade and the float happen once, here, and then a
 supervisor serves the port with N worker processes, each a node of the cluster
-(app/ops/supervisor.py). A worker is this command again with `--listen-fd` and
-`--control-fd` (the supervisor's, not an operator's, options)."""
+(app/ops/supervisor.py). A worker is this command again with `--listen-fd`,
+`--control-fd` and `--handoff-dir` (the supervisor's, not an operator's, options)."""
 
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 import uvicorn
 
@@ -20,22 +21,23 @@ from app.store import migrate
 from app.store.house import open_house
 
 
-def _worker(listen_fd: int, control_fd: int) -> None:
+def _worker(listen_fd: int, control_fd: int, handoff_dir: Path | None) -> None:
     control = watch_supervisor(control_fd)  # first: a worker never outlives its supervisor
     settings = get_settings()
     from app.main import app  # built before the heap is frozen
 
     memory.tune(settings.gc_thresholds)
-    serve_worker(app, settings, listen_fd, control)
+    serve_worker(app, settings, listen_fd, control, handoff_dir)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m app", description="Run the mahjong server.")
     parser.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--control-fd", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--handoff-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.listen_fd is not None and args.control_fd is not None:
-        _worker(args.listen_fd, args.control_fd)
+        _worker(args.listen_fd, args.control_fd, args.handoff_dir)
         sys.exit(0)
     settings = get_settings()
     if (problem := supervisor.refusal(settings)) is not None:  # PROCESSES > 1 only

@@ -42,20 +42,25 @@ def hello(token: str) -> str:
     return HelloMessage(v=2, token=token).model_dump_json()
 
 
-async def open_socket(address: str, token: str, **options: Any) -> ClientConnection:
-    """A socket to `ws://address/ws` that has said hello (`options` go to `connect`). The
-    handshake may take up to `HANDSHAKE_SECONDS`: a test server playing many tables of bots
-    at full speed answers late on a loaded machine, and the test's own deadline bounds it."""
+async def open_socket(
+    address: str, token: str, path: str = "/ws", **options: Any
+) -> ClientConnection:
+    """A socket to `ws://address/ws` (or `path`: ``/ws/<table_id>``) that has said hello
+    (`options` go to `connect`). The handshake may take up to `HANDSHAKE_SECONDS`: a test
+    server playing many tables of bots at full speed answers late on a loaded machine, and
+    the test's own deadline bounds it."""
     options = {"open_timeout": HANDSHAKE_SECONDS} | options
-    ws = await connect(f"ws://{address}/ws", **options)
+    ws = await connect(f"ws://{address}{path}", **options)
     await ws.send(hello(token))
     return ws
 
 
 @asynccontextmanager
-async def table_socket(address: str, token: str, **options: Any) -> AsyncIterator[ClientConnection]:
+async def table_socket(
+    address: str, token: str, path: str = "/ws", **options: Any
+) -> AsyncIterator[ClientConnection]:
     """`open_socket` for the block, closed after it."""
-    ws = await open_socket(address, token, **options)
+    ws = await open_socket(address, token, path, **options)
     try:
         yield ws
     finally:

@@ -1,6 +1,9 @@
 """The table WebSocket `/ws` (protocol version 2, docs/protocol.md).
 
 Rules:
+- ``/ws/<table_id>`` is the same socket: the id only asks, with several processes on one
+  machine, for the connection to be served by the process that owns that table
+  (app/ops/handoff.py), so that the table's messages need not cross between processes;
 - before the handshake is accepted (app/api/ws_edge.py): a foreign `Origin` is refused with
   403 (`forbidden`), and a client address with `ws_connections_per_address` sockets open
   on this node with 429 (`rate_limited`); the query string is taken out of the request
@@ -232,6 +235,15 @@ class Connection:
             metrics.message_out(item)
             texts.append(item.text)
         return texts
+
+
+@router.websocket("/ws/{table_id}")
+async def table_socket_for(websocket: WebSocket, table_id: str) -> None:
+    """`/ws` opened by a client that names the table it plays at: with several processes
+    the connection is served by the table's own (app/ops/handoff.py). The id is a hint for
+    that and nothing else: the socket is the same as `/ws`'s, for every table the account
+    sits at, whatever it names."""
+    await table_socket(websocket)
 
 
 @router.websocket("/ws")

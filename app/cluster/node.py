@@ -222,6 +222,9 @@ class RedisNetwork(Network):
     async def summary(self, table_id: str) -> dict[str, Any] | None:
         return await self.calls.summary(table_id)
 
+    async def owner(self, table_id: str) -> str | None:
+        return await self.leases.owner(table_id)
+
     async def call(
         self,
         op: str,

@@ -49,6 +49,13 @@ MESSAGES = Counter(
     "WebSocket messages by direction (in: from clients, out: to clients) and protocol type",
     ["direction", "type"],
 )
+HANDOFFS = Counter(
+    f"{PREFIX}_ws_handoffs",
+    "Table connections handed between the processes of this machine to the one owning their "
+    "table (way=passed: to another; taken: from another; kept: served here, the owner "
+    "being this process, none or out of reach)",
+    ["way"],
+)
 LIVE_TABLES = Gauge(
     f"{PREFIX}_live_tables", "Tables whose actor runs on this node, by status", ["status"]
 )
@@ -106,6 +113,11 @@ def connection_opened() -> None:
 
 def connection_closed() -> None:
     CONNECTIONS.dec()
+
+
+def handoff(way: str) -> None:
+    """A table connection that named its table: `passed`, `taken` or `kept`."""
+    HANDOFFS.labels(way).inc()
 
 
 @cache

@@ -23,12 +23,15 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any
 
 import uvicorn
 
 from app.ops import logging as ops_logging
 from app.ops import transport
+from app.ops.handoff import Handoff
 from app.protocol import MAX_MESSAGE_BYTES
 from app.settings import Settings
 
@@ -85,19 +88,35 @@ def raise_open_file_limit() -> tuple[int, int]:
 
 
 class _Worker(uvicorn.Server):
-    """A worker's server: it tells its supervisor once it serves."""
+    """A worker's server: it takes and hands over table connections (`handoff`) and tells
+    its supervisor once it serves."""
 
-    def __init__(self, config: uvicorn.Config, control: socket.socket) -> None:
+    def __init__(
+        self, config: uvicorn.Config, control: socket.socket, handoff: Handoff | None
+    ) -> None:
         super().__init__(config)
         self.control = control
+        self.handoff = handoff
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
+        if self.started and self.handoff is not None:
+            protocol = self.config.http_protocol_class
+            if issubclass(protocol, transport.HttpToolsLimits):
+                protocol.handoff = self.handoff
+            self.handoff.listen(
+                transport.adopter(self.config, self.server_state, self.lifespan.state)
+            )
         if self.started:
             try:
                 self.control.sendall(b"up\n")
             except OSError:  # the supervisor is gone: the watcher stops this worker
                 pass
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.handoff is not None:
+            self.handoff.close()
+        await super().shutdown(sockets)
 
 
 def watch_supervisor(control_fd: int) -> socket.socket:
@@ -118,13 +137,27 @@ def watch_supervisor(control_fd: int) -> socket.socket:
     return control
 
 
-def serve_worker(app: Any, settings: Settings, listen_fd: int, control: socket.socket) -> None:
+def serve_worker(
+    app: Any,
+    settings: Settings,
+    listen_fd: int,
+    control: socket.socket,
+    handoff_dir: Path | None = None,
+) -> None:
     """Serve `app` on the listening socket inherited as `listen_fd` until SIGTERM/SIGINT,
-    then exit 0; exit 3 (uvicorn's start failure) if it never served."""
+    then exit 0; exit 3 (uvicorn's start failure) if it never served. With `handoff_dir`
+    (the supervisor's), table connections go to the worker that owns their table
+    (app/ops/handoff.py)."""
     listener = socket.socket(fileno=listen_fd)
     config = uvicorn_config(app, settings)  # also sets up the logs
     raise_open_file_limit()
-    server = _Worker(config, control)
+    handoff = None
+    if handoff_dir is not None:
+        def owner_of(table_id: str) -> Awaitable[str | None]:
+            return app.state.tables.network.owner(table_id)  # type: ignore[no-any-return]
+
+        handoff = Handoff(handoff_dir, settings.node_id, owner_of)
+    server = _Worker(config, control, handoff)
     # from here a signal asks for the graceful shutdown, and uvicorn, which re-raises the
     # signal that stopped it once it has shut down, finds the same handler
     for sig in (signal.SIGINT, signal.SIGTERM):

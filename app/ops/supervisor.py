@@ -39,8 +39,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
 from sqlalchemy import make_url
@@ -130,9 +132,10 @@ class Slot:
 class Supervisor:
     """Runs `settings.processes` workers on `listener` until a signal or a failure."""
 
-    def __init__(self, settings: Settings, listener: socket.socket) -> None:
+    def __init__(self, settings: Settings, listener: socket.socket, handoff_dir: Path) -> None:
         self.settings = settings
         self.listener = listener
+        self.handoff_dir = handoff_dir
         self.slots = [Slot(i) for i in range(1, settings.processes + 1)]
         self.selector = selectors.DefaultSelector()
         self.signals: list[int] = []
@@ -168,6 +171,7 @@ class Supervisor:
             sys.executable, "-m", "app",
             "--listen-fd", str(self.listener.fileno()),
             "--control-fd", str(child_end.fileno()),
+            "--handoff-dir", str(self.handoff_dir),
         ]
         try:
             slot.process = subprocess.Popen(
@@ -312,4 +316,7 @@ def run(settings: Settings) -> int:
     caller has checked `refusal` and upgraded the database."""
     ops_logging.configure(settings.log_level, settings.log_format)
     listener = listen(settings.host, settings.port)
-    return Supervisor(settings, listener).run()
+    # the workers' sockets for handing each other connections (app/ops/handoff.py): a
+    # directory only this user may open, gone when the supervisor is
+    with tempfile.TemporaryDirectory(prefix="zjmahjong-handoff-") as handoff_dir:
+        return Supervisor(settings, listener, Path(handoff_dir)).run()

@@ -47,12 +47,15 @@ import socket
 import struct
 from typing import Any, ClassVar, Literal
 
+import httptools
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 
+from app.ops import metrics
+from app.ops.handoff import Adopt, Handoff, table_hint
 from app.settings import Settings
 
 HOOKS = (
@@ -264,7 +267,74 @@ class _Limits(StalledWrites):
 
 
 class HttpToolsLimits(_Limits, HttpToolsProtocol):
-    pass
+    """Also: a WebSocket upgrade of ``/ws/<table_id>`` is handed to the worker that owns
+    that table when `handoff` is set and it is another worker (app/ops/handoff.py); reading
+    stops while the owner is looked up, and anything that fails serves it here."""
+
+    handoff: ClassVar[Handoff | None] = None
+    handed_over = False  # this connection came from another worker: it stays here
+    _handing: asyncio.Task[None] | None = None
+
+    def handle_websocket_upgrade(self, *args: Any) -> None:
+        handoff = self.handoff
+        if handoff is not None and not self.handed_over:
+            table_id = table_hint(httptools.parse_url(self.url).path)
+            if table_id is not None:
+                self._stop_clock()
+                self.transport.pause_reading()
+                self._handing = asyncio.get_running_loop().create_task(
+                    self._hand_over(handoff, table_id, args)
+                )
+                return
+        super().handle_websocket_upgrade(*args)
+
+    async def _hand_over(self, handoff: Handoff, table_id: str, args: tuple[Any, ...]) -> None:
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None and await handoff.pass_on(table_id, sock, self._head()):
+            self.transport.abort()  # the other worker holds the connection now
+            return
+        metrics.handoff("kept")
+        if self.transport.is_closing():
+            return
+        self.transport.resume_reading()
+        super().handle_websocket_upgrade(*args)
+
+    def _head(self) -> bytes:
+        """The upgrade request as it arrived (what uvicorn feeds its WebSocket protocol)."""
+        out = [self.scope["method"].encode(), b" ", self.url, b" HTTP/1.1\r\n"]
+        for name, value in self.scope["headers"]:
+            out += [name, b": ", value, b"\r\n"]
+        out.append(b"\r\n")
+        return b"".join(out)
+
+
+def adopter(config: Any, server_state: Any, app_state: dict[str, Any]) -> Adopt:
+    """What serves a connection another worker handed over: a new HTTP protocol of
+    `config` (uvicorn's objects, as its server makes one per accepted connection) on the
+    socket, fed the request head that was read there."""
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def serve(sock: socket.socket, head: bytes) -> None:
+        protocol = config.http_protocol_class(
+            config=config, server_state=server_state, app_state=app_state
+        )
+        protocol.handed_over = True
+        try:
+            transport, _ = await asyncio.get_running_loop().connect_accepted_socket(
+                lambda: protocol, sock
+            )
+        except OSError:
+            sock.close()
+            return
+        if not transport.is_closing():
+            protocol.data_received(head)
+
+    def adopt(sock: socket.socket, head: bytes) -> None:
+        task = asyncio.get_running_loop().create_task(serve(sock, head))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    return adopt
 
 
 class H11Limits(_Limits, H11Protocol):

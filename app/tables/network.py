@@ -143,6 +143,10 @@ class Network(Protocol):
         """A table another node owns, as the lobby lists it (None: unknown)."""
         return None
 
+    async def owner(self, table_id: str) -> str | None:
+        """The node that owns the table now (None: no node, or no cluster)."""
+        return None
+
     async def call(
         self,
         op: str,

@@ -5,7 +5,6 @@ reload in the middle of a hand resumes it; a dropped socket shows the banner and
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute
 from tests.browser.conftest import Server
 from tests.browser.ui import (
     PROMPTED,
+    TABLE_SOCKET,
     answer_once,
     click_action,
     discard,
@@ -310,7 +310,7 @@ def test_a_dropped_connection_shows_the_banner_and_resumes_from_the_last_seq(
         ws.on_message(from_page)
         sockets.append(ws)
 
-    page.route_web_socket(re.compile(r"/ws$"), through)
+    page.route_web_socket(TABLE_SOCKET, through)
     register(page, server.base, "dropper")
     open_table(page, "shanghai", 1)
     page.click("#fill-bots")

@@ -13,7 +13,6 @@ import copy
 import hashlib
 import json
 import random
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import TableContext
 from tests.browser.conftest import Server
 from tests.browser.test_table import OPEN_TABLE
-from tests.browser.ui import PROMPTED, first_decision, register, to_english
+from tests.browser.ui import PROMPTED, TABLE_SOCKET, first_decision, register, to_english
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -247,7 +246,7 @@ def test_a_seed_that_is_not_the_committed_one_fails_the_mark(
 
         upstream.on_message(to_page)
 
-    page.route_web_socket(re.compile(r"/ws$"), lying)
+    page.route_web_socket(TABLE_SOCKET, lying)
     register(page, server.base, "vf_lied_to")
     to_english(page)
     _settle_with_bots(page, "lishui")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -15,6 +16,7 @@ from tests.browser.conftest import PASSWORD
 LEGAL = "#my-hand button.tile.legal"
 PROMPTED = f"#actions button.act, {LEGAL}"
 SETTLED = "#settlement"
+TABLE_SOCKET = re.compile(r"/ws(/[A-Za-z0-9_-]+)?$")  # the table page's /ws/<table_id>
 CLAIM_ORDER = ("hu", "pass")  # what the simple player answers, in order of preference
 
 

@@ -75,6 +75,7 @@ class Player:
     headers: dict[str, str]
     node: str
     table_id: str = ""
+    path: str = "/ws"  # the socket's path: /ws/<table_id> names the table it plays at
     last_seq: int = 0
     ws: ClientConnection | None = None
     ended: dict[str, Message] = field(default_factory=dict)  # hand id -> hand_ended
@@ -92,12 +93,24 @@ async def register(http: httpx.AsyncClient, name: str, node: str) -> Player:
     return Player(name, token, {"Authorization": f"Bearer {token}"}, node)
 
 
+async def open_table(http: httpx.AsyncClient, host: Player) -> str:
+    """A 丽水 table at stake 1 with short timers, opened by `host`: its id."""
+    created = await http.post(
+        "/tables",
+        json={"variant": "lishui", "stake": 1,
+              "timers": {"discard": 5, "claim": 2, "decide": 2, "ready": 1}},
+        headers=host.headers,
+    )
+    assert created.status_code == 201, created.text
+    return str(created.json()["id"])
+
+
 async def play(player: Player, fallback: str, stop: asyncio.Event) -> None:
     """Answer every prompt with its first legal action; when the socket drops, reconnect
     to `fallback` and resume until the table answers."""
     while not stop.is_set():
         try:
-            async with table_socket(player.node, player.token) as ws:
+            async with table_socket(player.node, player.token, player.path) as ws:
                 player.ws = ws
                 answered = asyncio.Event()
                 resumer = asyncio.create_task(_resume_until(player, ws, answered))

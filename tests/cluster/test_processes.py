@@ -33,10 +33,11 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.cluster.keys import Keys
 from app.store.db import async_url
-from tests.cluster.processes import ROOT, Player, free_port, play, register
+from tests.cluster.processes import ROOT, Player, free_port, open_table, play, register
 from tests.conftest import POSTGRES_URL, empty_database_url
 from tests.outage import check_hands_paid
 from tests.waits import until
+from tests.wsclient import open_socket
 
 HOUSE_FLOAT = 5000
 START_SECONDS = 60  # two interpreters importing the app on a loaded machine
@@ -125,13 +126,7 @@ async def test_a_hand_across_two_processes_on_one_port(
     workers = served.up()
     assert sorted(workers) == ["pt-1", "pt-2"]
     stop = asyncio.Event()
-    clients = [httpx.AsyncClient(base_url=f"http://{served.address}") for _ in range(4)]
-    players = [
-        await register(http, name, served.address)
-        for http, name in zip(clients, ("ann", "ben", "cat", "dan"))
-    ]
-    accounts = [int((await http.get("/me", headers=p.headers)).json()["id"])
-                for http, p in zip(clients, players)]
+    clients, players, accounts = await _four(served.address, ("ann", "ben", "cat", "dan"))
     tasks = [asyncio.create_task(play(p, served.address, stop)) for p in players]
     try:
         async with asyncio.timeout(90):
@@ -144,14 +139,7 @@ async def test_a_hand_across_two_processes_on_one_port(
                 await _reconnect(players[3])
                 nodes = await _socket_nodes(redis, keys, accounts)
 
-            created = await clients[0].post(
-                "/tables",
-                json={"variant": "lishui", "stake": 1,
-                      "timers": {"discard": 5, "claim": 2, "decide": 2, "ready": 1}},
-                headers=players[0].headers,
-            )
-            assert created.status_code == 201, created.text
-            table_id = created.json()["id"]
+            table_id = await open_table(clients[0], players[0])
             for seat, (http, player) in enumerate(zip(clients, players)):
                 player.table_id = table_id
                 sat = await http.post(f"/tables/{table_id}/sit", json={"seat": seat},
@@ -169,12 +157,7 @@ async def test_a_hand_across_two_processes_on_one_port(
                 held = await _metric(served.metrics_port + worker - 1, "mahjong_ws_connections")
                 assert held == nodes.count(f"pt-{worker}"), (worker, nodes)
     finally:
-        stop.set()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for http in clients:
-            await http.aclose()
+        await _stop(stop, tasks, clients)
 
     assert len({json.dumps(p.ended[hand], sort_keys=True) for p in players}) == 1
     url = served.database
@@ -194,6 +177,90 @@ async def test_a_hand_across_two_processes_on_one_port(
     for pid in pids:
         assert not _alive(pid), f"worker {pid} outlived its supervisor"
     print(f"\nsockets on {nodes}, table on {owner}, reconnects to spread: {tries}")
+
+
+async def test_a_socket_that_names_its_table_is_served_by_the_tables_process(
+    served: Served, redis: Redis, prefix: str
+) -> None:
+    """``/ws/<table_id>``: whichever worker the kernel gives the connection to, the socket
+    ends up on the worker that owns the table (app/ops/handoff.py), each of several times it
+    reconnects; a hand played over those sockets crosses no process. A hint naming no table
+    is served where it landed, and so is a plain ``/ws``."""
+    keys = Keys(prefix)
+    stop = asyncio.Event()
+    clients, players, accounts = await _four(served.address, ("eve", "fay", "gus", "hal"))
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        async with asyncio.timeout(120):
+            table_id = await open_table(clients[0], players[0])
+            owner = str(await redis.get(keys.lease(table_id))).split("|")[0]
+            # a hint that names no table, and no hint: both served wherever they land
+            stray = await open_socket(served.address, players[0].token, "/ws/no-such-table")
+            plain = await open_socket(served.address, players[1].token)
+            landed = set(await _socket_nodes(redis, keys, accounts[:2]))
+            await stray.close()
+            await plain.close()
+            for seat, (http, player) in enumerate(zip(clients, players)):
+                player.table_id, player.path = table_id, f"/ws/{table_id}"
+                sat = await http.post(f"/tables/{table_id}/sit", json={"seat": seat},
+                                      headers=player.headers)
+                assert sat.status_code == 200, sat.text
+            tasks = [asyncio.create_task(play(p, served.address, stop)) for p in players]
+            for _ in range(3):  # each time, the kernel picks a worker; the socket moves
+                await until(lambda: all(p.ws is not None for p in players), 20, "sockets")
+                assert await _socket_nodes(redis, keys, accounts) == [owner] * 4
+                for player in players:
+                    await _reconnect(player)
+            hand = f"{table_id}-1"
+            await until(lambda: all(hand in p.ended for p in players), 60, "the first hand")
+            assert await _socket_nodes(redis, keys, accounts) == [owner] * 4
+            handed = [await _handoffs(served.metrics_port + w - 1) for w in (1, 2)]
+    finally:
+        await _stop(stop, tasks, clients)
+    # 16 sockets named the table: those the owner accepted itself were kept, the others
+    # were passed by the other worker and taken by the owner (plus the stray hint, kept)
+    mine = handed[int(owner.removeprefix("pt-")) - 1]
+    other = handed[2 - int(owner.removeprefix("pt-"))]
+    assert mine["passed"] == 0 and other["taken"] == 0
+    assert other["passed"] == mine["taken"] > 0
+    assert mine["kept"] + other["kept"] + other["passed"] == 16 + 1
+    print(f"\ntable on {owner}; the stray hint and plain /ws landed on {sorted(landed)}; "
+          f"handed over: {handed}")
+
+
+async def _four(
+    address: str, names: tuple[str, str, str, str]
+) -> tuple[list[httpx.AsyncClient], list[Player], list[int]]:
+    """Four players registered and logged in on `address`: a client each, and their ids."""
+    clients = [httpx.AsyncClient(base_url=f"http://{address}") for _ in range(4)]
+    players = [await register(http, name, address) for http, name in zip(clients, names)]
+    accounts = [int((await http.get("/me", headers=p.headers)).json()["id"])
+                for http, p in zip(clients, players)]
+    return clients, players, accounts
+
+
+async def _stop(
+    stop: asyncio.Event, tasks: list[asyncio.Task[None]], clients: list[httpx.AsyncClient]
+) -> None:
+    """The players stop playing and their clients close."""
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for http in clients:
+        await http.aclose()
+
+
+async def _handoffs(port: int) -> dict[str, float]:
+    """A worker's `mahjong_ws_handoffs_total` by way."""
+    async with httpx.AsyncClient() as http:
+        scraped = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
+    found = {"passed": 0.0, "taken": 0.0, "kept": 0.0}
+    for line in scraped.splitlines():
+        if line.startswith("mahjong_ws_handoffs_total{"):
+            way = line.split('way="')[1].split('"')[0]
+            found[way] = float(line.split()[1])
+    return found
 
 
 def _two_free_ports() -> int:

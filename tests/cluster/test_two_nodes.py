@@ -20,7 +20,7 @@ import websockets
 from redis.asyncio import Redis
 
 from app.cluster.keys import Keys
-from tests.cluster.processes import Node, Player, play, register
+from tests.cluster.processes import Node, Player, open_table, play, register
 from tests.outage import check_hands_paid
 from tests.waits import until
 from tests.wsclient import open_socket, table_socket
@@ -44,14 +44,7 @@ async def test_two_nodes_survive_the_owner_being_killed(
             await register(http_a if home is a else http_b, name, home.address)
             for name, home in zip(names, homes)
         ]
-        created = await http_a.post(
-            "/tables",
-            json={"variant": "lishui", "stake": 1,
-                  "timers": {"discard": 5, "claim": 2, "decide": 2, "ready": 1}},
-            headers=players[0].headers,
-        )
-        assert created.status_code == 201, created.text
-        table_id = created.json()["id"]
+        table_id = await open_table(http_a, players[0])
         # B lists the table A opened (the directory), and seats go to the owner from B too
         listed = (await http_b.get("/tables", headers=players[2].headers)).json()
         assert [t["id"] for t in listed] == [table_id]

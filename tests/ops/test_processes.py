@@ -56,11 +56,11 @@ def test_workers_are_named_after_the_node_id_and_their_restarts() -> None:
     assert _settings(node_id=node_name("n" * 48, 64, 99_999)).node_id.endswith("-64.99999")
 
 
-def test_a_dead_worker_is_restarted_later_each_time_it_dies_young() -> None:
+def test_a_dead_worker_is_restarted_later_each_time_it_dies_young(tmp_path: Path) -> None:
     """0.5 s after a death, doubling while the worker keeps dying within STABLE_SECONDS
     of its start; the fifth such death in a row stops everything."""
     with socket.socket() as listener:
-        supervisor = Supervisor(_settings(), listener)
+        supervisor = Supervisor(_settings(), listener, tmp_path)
         supervisor.serving = True  # every worker has served once
         slot = supervisor.slots[0]
 

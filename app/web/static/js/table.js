@@ -81,7 +81,8 @@ export class TableController {
       this.render(opts);
     };
     this.client = new ProtocolClient({
-      url: `${scheme}://${location.host}/ws`,
+      // the socket names its table: a server of several processes serves it on the table's
+      url: `${scheme}://${location.host}/ws/${encodeURIComponent(tableId)}`,
       token: () => session.access,
       refresh: refreshTokens,
       onSeated: then((m) => this.onSeated(m)),
