@@ -50,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--server-processes", type=int, default=1,
                         help="with --spawn: PROCESSES of the server (more than 1 needs "
                         "--database-url and --redis-url); also the echo server's processes")
-    parser.add_argument("--redis-url", help="with --spawn and --server-processes > 1")
+    parser.add_argument("--redis-url", help="with --spawn: the server as nodes of a cluster "
+                        "(needed by --server-processes > 1)")
     parser.add_argument("--warm-seconds", type=float, default=10,
                         help="play before the server's memory is read and counting starts")
     parser.add_argument("--burst-at", type=float,
@@ -62,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--burst-window", type=float, default=15)
     parser.add_argument("--profile-server", type=Path,
                         help="with --spawn: run the server under cProfile, its stats to this file")
+    parser.add_argument("--no-table-path", action="store_true",
+                        help="sockets open /ws instead of /ws/<table_id> (which several server "
+                        "processes serve on the table's own)")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
 
@@ -113,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             burst_every=args.burst_every,
             burst_window=args.burst_window,
             profile_server=args.profile_server,
+            table_path=not args.no_table_path,
         )
     except ValidationError as exc:
         print(f"bad options: {exc}", file=sys.stderr)

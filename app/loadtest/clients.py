@@ -141,11 +141,12 @@ class GameBot(Link):
         self._pong = asyncio.Event()
         self._pending: set[asyncio.Task[None]] = set()
 
-    async def join(self, ws_url: str, token: str) -> None:
-        """Open the table socket (`ws_url` + /ws) and say hello with the access token, then
-        return once the server has registered this socket for the account (it answers a
-        ping only after the hello), so that no event of the hand is routed past it."""
-        await self.open(f"{ws_url}/ws")
+    async def join(self, url: str, token: str) -> None:
+        """Open the table socket (`url`: /ws, or /ws/<table_id>) and say hello with the
+        access token, then return once the server has registered this socket for the
+        account (it answers a ping only after the hello), so that no event of the hand is
+        routed past it."""
+        await self.open(url)
         await self.send(HelloMessage(v=2, token=token).model_dump_json())
         await self.send({"type": "ping", "nonce": "ready"})
         await asyncio.wait_for(self._pong.wait(), 30)

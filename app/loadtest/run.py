@@ -77,6 +77,7 @@ PASSWORD = "load-test-password"
 SETUP_CONCURRENCY = 16
 LATENCY_METRIC = "mahjong_action_broadcast_seconds"
 SETTLE_METRIC = "mahjong_settle_seconds"
+HANDOFF_METRIC = "mahjong_ws_handoffs"
 BACK_AFTER = 5.0  # a burst's leavers sit again 1-2 times this long after leaving
 
 Buckets = list[tuple[float, float]]
@@ -90,7 +91,7 @@ class Options(BaseModel):
     variant: str = "lishui"
     stake: int = Field(default=1, ge=1)
     database_url: str | None = None  # for --spawn: PostgreSQL instead of a SQLite file
-    redis_url: str | None = None  # for --spawn with server_processes > 1
+    redis_url: str | None = None  # --spawn: a cluster (server_processes > 1 needs it)
     server_processes: int = Field(default=1, ge=1, le=64)  # --spawn: PROCESSES
     client_processes: int = Field(default=1, ge=1, le=MAX_CLIENT_PROCESSES)
     echo: bool = True
@@ -101,6 +102,7 @@ class Options(BaseModel):
     burst_every: int = Field(default=2, ge=1)  # every this many-th table takes part
     burst_window: float = Field(default=15, ge=1, le=600)
     profile_server: Path | None = None  # with --spawn: the server's cProfile stats go here
+    table_path: bool = True  # sockets open /ws/<table_id>: served by the table's process
 
     @model_validator(mode="after")
     def _consistent(self) -> Options:
@@ -292,6 +294,23 @@ async def _scrape(http: httpx.AsyncClient, urls: list[str]) -> dict[str, Buckets
     return found or None
 
 
+async def _handoffs(http: httpx.AsyncClient, urls: list[str]) -> dict[str, int] | None:
+    """`mahjong_ws_handoffs_total` of every process of the server added up, by way."""
+    found: dict[str, int] = {}
+    for url in urls:
+        try:
+            response = await http.get(url)
+        except httpx.HTTPError:
+            return None
+        for family in text_string_to_metric_families(response.text):
+            if family.name == HANDOFF_METRIC:
+                for sample in family.samples:
+                    if sample.name.endswith("_total"):
+                        way = sample.labels["way"]
+                        found[way] = found.get(way, 0) + int(sample.value)
+    return found or None
+
+
 def _window(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
             metric: str = LATENCY_METRIC) -> ServerLatency | None:
     if before is None or after is None or metric not in before or metric not in after:
@@ -384,10 +403,16 @@ async def _run(
         pool = Pool(_shares(options, url, tokens))
         try:
             ws_url = "ws" + url[len("http"):]
-            for step, args in (("sockets", {"ws_url": ws_url}), ("tables", {}), ("fourth", {})):
+            sockets = {"ws_url": ws_url, "table_path": options.table_path}
+            steps: list[tuple[str, dict[str, Any]]] = [
+                ("tables", {}), ("sockets", sockets), ("seats", {}), ("fourth", {}),
+            ]
+            for step, args in steps:
                 done = await pool.step(Command(step, args))
                 failures += [f for d in done for f in d.failures]
                 out.write(f"  {step}: {_summary(done)} at {time.monotonic() - started:.1f} s\n")
+                if step == "tables":
+                    rss_tables = procstat.rss_bytes(_server_pids(spawned))
                 if step == "sockets":
                     rss_sockets = procstat.rss_bytes(_server_pids(spawned))
             setup_seconds = time.monotonic() - started
@@ -397,6 +422,7 @@ async def _run(
             rss_playing = procstat.rss_bytes(_server_pids(spawned))
             result = await _measure_game(options, pool, http, metrics_urls, spawned, out)
             rss_end = procstat.rss_bytes(_server_pids(spawned))
+            handoffs = await _handoffs(http, metrics_urls)
             sizes = [s for d in result.done for s in d.values["sizes"]]
             await pool.step(Command("leave"))
             echo: PhaseReport | None = None
@@ -424,14 +450,16 @@ async def _run(
         round(game.messages_per_s / echo.messages_per_s, 3)
         if echo is not None and echo.messages_per_s > 0 else None
     )
+    # the tables are made before the sockets open (a socket names its table): a table's
+    # memory is what it took when made and what playing added
     per_client = (
-        (rss_sockets - rss_idle) / clients
-        if rss_idle is not None and rss_sockets is not None else None
+        (rss_sockets - rss_tables) / clients
+        if rss_tables is not None and rss_sockets is not None else None
     )
-    per_table = (
-        (rss_playing - rss_sockets) / options.tables
-        if rss_sockets is not None and rss_playing is not None else None
-    )
+    per_table = None
+    if rss_idle is not None and rss_tables is not None and rss_sockets is not None \
+            and rss_playing is not None:
+        per_table = (rss_tables - rss_idle + rss_playing - rss_sockets) / options.tables
     return Report(
         url=url,
         tables=options.tables,
@@ -458,6 +486,8 @@ async def _run(
         echo=echo,
         ratio=ratio,
         mean_message_bytes=round(sum(sizes) / len(sizes), 1) if sizes else None,
+        table_path=options.table_path,
+        handoffs=handoffs,
     )
 
 

@@ -162,7 +162,8 @@ async def spawn_game_server(
     processes: int = 1, redis_url: str | None = None,
 ) -> Spawned:
     """Start `python -m app` on a free loopback port. With `profile` the server runs under
-    cProfile and writes its stats there when it stops. With `processes` > 1 it is
+    cProfile and writes its stats there when it stops. With `redis_url` each process is a
+    node of a cluster (keys under a prefix of this run's own). With `processes` > 1 it is
     `PROCESSES=N python -m app` (which needs PostgreSQL and `redis_url`), each worker's
     /metrics on a port of its own."""
     port = free_port()
@@ -183,13 +184,14 @@ async def spawn_game_server(
     )
     url = f"http://127.0.0.1:{port}"
     metrics = [f"{url}/metrics"]
+    if redis_url is not None:  # a cluster of one node or more
+        run = secrets.token_hex(3)  # keys of its own: no table of an earlier run is adopted
+        env.update(REDIS_URL=redis_url, NODE_ID=f"load-{run}", REDIS_PREFIX=f"load-{run}:")
     if processes > 1:
         if redis_url is None or database_url is None:
             raise ValueError("several server processes need --database-url and --redis-url")
         first = free_ports(processes)
-        run = secrets.token_hex(3)  # keys of its own: no table of an earlier run is adopted
-        env.update(PROCESSES=str(processes), REDIS_URL=redis_url, METRICS_PORT=str(first),
-                   NODE_ID=f"load-{run}", REDIS_PREFIX=f"load-{run}:")
+        env.update(PROCESSES=str(processes), METRICS_PORT=str(first))
         metrics = [f"http://127.0.0.1:{first + i}/metrics" for i in range(processes)]
     command = [sys.executable, "-m", "app"]
     if profile is not None:

@@ -137,6 +137,8 @@ class Report(BaseModel):
     echo: PhaseReport | None
     ratio: float | None  # game messages/s over echo messages/s
     mean_message_bytes: float | None
+    table_path: bool = True  # the sockets opened /ws/<table_id> (else /ws)
+    handoffs: dict[str, int] | None = None  # the server's mahjong_ws_handoffs_total by way
 
     def text(self) -> str:
         game = self.game
@@ -153,7 +155,9 @@ class Report(BaseModel):
                 f"process{'es' if self.client_processes != 1 else ''} "
                 f"(set up in {self.setup_seconds:.1f} s)"
             ),
-            f"  connections held      {game.connections} (dropped {game.dropped})",
+            f"  connections held      {game.connections} (dropped {game.dropped}), "
+            f"on {'/ws/<table_id>' if self.table_path else '/ws'}"
+            + (f"; handed to the table's process: {self.handoffs}" if self.handoffs else ""),
             f"  hands finished        {self.hands}",
             (
                 f"  messages              {game.messages} in {game.seconds:.1f} s = "

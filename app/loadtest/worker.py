@@ -6,8 +6,9 @@ sets the latency it sees; the coordinator therefore spreads the tables over seve
 these (`--client-processes`), each on its own event loop, and adds up what they count.
 
 Steps (the coordinator's `Command`, each answered with a `Done` of what it found):
-``sockets`` (open every bot's socket and say hello), ``tables`` (create each table and sit
-three of its bots), ``fourth`` (sit the fourth: the tables start), ``measure`` (count from
+``tables`` (create each table), ``sockets`` (open every bot's socket, on the path that names
+its table unless told otherwise, and say hello), ``seats`` (sit three bots of each table),
+``fourth`` (sit the fourth: the tables start), ``measure`` (count from
 a wall-clock moment for a number of seconds, with a `Tick` of the counts every second,
 and, if asked, a burst: at a given moment one bot of a share of the tables leaves, an
 escape that ends the hand, and sits again 5-10 seconds later), ``leave`` (every bot gets up
@@ -146,10 +147,12 @@ class Client:
 
     # --- the steps ----------------------------------------------------------------------
 
-    async def step_sockets(self, ws_url: str) -> Done:
+    async def step_sockets(self, ws_url: str, table_path: bool) -> Done:
         async def join(i: int) -> None:
+            bot = self.bots[i]
+            path = f"/ws/{bot.table_id}" if table_path else "/ws"
             try:
-                await self.bots[i].join(ws_url, self.token(i))
+                await bot.join(ws_url + path, self.token(i))
             except InvalidStatus as refused:
                 raise RuntimeError(f"socket refused: HTTP {refused.response.status_code}") from None
 
@@ -160,8 +163,6 @@ class Client:
 
     async def step_tables(self) -> Done:
         async def open_table(t: int) -> None:
-            if not all(b.ws is not None for b in self.bots[4 * t:4 * t + 4]):
-                raise RuntimeError("a socket of the table is not open")
             created = await post(
                 self.http, "/tables", "create a table",
                 json={"variant": self.share.variant, "stake": self.share.stake,
@@ -172,14 +173,22 @@ class Client:
             for seat in range(4):
                 bot = self.bots[4 * t + seat]
                 bot.table_id, bot.seat = table_id, seat
-            for seat in range(3):
-                await self._sit(4 * t + seat)
             self.tables[t] = table_id
 
         results = await bounded(SETUP_CONCURRENCY, [
             partial(open_table, t) for t in range(len(self.share.tokens))
         ])
         return Done("tables", _failures(results), {"tables": len(self.tables)})
+
+    async def step_seats(self) -> Done:
+        async def three(t: int) -> None:
+            if not all(b.ws is not None for b in self.bots[4 * t:4 * t + 4]):
+                raise RuntimeError("a socket of the table is not open")
+            for seat in range(3):
+                await self._sit(4 * t + seat)
+
+        results = await bounded(SETUP_CONCURRENCY, [partial(three, t) for t in sorted(self.tables)])
+        return Done("seats", _failures(results), {"seated": 3 * len(results)})
 
     async def step_fourth(self) -> Done:
         results = await bounded(SETUP_CONCURRENCY, [
