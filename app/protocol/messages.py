@@ -87,7 +87,8 @@ class AutoplayMessage(ClientModel):
 
 class LeaveMessage(ClientModel):
     """Leave the table. Between hands this is free. During a hand it is an escape (逃跑):
-    the hand ends at once and the leaver pays the variant's escape penalty."""
+    the hand ends at once and the leaver pays the variant's escape penalty; the seat is
+    free from then on, and the leaver may sit again while the hand is being stored."""
 
     v: Version = VERSION
     """the protocol version, 2"""

@@ -46,7 +46,10 @@ actor adds what the core leaves out:
   table never waits on a spectator: `public` only queues;
 - seats: `on_seats_changed` is called after any message that changed who sits where, a
   seat's connection or its 托管, or the hand in play (dealt, ended), so that the caller can
-  tell every seat (``table_state``);
+  tell every seat (``table_state``); at a hand's end also before its record is stored,
+  once the seats that leave with it are freed: an escaper's (逃跑, `Leave` during a hand)
+  and those still away. So the escaper may sit again (here or elsewhere) while the
+  hand is being stored; the result is shown to whoever sits then;
 - sessions (版, RULES.md 1: four 圈; a 圈 ends when every seat has dealt once, i.e. the deal
   has passed four times as the core's `next_context` reports it): with the variant option
   `reseat_after_session` (丽水) the seats are redrawn after each 版 from a seed of the
@@ -128,6 +131,8 @@ OnHandEnd = Callable[[HandRecordData], Awaitable[Silver | None]]
 SeedSource = Callable[[], int | bytes]
 """A hand's seed (bytes; an int stands for its 8-byte form: `app.rules.wall.seed_bytes`)."""
 OnSeatsChanged = Callable[[], None]
+SeatSummary = tuple[str | None, list[tuple[int | None, bool, bool, bool]]]
+"""The hand in play, and each seat's account, connection, 托管 and readiness."""
 SeatPoints = Callable[[tuple[int, int, int, int]], Awaitable[tuple[int, int, int, int]]]
 """The 积分 (points) the four seated accounts hold as stored, in seat order."""
 
@@ -232,6 +237,7 @@ class Table:
         self._prompts: dict[int, Prompt] = {}
         self._reported = True
         self._on_seats_changed = on_seats_changed
+        self._seats_told: SeatSummary | None = None  # the seats as the caller last knew them
         self._deal_passes = 0  # times the deal passed to another seat in this 版
         self._hand_accounts: tuple[int | None, ...] = ()  # who sat where when it was dealt
         self.observer: HandObserver | None = None
@@ -317,17 +323,23 @@ class Table:
     async def handle(self, msg: Inbound) -> None:
         """Handle one message. An exception is logged and the hand restored (or voided):
         the table keeps serving."""
-        before = self._seat_summary()
+        self._seats_told = self._seat_summary()
         metrics.handling(msg)
         try:
             await self._dispatch(msg)
         except Exception:
             log.exception("table %s: handling %r failed; restoring the hand", self.table_id, msg)
             await self._recover()
-        if self._on_seats_changed is not None and self._seat_summary() != before:
-            self._on_seats_changed()
+        self._tell_seats()
         if isinstance(msg, Tick) or self.next_wake() != self.wake_seen:
             self.wake.set()
+
+    def _tell_seats(self) -> None:
+        """`on_seats_changed`, if the seats changed since the caller was last told."""
+        summary = self._seat_summary()
+        if self._on_seats_changed is not None and summary != self._seats_told:
+            self._seats_told = summary
+            self._on_seats_changed()
 
     def poke(self) -> None:
         """The caller changed the table outside the inbox (a seat taken or freed between
@@ -358,7 +370,7 @@ class Table:
                 wakes.append(prompt.bot_at)
         return min(wakes, default=None)
 
-    def _seat_summary(self) -> tuple[str | None, list[tuple[int | None, bool, bool, bool]]]:
+    def _seat_summary(self) -> SeatSummary:
         hand = self._hand_id if self._live() is not None else None
         return hand, [(s.account, s.connected, s.autoplay, n in self.ready_seats)
                       for n, s in enumerate(self.seats)]
@@ -579,8 +591,9 @@ class Table:
             prompt.bot_at = None
 
     async def _on_leave(self, msg: Leave) -> None:
-        """逃跑: leaving during a hand is an escape, which ends it (RULES.md 1); between
-        hands the seat is simply freed."""
+        """逃跑: leaving during a hand is an escape, which ends it (RULES.md 1), and the
+        seat is freed with the hand's end (`_end_hand`); between hands the seat is simply
+        freed."""
         if not self._check_seat(msg.seat):
             return
         if self._live() is not None:
@@ -804,7 +817,8 @@ class Table:
             self._ctx = replace(ctx, dealer=after.dealer, streak=after.streak)
 
     async def _end_hand(self, state: HandState) -> None:
-        """Report the hand once; seats still disconnected leave the table (RULES.md 1)."""
+        """Report the hand once; seats still disconnected leave the table (RULES.md 1), and
+        so does the escaper's, before the hand is stored (the caller is told at once)."""
         self._reported = True
         self._prompts = {}
         away = tuple(s for s in range(4) if not self.seats[s].connected)
@@ -813,8 +827,9 @@ class Table:
         record = self._record(state, voided=False, away=away, reseat=reseat,
                               session_end=session_end)
         self._ctx = next_ctx
-        for seat in away:
+        for seat in {*away, *([] if state.escaped is None else [state.escaped])}:
             self.seats[seat] = SeatState(None)
+        self._tell_seats()
         # the result goes to the seats that played the hand, then the new seating (if any)
         if await self._report(record) and reseat is not None:
             self._reseat(reseat)

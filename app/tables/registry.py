@@ -487,7 +487,7 @@ class TableRegistry:
 
     def leave(self, table_id: str, account_id: int) -> None:
         """Free the account's seat; during a hand this is an escape and the seat is freed
-        when that hand has ended."""
+        as that hand ends, before it is stored (the leaver may sit again meanwhile)."""
         live = self.require(table_id)
         seat = live.seat_of(account_id)
         if seat is None:
@@ -498,9 +498,7 @@ class TableRegistry:
             self.announce(table_id)
             self._seats_moved(table_id)
             return
-        # the first Leave escapes (the hand ends), the second finds no hand and frees the seat
-        live.table.submit(Leave(seat))
-        live.table.submit(Leave(seat))
+        live.table.submit(Leave(seat))  # the hand ends, and the seat is freed with it
 
     def submit(self, table_id: str, msg: Inbound) -> None:
         self.require(table_id).table.submit(msg)
@@ -538,9 +536,7 @@ class TableRegistry:
         account = live.table.seats[seat].account
         if account is None:
             raise TableError("not_found", f"nobody sits at seat {seat}")
-        # as in `leave`: the first Leave escapes (the hand ends), the second frees the seat
-        live.table.submit(Leave(seat))
-        live.table.submit(Leave(seat))
+        live.table.submit(Leave(seat))  # as in `leave`
         await self.flush(table_id)
         self._tell_kicked(account, table_id)
         return account
@@ -585,8 +581,7 @@ class TableRegistry:
                 self.announce(live.table_id)
                 self._seats_moved(live.table_id)
             else:
-                live.table.submit(Leave(seat))  # as `leave`: escape, then free the seat
-                live.table.submit(Leave(seat))
+                live.table.submit(Leave(seat))  # as `leave`: escape, the seat freed with it
             log.warning("table %s: banned account %d leaves seat %d", live.table_id,
                         account_id, seat)
 

@@ -541,7 +541,7 @@ async def test_resume_answers_each_case_docs_protocol_md_lists() -> None:
 # --- leaving ------------------------------------------------------------------------------
 
 
-async def test_leaving_during_a_hand_is_an_escape_and_between_hands_frees_the_seat() -> None:
+async def test_leaving_during_a_hand_is_an_escape_that_frees_the_seat() -> None:
     h = Harness()
     await h.deal()
     await h.handle(Leave(2))
@@ -550,8 +550,10 @@ async def test_leaving_during_a_hand_is_an_escape_and_between_hands_frees_the_se
     assert record.state is not None and record.state.outcome == "escape"
     assert record.settlement is not None and record.settlement.net()[2] < 0
     assert all(t.payer == 2 for t in record.settlement.transfers)
+    assert record.seats == (11, 12, 13, 14)  # the escaper's hand, stored as played
+    assert h.table.seats[2].account is None  # freed with the hand's end
 
-    await h.handle(Leave(2))
+    assert await h.handle(Leave(2)) == []  # leaving an empty seat changes nothing
     assert h.table.seats[2].account is None
     h.clock.advance(TIMERS.ready)
     await h.handle(Tick())
@@ -565,8 +567,9 @@ async def test_when_every_player_says_ready_the_next_hand_is_dealt_at_once() -> 
     await h.deal()
     refused = [i for s, i in await h.handle(Ready(1)) if s == 1]
     assert [e.code for e in refused if isinstance(e, ErrorOut)] == ["in_hand"]
-    await h.handle(Leave(3))  # an escape ends the hand
+    await h.handle(Leave(3))  # an escape ends the hand and frees the seat
     assert h.table.hand is None and h.table.ready_seats == frozenset()
+    h.table.seats[3] = SeatState(14)  # the escaper sits again
     for seat in (0, 1, 2, 3):
         await h.handle(Ready(seat))
         assert h.table.hand is None or seat == 3

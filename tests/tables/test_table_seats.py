@@ -7,7 +7,10 @@
   penalty and no disconnect counted; the table deals no hand to three players;
 - a ban closes the account's socket (4004) and escapes its seat during a hand (frees it
   between hands); an action already on its way is not applied;
-- an account sits at one table at a time (`seated_elsewhere`).
+- an account sits at one table at a time (`seated_elsewhere`);
+- an escape (逃跑) frees the leaver's seat as its hand ends, before the hand is stored: the
+  leaver may sit again at once (a slow store made the re-sit `already_seated` for seconds),
+  sees the escaped hand's result, pays its penalty, and keeps the seat.
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+
+from app.tables import registry as registry_module
 
 from app.protocol import TableStateMessage
 from app.rules.actions import Discard, Escape
@@ -28,6 +34,7 @@ from app.store.ranks import SeatResult, record_stats, stats_of
 from app.tables.messages import Disconnected, PlayerAction
 from app.tables.registry import CLOSE_BANNED, LiveTable, TableError, TableRegistry
 from app.tables.timers import Timers
+from tests.outage import shown_ended
 from tests.sinks import LONG, Sink
 from tests.tables.test_penalties import _accounts, _books_balance
 
@@ -264,4 +271,45 @@ async def test_an_account_sits_at_one_table_at_a_time(db: Database) -> None:
         registry.leave(first.table_id, ids[0])
         assert await registry.take_seat(second.table_id, ids[0]) == 0
     finally:
+        await registry.stop()
+
+
+# --- an escape frees the seat before the hand is stored ---------------------------------------
+
+
+async def test_an_escaper_sits_again_while_the_hand_is_stored_and_keeps_the_seat(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = registry_module.store_hand
+    stored = asyncio.Event()
+    release = asyncio.Event()
+
+    async def slow_store(*args: Any, **kwargs: Any) -> Any:
+        await release.wait()  # a database busy with a burst of endings
+        try:
+            return await real(*args, **kwargs)
+        finally:
+            stored.set()
+
+    monkeypatch.setattr(registry_module, "store_hand", slow_store)
+    ids = await _accounts(db, 4)
+    registry = TableRegistry(db.sessions)
+    live = registry.create("lishui", 1, timers=WAIT)
+    try:
+        sinks = _seat_all(registry, live, ids)
+        await _dealt(live, 1)
+        hand_id = live.table.hand_id
+        registry.leave(live.table_id, ids[2])
+        await _until(lambda: live.accounts()[2] is None)  # freed, the hand not stored yet
+        assert live.table.settling and not stored.is_set()
+        assert await registry.take_seat(live.table_id, ids[2]) == 2
+        release.set()
+        await _stored(db, live.table_id, 1)
+        await registry.flush(live.table_id)
+        assert live.accounts() == ids  # nothing freed the seat again
+        assert hand_id in shown_ended([sinks[ids[2]]])  # the result of the escaped hand
+        assert (await _penalties(db, ids[2]))[0][0] == "escape_penalty"
+        await _dealt(live, 2)  # the four play on
+    finally:
+        release.set()
         await registry.stop()
