@@ -234,8 +234,8 @@ class LiveTable:
         return [seat.account for seat in self.table.seats]
 
     def seat_of(self, account_id: int) -> int | None:
-        for seat, account in enumerate(self.accounts()):
-            if account == account_id:
+        for seat, state in enumerate(self.table.seats):
+            if state.account == account_id:
                 return seat
         return None
 
@@ -294,8 +294,12 @@ class TableRegistry:
         # (table, seat) -> the first event seq the table sent it that reached no socket:
         # its next connection gets the hand from there (`connect`)
         self._lost: dict[tuple[str, int], int] = {}
-        # table -> the accounts seated there as last seen: their seat claims (`_seats_moved`)
+        # table -> the accounts seated there as last seen: their seat claims (`_seats_moved`),
+        # and its inverse, account -> those tables (`_hold`). A seat is taken only by `sit`
+        # (or `hold_seats`), which updates both at once; a seat the actor frees is in them
+        # until the registry is told, so a lookup checks the table itself (`_tables_of`)
         self._held: dict[str, frozenset[int]] = {}
+        self._holding: dict[int, set[str]] = {}
         self._sitting: dict[int, tuple[asyncio.Lock, int]] = {}  # account -> its sits' lock
         # the cluster (app.cluster.node.RedisNetwork), or this process alone
         self.network: Network = LocalNetwork()
@@ -353,7 +357,7 @@ class TableRegistry:
             asyncio.create_task(tick_forever(table), name=f"tick-{table_id}"),
         ]
         self._tables[table_id] = live
-        self._held[table_id] = frozenset()
+        self._hold(table_id, frozenset())
         self._note_idle(live)
         if self.idle_close_seconds > 0 and self._sweeper is None:
             self._sweeper = asyncio.create_task(self._sweep_forever(), name="idle-tables")
@@ -438,9 +442,33 @@ class TableRegistry:
 
     def _table_of(self, account_id: int) -> str | None:
         """The table of this process the account sits at, if any."""
-        return next(
-            (t for t, live in self._tables.items() if live.seat_of(account_id) is not None), None
-        )
+        return next((live.table_id for live, _ in self._tables_of(account_id)), None)
+
+    def _tables_of(self, account_id: int) -> list[tuple[LiveTable, int]]:
+        """The tables of this process the account sits at, with its seat at each (looked
+        up in `_holding`, not over every table: a sit or a connection at 2,500 tables)."""
+        found = []
+        for table_id in sorted(self._holding.get(account_id, ())):
+            live = self._tables.get(table_id)
+            if live is not None and (seat := live.seat_of(account_id)) is not None:
+                found.append((live, seat))
+        return found
+
+    def _hold(self, table_id: str, accounts: frozenset[int] | None) -> None:
+        """`_held[table_id]` becomes `accounts` (None: the table is gone), and `_holding`
+        with it."""
+        before = self._held.pop(table_id, frozenset())
+        if accounts is not None:
+            self._held[table_id] = accounts
+        now = accounts or frozenset()
+        for account in before - now:
+            tables = self._holding.get(account)
+            if tables is not None:
+                tables.discard(table_id)
+                if not tables:
+                    del self._holding[account]
+        for account in now - before:
+            self._holding.setdefault(account, set()).add(table_id)
 
     def _seats_changed(self, table_id: str) -> None:
         """The actor changed a seat (`on_seats_changed`): tell the seats, and settle who
@@ -459,7 +487,7 @@ class TableRegistry:
         before = self._held.get(table_id, frozenset())
         if now == before:
             return
-        self._held[table_id] = now
+        self._hold(table_id, now)
         for account in sorted(before - now):
             self.network.release_seat(account, table_id)
             if account not in live.spectators:
@@ -470,7 +498,7 @@ class TableRegistry:
     def hold_seats(self, live: LiveTable) -> None:
         """The table's seats as they are are claimed already (a table taken over from its
         journal): whoever leaves later gives the claim back."""
-        self._held[live.table_id] = frozenset(a for a in live.accounts() if a is not None)
+        self._hold(live.table_id, frozenset(a for a in live.accounts() if a is not None))
 
     async def _seat_points(
         self, variant: str, accounts: tuple[int, int, int, int]
@@ -605,8 +633,9 @@ class TableRegistry:
         self._tables.pop(table_id, None)
         self._owed_watchers.discard(table_id)
         self._forget_seating(table_id)
-        for account in sorted(self._held.pop(table_id, frozenset())):
+        for account in sorted(self._held.get(table_id, frozenset())):
             self.network.release_seat(account, table_id)  # (the seats were freed already)
+        self._hold(table_id, None)
         self._owed.pop(table_id, None)
         self._owed_seated.pop(table_id, None)
         self._senders.pop(table_id, None)  # it finds no table and ends
@@ -675,7 +704,7 @@ class TableRegistry:
         """Stop serving a table without ending its hand (another node owns it now)."""
         live = self._tables.pop(table_id, None)
         self._forget_seating(table_id)
-        self._held.pop(table_id, None)  # the seats stay claimed: the new owner holds them
+        self._hold(table_id, None)  # the seats stay claimed: the new owner holds them
         if live is not None:
             await _stop_tables([live])
 
@@ -703,16 +732,16 @@ class TableRegistry:
             if spectator is not None and spectator.sink is None:  # that socket is replaced
                 del live.spectators[account_id]
                 self._spectators_changed(live)
-            if (seat := live.seat_of(account_id)) is not None:
-                live.table.submit(Connected(seat))  # after any Disconnected of the old one
-                self.announce(live.table_id)
-                self.announce(live.table_id, [seat], seated=True)
-                # what the table sent that reached no socket (it sat before this socket
-                # was connected, or while it was away), cut now: nothing lost or repeated
-                lost = self._lost.pop((live.table_id, seat), None)
-                if lost is not None:
-                    for item in live.table.catch_up(seat, lost):
-                        self._send(live.table_id, seat, item)
+        for live, seat in self._tables_of(account_id):
+            live.table.submit(Connected(seat))  # after any Disconnected of the old one
+            self.announce(live.table_id)
+            self.announce(live.table_id, [seat], seated=True)
+            # what the table sent that reached no socket (it sat before this socket
+            # was connected, or while it was away), cut now: nothing lost or repeated
+            lost = self._lost.pop((live.table_id, seat), None)
+            if lost is not None:
+                for item in live.table.catch_up(seat, lost):
+                    self._send(live.table_id, seat, item)
         self.network.connected(account_id, sink)
         return old
 
@@ -732,11 +761,7 @@ class TableRegistry:
             return []
         del self._connections[account_id]
         self.network.disconnected(account_id, sink)
-        held = [
-            (live.table_id, seat)
-            for live in self._tables.values()
-            if (seat := live.seat_of(account_id)) is not None
-        ]
+        held = [(live.table_id, seat) for live, seat in self._tables_of(account_id)]
         for table_id, _ in held:
             self.announce(table_id)
         return held
