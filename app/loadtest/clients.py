@@ -132,6 +132,7 @@ class GameBot(Link):
         self.think = think  # seconds before answering, drawn uniformly; (0, 0): at once
         self.counts_hands = counts_hands  # one seat per table counts the hands
         self.in_burst = False  # its table takes part in a settlement burst (worker.py)
+        self.seated = False  # sat at `table_id` and has not left since (worker.py)
         self.table_id = ""
         self.seat = -1
         self.last_seq = 0
@@ -184,6 +185,8 @@ class GameBot(Link):
                 self.meter.hands += 1
 
     def _on_prompt(self, message: Message) -> None:
+        if not self.seated:
+            return  # sent before the server had our leave: the seat is not ours any more
         seq = int(message["seq"])
         self.prompt_seq = seq
         legal = message["legal_actions"]
@@ -197,8 +200,8 @@ class GameBot(Link):
     async def _answer(self, seq: int, action: Message, legal: list[Message]) -> None:
         if self.think[1] > 0:
             await asyncio.sleep(self.rng.uniform(*self.think))
-            if self.prompt_seq != seq:
-                return
+        if self.prompt_seq != seq:
+            return
         wait = self.pace.wait(time.monotonic())
         if wait > 0:
             await asyncio.sleep(wait)
@@ -219,7 +222,10 @@ class GameBot(Link):
             pass  # counted by the reader
 
     async def leave(self) -> None:
-        """Get up (an escape if a hand is in play), so the table stops playing for us."""
+        """Get up (an escape if a hand is in play), so the table stops playing for us; an
+        answer still thinking is not sent (the seat is freed at once: `wrong_table`)."""
+        self.seated = False
+        self.prompt_seq = None
         try:
             await self.send({"type": "leave", "table_id": self.table_id})
         except websockets.ConnectionClosed:

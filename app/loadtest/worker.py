@@ -198,6 +198,7 @@ class Client:
 
     async def _sit(self, i: int) -> None:
         bot = self.bots[i]
+        bot.seated = True  # before the answer: the table may prompt us at once
         try:
             await post(self.http, f"/tables/{bot.table_id}/sit", "sit",
                        json={"seat": bot.seat}, headers=bearer(self.token(i)))
@@ -206,6 +207,7 @@ class Client:
             # the seat taken by the first try: seated, as a client would conclude
             if "seated_elsewhere" in str(refused) and f'"{bot.table_id}"' in str(refused):
                 return
+            bot.seated = False
             raise
 
     async def step_measure(
