@@ -79,11 +79,12 @@ class Served:
         return {e["node"]: e["pid"] for e in self.said("worker") if " is up" in e["message"]}
 
 
-@pytest.fixture
-def served(redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Served]:
+def _supervise(redis_url: str, prefix: str, tmp_path: Path, attempt: int) -> Served | None:
+    """`PROCESSES=2 python -m app` serving on fresh ports and an empty database; None when
+    a worker found one of its ports taken meanwhile (it then stops them all)."""
     database = empty_database_url("postgresql", tmp_path)  # the supervisor migrates it
     port, metrics = free_port(), _two_free_ports()
-    log = tmp_path / "processes.log"
+    log = tmp_path / f"processes-{attempt}.log"
     env = dict(os.environ) | {
         "PROCESSES": "2", "NODE_ID": "pt", "HOST": "127.0.0.1", "PORT": str(port),
         "DATABASE_URL": database, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix,
@@ -97,12 +98,27 @@ def served(redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Served]:
         stderr=subprocess.STDOUT,
     )
     running = Served(process, f"127.0.0.1:{port}", database, log, metrics)
+    deadline = time.monotonic() + START_SECONDS
+    while not running.said("serving on"):
+        if process.poll() is not None and "address already in use" in log.read_text():
+            return None
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise AssertionError(f"the supervisor exited or is not serving:\n{log.read_text()}")
+        time.sleep(0.2)
+    return running
+
+
+@pytest.fixture
+def served(redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Served]:
+    for attempt in range(3):  # the ports were free when picked; another process may bind one
+        running = _supervise(redis_url, prefix, tmp_path, attempt)
+        if running is not None:
+            break
+    else:
+        raise AssertionError("three starts found a port taken")
+    process, log = running.process, running.log
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while not running.said("serving on"):
-            assert process.poll() is None, f"the supervisor exited:\n{log.read_text()}"
-            assert time.monotonic() < deadline, f"not serving:\n{log.read_text()}"
-            time.sleep(0.2)
         yield running
     finally:
         if process.poll() is None:
