@@ -152,8 +152,8 @@ class Settings(BaseSettings):
     # being stored (結算: record, silver, stats) and the reads of a table_state's names and
     # balances. More wait their turn, so that a burst of hand endings does not queue all
     # its database work ahead of every other table's actions on the event loop
-    # (docs/architecture.md, "Settlement bursts"; bench/bench_settle.py)
-    store_concurrency: int = Field(default=4, ge=1, le=1000)
+    # (docs/architecture.md, "Settlement bursts"; bench/bench_settle.py, bench/load.md)
+    store_concurrency: int = Field(default=16, ge=1, le=1000)
     # a table where no person sits (every seat empty or a bot's) for this many seconds is
     # closed between hands by the node that owns it (app/tables/registry.py); 0: never
     table_idle_close_seconds: int = Field(default=300, ge=0)

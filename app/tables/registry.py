@@ -263,7 +263,7 @@ class TableRegistry:
         max_spectators: int = MAX_SPECTATORS,
         chat_burst: int = CHAT_BURST,
         chat_refill_seconds: float = CHAT_REFILL_SECONDS,
-        store_concurrency: int = 4,
+        store_concurrency: int = 16,
     ) -> None:
         self._sessions = sessions
         # hands stored at once, and table_state reads: the others wait their turn (`_store`,
