@@ -827,8 +827,9 @@ class Table:
         record = self._record(state, voided=False, away=away, reseat=reseat,
                               session_end=session_end)
         self._ctx = next_ctx
-        for seat in {*away, *([] if state.escaped is None else [state.escaped])}:
-            self.seats[seat] = SeatState(None)
+        for seat in range(4):
+            if seat in away or seat == state.escaped:
+                self.seats[seat] = SeatState(None)
         self._tell_seats()
         # the result goes to the seats that played the hand, then the new seating (if any)
         if await self._report(record) and reseat is not None:

@@ -580,7 +580,7 @@ class TableRegistry:
                 self.network.deliver(account_id, told)
             return
         sink.deliver(told)
-        if account_id not in self.seated_accounts():
+        if self._table_of(account_id) is None:
             sink.close(CLOSE_KICKED)
 
     async def ban(self, account_id: int) -> None:
