@@ -178,6 +178,88 @@ async def test_the_loser_of_the_unique_key_race_rolls_back_and_returns_the_winne
         assert (await stats_of(s, seats[1]))["lishui"].hands == 1
 
 
+# --- several hands in one transaction (a burst of endings) -------------------------------
+
+
+def _hand(hand_id: str, seats: Sequence[int], settlement: Settlement) -> ledger.HandToSettle:
+    return ledger.HandToSettle(hand_id, seats, settlement, 10, "lishui")
+
+
+async def test_a_batch_settles_each_hand_as_alone_in_order(db: Database) -> None:
+    a, b, c, d, e, f, g = await _accounts(db, 100, 1000, 1000, 1000, 1000, 1000, 1000)
+    first = _pays((0, 1, 8))  # a pays 80 of its 100 to b
+    second = _pays((0, 1, 5))  # then 50 to e: it has 20 left, the balance floor
+    async with db.sessions() as s:
+        rows = await ledger.settle_hands(s, [
+            _hand("b1", [a, b, c, d], first),
+            _hand("b2", [a, e, f, g], second),
+            _hand("b3", [g, f, e, d], _pays((1, 0, 2))),
+        ])
+    assert [[(r.account_id, r.delta) for r in hand] for hand in rows] == [
+        [(a, -80), (b, 80), (c, 0), (d, 0)],
+        [(a, -20), (e, 20), (f, 0), (g, 0)],
+        [(g, 20), (f, -20), (e, 0), (d, 0)],
+    ]
+    assert rows[1][0].note == "balance floor: paid 20 of 50"
+    assert await _balances(db, [a, b, e, f, g]) == [0, 1080, 1020, 980, 1020]
+    async with db.sessions() as s:
+        assert (await stats_of(s, a))["lishui"].hands == 2
+        assert (await stats_of(s, d))["lishui"].hands == 2
+    await _assert_books_balance(db)
+
+
+async def test_a_batch_with_a_settled_hand_settles_only_the_others(db: Database) -> None:
+    seats = await _accounts(db, 1000, 1000, 1000, 1000)
+    settlement = _pays((1, 0, 3))
+    (done,) = [await _settle(db, "s1", seats, settlement, 10)]
+    async with db.sessions() as s:
+        again, new = await ledger.settle_hands(
+            s, [_hand("s1", seats, settlement), _hand("s2", seats, settlement)]
+        )
+    assert [r.id for r in again] == [r.id for r in done]
+    assert [r.delta for r in new] == [30, -30, 0, 0]
+    assert await _balances(db, seats) == [1060, 940, 1000, 1000]
+    async with db.sessions() as s:
+        assert (await stats_of(s, seats[0]))["lishui"].hands == 2
+
+
+async def test_a_batch_refused_moves_nothing(db: Database) -> None:
+    seats = await _accounts(db, 1000, 1000, 1000, 1000)
+    bad = Settlement((Transfer(0, 0, 1, "win"),))
+    async with db.sessions() as s:
+        with pytest.raises(ledger.LedgerError):
+            await ledger.settle_hands(
+                s, [_hand("r1", seats, _pays((1, 0, 3))), _hand("r2", seats, bad)]
+            )
+        with pytest.raises(ledger.LedgerError):  # one hand twice in a batch
+            await ledger.settle_hands(
+                s, [_hand("r1", seats, _pays((1, 0, 3))), _hand("r1", seats, _pays((1, 0, 3)))]
+            )
+    assert await _balances(db, seats) == [1000] * 4
+
+
+async def test_a_batch_racing_a_settlement_of_one_of_its_hands_settles_the_rest(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seats = await _accounts(db, 1000, 1000, 1000, 1000)
+    first = await _settle(db, "x1", seats, _pays((1, 0, 3)), 10)
+    real = ledger_settlement._lock
+
+    async def lock_blind(*args: Any) -> tuple[dict[int, int], bool]:
+        balances, _ = await real(*args)
+        return balances, False  # as if x1's rows were written after the check
+
+    monkeypatch.setattr(ledger_settlement, "_lock", lock_blind)
+    async with db.sessions() as s:
+        again, other = await ledger.settle_hands(
+            s, [_hand("x1", seats, _pays((1, 0, 3))), _hand("x2", seats, _pays((2, 0, 1)))]
+        )
+    assert [r.id for r in again] == [r.id for r in first]
+    assert [r.delta for r in other] == [10, 0, -10, 0]
+    assert await _balances(db, seats) == [1040, 970, 990, 1000]
+    await _assert_books_balance(db)
+
+
 async def test_a_loser_short_of_silver_pays_all_shared_in_proportion(db: Database) -> None:
     seats = await _accounts(db, 0, 0, 500, 101)
     # seat 3 owes seat 0 300 and seat 1 200 silver but has 101: 101 x 3/5 = 60.6 -> 60 and

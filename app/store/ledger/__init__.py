@@ -26,18 +26,21 @@ from app.store.ledger.posting import (
 from app.store.ledger.queries import ledger_page
 from app.store.ledger.settlement import (
     Debts,
+    HandToSettle,
     PenaltyReason,
     floor_payments,
     level_bots,
     pairwise_debts,
     penalize,
     settle_hand,
+    settle_hands,
     share_out,
 )
 
 __all__ = [
     "ADJUSTMENT_KEY_LENGTH",
     "Debts",
+    "HandToSettle",
     "LedgerError",
     "PenaltyReason",
     "Posted",
@@ -53,5 +56,6 @@ __all__ = [
     "penalize",
     "post",
     "settle_hand",
+    "settle_hands",
     "share_out",
 ]

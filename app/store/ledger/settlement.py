@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.rules.variants import VARIANTS
@@ -118,6 +120,77 @@ def _floor_note(owed: int, paid: int, due: int, got: int) -> str | None:
     return "balance floor: " + ", ".join(notes) if notes else None
 
 
+@dataclass(frozen=True)
+class HandToSettle:
+    """One hand for `settle_hands`: `seats` are the 4 account ids by seat; silver moved =
+    points x `stake`; `stats` one `SeatResult` per seat (see `ranks.results_from`; without
+    them each seat counts a hand and its net points only); `record` stored with it unless
+    stored already."""
+
+    hand_id: str
+    seats: Sequence[int]
+    settlement: Settlement
+    stake: int
+    variant: str
+    stats: Sequence[SeatResult] | None = None
+    record: HandRecord | None = None
+
+    def check(self) -> None:
+        if not (isinstance(self.hand_id, str) and 0 < len(self.hand_id) <= 64):
+            raise _refuse("a hand id is 1 to 64 characters")
+        seats = self.seats
+        if len(seats) != 4 or len(set(seats)) != 4 or not all(_is_int(s) for s in seats):
+            raise _refuse("a hand has 4 different accounts")
+        if not (_is_int(self.stake) and self.stake >= 0):
+            raise _refuse("the stake is a whole number of silver per point, not below 0")
+        if self.variant not in VARIANTS:
+            raise _refuse(f"unknown variant {self.variant!r}")
+        if self.stats is not None and len(self.stats) != 4:
+            raise _refuse("stats are one result per seat")
+        _check_settlement(self.settlement)
+
+    @property
+    def seat_keys(self) -> list[str]:
+        return [f"hand:{self.hand_id}:{account_id}" for account_id in self.seats]
+
+    @property
+    def keys(self) -> list[str]:
+        seat_keys = self.seat_keys
+        return seat_keys + [f"{k}:house_{kind}" for k in seat_keys for kind in ("points", "silver")]
+
+    def changes(self, balances: Mapping[int, int]) -> list[_Change]:
+        """The rows this hand writes, from the seats' balances before it (pure)."""
+        settlement, stake, seats = self.settlement, self.stake, self.seats
+        escape = any(t.reason == "escape" for t in settlement.transfers)
+        reason = "escape_penalty" if escape else "hand_settlement"
+        seat_keys = self.seat_keys
+        house = [(settlement.house[s] * stake, settlement.house_silver[s]) for s in range(4)]
+        debts = pairwise_debts(settlement.transfers, stake)
+        funds = [balances[seats[s]] + sum(house[s]) for s in range(4)]
+        paid = floor_payments(debts, funds)
+        changes: list[_Change] = []
+        for s, account_id in enumerate(seats):
+            for kind, amount in zip(("points", "silver"), house[s], strict=True):
+                if amount:
+                    key = f"{seat_keys[s]}:house_{kind}"
+                    changes.append(_Change(account_id, amount, "house_reward", key, self.hand_id))
+        for s, account_id in enumerate(seats):
+            owed = sum(v for (p, _), v in debts.items() if p == s)
+            due = sum(v for (_, c), v in debts.items() if c == s)
+            out = sum(v for (p, _), v in paid.items() if p == s)
+            got = sum(v for (_, c), v in paid.items() if c == s)
+            note = _floor_note(owed, out, due, got)
+            changes.append(
+                _Change(account_id, got - out, reason, seat_keys[s], self.hand_id, note)
+            )
+        return changes
+
+    def results(self) -> list[SeatResult]:
+        if self.stats is not None:
+            return list(self.stats)
+        return [SeatResult(points=p) for p in self.settlement.net()]
+
+
 async def settle_hand(
     session: AsyncSession,
     hand_id: str,
@@ -140,54 +213,81 @@ async def settle_hand(
     `SeatResult` per seat (see `ranks.results_from`); without it each seat counts a hand and
     its net points only. Settling a hand again is a no-op returning the first rows.
     `session` must have no transaction open."""
-    if not (isinstance(hand_id, str) and 0 < len(hand_id) <= 64):
-        raise _refuse("a hand id is 1 to 64 characters")
-    if len(seats) != 4 or len(set(seats)) != 4 or not all(_is_int(s) for s in seats):
-        raise _refuse("a hand has 4 different accounts")
-    if not (_is_int(stake) and stake >= 0):
-        raise _refuse("the stake is a whole number of silver per point, not below 0")
-    if variant not in VARIANTS:
-        raise _refuse(f"unknown variant {variant!r}")
-    if stats is not None and len(stats) != 4:
-        raise _refuse("stats are one result per seat")
-    _check_settlement(settlement)
-    escape = any(t.reason == "escape" for t in settlement.transfers)
-    reason = "escape_penalty" if escape else "hand_settlement"
-    net_points = settlement.net()
-    results = list(stats) if stats is not None else [SeatResult(points=p) for p in net_points]
-    seat_keys = [f"hand:{hand_id}:{account_id}" for account_id in seats]
-    house_keys = [f"{key}:house_{kind}" for key in seat_keys for kind in ("points", "silver")]
+    hand = HandToSettle(hand_id, seats, settlement, stake, variant, stats, record)
+    (entries,) = await settle_hands(session, [hand])
+    return entries
+
+
+async def settle_hands(
+    session: AsyncSession, hands: Sequence[HandToSettle]
+) -> list[list[LedgerEntry]]:
+    """Settle several hands in one transaction, each as `settle_hand` would, one after the
+    other (an account in two of them pays the second from what the first left it): all or
+    none. A hand settled already is a no-op returning its first rows; each hand's rows are
+    returned in its place. `session` must have no transaction open.
+
+    One batch is a few statements whatever its size (lock, move, insert, stats, records),
+    where a hand at a time is as many per hand: a burst of endings costs the database and
+    the event loop a fraction (docs/architecture.md, "Settlement bursts")."""
+    for hand in hands:
+        hand.check()
+    if len({hand.hand_id for hand in hands}) != len(hands):
+        raise _refuse("a batch settles each hand once")
+    keys = [key for hand in hands for key in hand.keys]
 
     async def write() -> list[LedgerEntry]:
-        balances, posted = await _lock(session, seats, seat_keys)
-        if posted:
-            return await _rows(session, seat_keys + house_keys)
-        house = [
-            (settlement.house[s] * stake, settlement.house_silver[s]) for s in range(4)
-        ]
-        debts = pairwise_debts(settlement.transfers, stake)
-        funds = [balances[seats[s]] + sum(house[s]) for s in range(4)]
-        paid = floor_payments(debts, funds)
+        accounts = [a for hand in hands for a in hand.seats]
+        balances, posted = await _lock(session, accounts, keys)
+        done = await _posted(session, [hand.seat_keys[0] for hand in hands]) if posted else set()
+        running = dict(balances)
         changes: list[_Change] = []
-        for s, account_id in enumerate(seats):
-            for kind, amount in zip(("points", "silver"), house[s], strict=True):
-                if amount:
-                    key = f"{seat_keys[s]}:house_{kind}"
-                    changes.append(_Change(account_id, amount, "house_reward", key, hand_id))
-        for s, account_id in enumerate(seats):
-            owed = sum(v for (p, _), v in debts.items() if p == s)
-            due = sum(v for (_, c), v in debts.items() if c == s)
-            out = sum(v for (p, _), v in paid.items() if p == s)
-            got = sum(v for (_, c), v in paid.items() if c == s)
-            note = _floor_note(owed, out, due, got)
-            changes.append(_Change(account_id, got - out, reason, seat_keys[s], hand_id, note))
-        entries = await _book(session, balances, changes)
-        await record_hand_stats(session, variant, zip(seats, results, strict=True))
-        if record is not None and await session.get(HandRecord, record.id) is None:
-            session.add(record)
+        for hand in hands:
+            if hand.seat_keys[0] in done:
+                continue
+            made = hand.changes(running)
+            for change in made:
+                running[change.account_id] += change.delta
+            changes += made
+        entries = await _book(session, balances, changes) if changes else []
+        new = [hand for hand in hands if hand.seat_keys[0] not in done]
+        by_variant: dict[str, list[tuple[int, SeatResult]]] = defaultdict(list)
+        for hand in new:
+            by_variant[hand.variant] += zip(hand.seats, hand.results(), strict=True)
+        for variant, results in by_variant.items():
+            await record_hand_stats(session, variant, results)
+        await _add_records(session, [hand.record for hand in new if hand.record is not None])
+        if done:
+            entries += await _rows(session, [k for h in hands if h.seat_keys[0] in done
+                                             for k in h.keys])
         return entries
 
-    return await _once(session, seat_keys + house_keys, write)
+    entries = await _once(session, keys, write)
+    by_hand: dict[str | None, list[LedgerEntry]] = defaultdict(list)
+    for entry in entries:
+        by_hand[entry.hand_id].append(entry)
+    missing = [hand for hand in hands if not by_hand[hand.hand_id]]
+    if missing:  # a concurrent writer settled some first (`_once`): ours rolled back
+        for hand, rows in zip(missing, await settle_hands(session, missing), strict=True):
+            by_hand[hand.hand_id] = rows
+    return [by_hand[hand.hand_id] for hand in hands]
+
+
+async def _posted(session: AsyncSession, keys: Sequence[str]) -> set[str]:
+    """Which of `keys` have a row already."""
+    rows = await session.execute(
+        select(LedgerEntry.idempotency_key).where(LedgerEntry.idempotency_key.in_(list(keys)))
+    )
+    return set(rows.scalars())
+
+
+async def _add_records(session: AsyncSession, records: Sequence[HandRecord]) -> None:
+    """Store the hand records not stored already (a retry finds its own)."""
+    if not records:
+        return
+    stored = set((await session.execute(
+        select(HandRecord.id).where(HandRecord.id.in_([r.id for r in records]))
+    )).scalars())
+    session.add_all(r for r in records if r.id not in stored)
 
 
 PenaltyReason = Literal["escape_penalty", "disconnect_penalty"]
