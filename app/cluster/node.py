@@ -20,7 +20,7 @@ import asyncio
 import logging
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.cluster.boards import Boards
@@ -61,6 +61,8 @@ from app.tables.network import Network
 from app.tables.registry import LiveTable, Sink, TableRegistry
 
 log = logging.getLogger(__name__)
+REDIS_CONNECTIONS = 64  # a node's connections to Redis at most (the bus's apart)
+REDIS_WAIT_SECONDS = 10.0  # a command waits this long for one, then fails
 # the presence of players seated here whose sockets are elsewhere is read every this many
 # watches (2 s at the default 500 ms): marking such a seat away is not urgent (its timers
 # run on), and each read asks Redis about every one of them
@@ -79,7 +81,12 @@ class RedisNetwork(Network):
         assert settings.redis_url is not None
         self.node_id = settings.node_id
         self.keys = Keys(settings.redis_prefix)
-        self.redis: Redis = Redis.from_url(settings.redis_url, decode_responses=True)
+        # a bounded pool whose callers wait their turn: a burst of hand endings asks Redis
+        # hundreds of things at once, and a plain pool refuses past its size
+        self.redis: Redis = Redis.from_pool(BlockingConnectionPool.from_url(
+            settings.redis_url, decode_responses=True,
+            max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_SECONDS,
+        ))
         self.registry = registry
         self.leases = Leases(self.redis, self.keys, self.node_id, settings.lease_ms)
         self.presence = Presence(self.redis, self.keys, self.node_id, settings.presence_ttl_ms)

@@ -239,3 +239,21 @@ async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_ex
         assert [s.connected for s in live.table.seats] == [True, True, True, True]
     finally:
         await _stop(a, b)
+
+
+async def test_a_burst_of_hand_endings_fences_every_store_however_many_at_once(
+    database: Database, redis_url: str, prefix: str, redis: object
+) -> None:
+    # each ending asks Redis whether this node still owns its table before storing the
+    # hand: 250 at once took more connections than a plain pool holds (redis-py refused
+    # past 100: "Too many connections", and the hands waited for their retries)
+    node = await _node("a", database, redis_url, prefix)
+    try:
+        tables = []
+        for _ in range(250):
+            live = node.registry.create("lishui", 1, timers=SLOW)
+            await node.opened(live)
+            tables.append(live.table_id)
+        assert await asyncio.gather(*(node.may_write(t) for t in tables)) == [True] * 250
+    finally:
+        await _stop(node)
