@@ -87,7 +87,7 @@ class Calls:
 
             self._routing.to_table(table_id, call.model_dump_json(), routed)
             reply = await self._reply(future, CALL_TIMEOUT, RemoteRefused(
-                "not_found", f"table {table_id!r} did not answer; try again"
+                UNAVAILABLE, f"table {table_id!r} did not answer; try again"
             ))
         assert reply.table is not None
         return reply.table, reply.seat

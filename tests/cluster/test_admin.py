@@ -174,9 +174,11 @@ async def test_an_owner_that_does_not_answer_is_a_clear_error(
     _, boss = await admin(b.http, db)
     keys = Keys(prefix)
     monkeypatch.setattr(cluster_calls, "ADMIN_CALL_TIMEOUT", 0.3)
+    monkeypatch.setattr(cluster_calls, "CALL_TIMEOUT", 0.3)
+    _, sitter = await player(b.http, "sitter")
     # a table whose lease names a node that listens but never answers
     await redis.set(keys.lease("stuck"), "ghost|1")
-    await redis.hset(keys.directory, "stuck", '{"id": "stuck"}')
+    await redis.hset(keys.directory, "stuck", '{"id": "stuck", "stake": 1}')
     ghost = Redis.from_url(redis_url, decode_responses=True)
     pubsub = ghost.pubsub()
     await pubsub.subscribe(keys.channel("ghost"))
@@ -184,6 +186,9 @@ async def test_an_owner_that_does_not_answer_is_a_clear_error(
         paused = await b.http.post("/admin/tables/stuck/pause", headers=boss)
         assert_error(paused, 503, "table_unavailable")
         assert_error(await b.http.get("/admin/tables", headers=boss), 503, "table_unavailable")
+        # a player's sit there: the table is there, its node late (not `not_found`)
+        sat = await b.http.post("/tables/stuck/sit", json={}, headers=sitter)
+        assert_error(sat, 503, "table_unavailable")
     finally:
         await pubsub.unsubscribe()
         await pubsub.aclose()
