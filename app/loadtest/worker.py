@@ -130,6 +130,10 @@ class Client:
             base_url=share.url, timeout=60,
             limits=httpx.Limits(max_connections=SETUP_CONCURRENCY * 2),
         )
+        # requests in flight at once, the rest wait here: httpx's pool looks at every
+        # queued request for every one it assigns, so the 625 re-sits of a burst queued in
+        # it took 70% of this process's CPU and stalled its loop for seconds
+        self.rest = asyncio.Semaphore(SETUP_CONCURRENCY * 2)
 
     def token(self, bot: int) -> str:
         return self.share.tokens[bot // 4][bot % 4]
@@ -200,8 +204,9 @@ class Client:
         bot = self.bots[i]
         bot.seated = True  # before the answer: the table may prompt us at once
         try:
-            await post(self.http, f"/tables/{bot.table_id}/sit", "sit",
-                       json={"seat": bot.seat}, headers=bearer(self.token(i)))
+            async with self.rest:
+                await post(self.http, f"/tables/{bot.table_id}/sit", "sit",
+                           json={"seat": bot.seat}, headers=bearer(self.token(i)))
         except RuntimeError as refused:
             # a retry after `table_unavailable` (the table's node answered too late) finds
             # the seat taken by the first try: seated, as a client would conclude
