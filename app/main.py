@@ -64,6 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             chat_burst=settings.chat_burst,
             chat_refill_seconds=settings.chat_refill_seconds,
             store_concurrency=settings.store_concurrency,
+            store_batch=settings.store_batch,
         )
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.node import RedisNetwork

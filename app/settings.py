@@ -148,12 +148,13 @@ class Settings(BaseSettings):
     # people can follow a hand: milliseconds "min,max", drawn per decision (app/tables/
     # timers.py BotPace); "0": at once (the tests and load runs)
     bot_delay_ms: DelayRange = (600, 1400)
-    # how many of one process's background database tasks of each kind run at once: hands
-    # being stored (結算: record, silver, stats) and the reads of a table_state's names and
-    # balances. More wait their turn, so that a burst of hand endings does not queue all
-    # its database work ahead of every other table's actions on the event loop
-    # (docs/architecture.md, "Settlement bursts"; bench/bench_settle.py, bench/load.md)
-    store_concurrency: int = Field(default=16, ge=1, le=1000)
+    # ended hands are stored in batches (most of a batch in one transaction): at most
+    # `store_batch` hands a batch and `store_concurrency` batches at once per process. The
+    # rest wait their turn, so that a burst of hand endings does not queue all its database
+    # work ahead of every other table's actions on the event loop (docs/architecture.md,
+    # "Settlement bursts"; bench/bench_settle.py, bench/load.md)
+    store_concurrency: int = Field(default=2, ge=1, le=1000)
+    store_batch: int = Field(default=32, ge=1, le=1000)
     # a table where no person sits (every seat empty or a bot's) for this many seconds is
     # closed between hands by the node that owns it (app/tables/registry.py); 0: never
     table_idle_close_seconds: int = Field(default=300, ge=0)

@@ -3,14 +3,16 @@
 
 One process, one event loop, like a server node: a "table" task stands for the other tables'
 play (a callback due every 2 ms; how late it runs is the delay an action would see), while
-`results.store_hand` settles a burst of real hands (greedy self-play of 丽水, four funded
-accounts each) the way the registry does. Runs, in turn and in the same process: hands
-settled one after the other (the CPU one settlement costs), a burst all at once with no
-limit (how the registry settled before issue 18), and the same burst through the gate the
-registry uses now (a semaphore: at most `STORE_CONCURRENCY` at once).
+a burst of real hands (greedy self-play of 丽水, four funded accounts each) is stored.
+Runs, in turn and in the same process: hands stored one after the other (the CPU one store
+costs), a burst all at once with no limit (how the registry stored before issue 18), the
+same burst a hand per transaction through a gate of 16 (a semaphore: how it stored until
+the batches), and through the registry's `Settler` as configured now (`STORE_BATCH` hands
+a batch, `STORE_CONCURRENCY` batches at once, `results.store_hands`).
 Each burst reports the delay of the other tables' callbacks (p50 / p99 / max) and how long
-the burst took to be stored (what the ending tables wait). PostgreSQL by default (the
-DATABASE_URL of `.ci/run`'s machine); a database named in --database-url is emptied.
+the burst took to be stored (what the ending tables wait), and the last line the batches
+against the gate of 16. PostgreSQL by default (the DATABASE_URL of `.ci/run`'s machine); a
+database named in --database-url is emptied.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import argparse
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select
@@ -34,7 +36,8 @@ from app.store.migrate import upgrade
 from app.store.models import Account, LedgerEntry
 from app.tables.messages import HandRecordData
 from app.tables.penalties import DisconnectPolicy
-from app.tables.results import store_hand
+from app.tables.results import Job, Stored, store_hand, store_hands
+from app.tables.settler import Settler
 
 TICK = 0.002  # the other tables' "action" every 2 ms
 LISHUI = get_ruleset("lishui")
@@ -84,7 +87,7 @@ def _q(values: list[float], q: float) -> float:
 
 async def _burst(
     name: str, records: list[HandRecordData], store: Callable[[HandRecordData], Awaitable[None]]
-) -> None:
+) -> tuple[float, float]:
     stop = asyncio.Event()
     late: list[float] = []
     ticker = asyncio.create_task(_lateness(stop, late))
@@ -107,29 +110,42 @@ async def _burst(
         f"{_q(late, 0.5):.1f} / {_q(late, 0.99):.1f} / {_q(late, 1.0):.1f} |",
         flush=True,
     )
+    return cpu / len(records), _q(late, 0.99)
 
 
-async def main(url: str, hands: int, burst: int, concurrency: int) -> None:
+GATE = 16  # hands stored at once, a transaction each, before the batches
+
+
+async def main(url: str, hands: int, burst: int, settings: Settings) -> None:
     await asyncio.to_thread(upgrade, url)
     db = Database.connect(url)
     policy = DisconnectPolicy()
     ended = datetime.now(UTC)
     try:
-        print(f"making {4 * (hands + 2 * burst)} accounts and {hands + 2 * burst} hands ...",
-              flush=True)
-        ids = await _accounts(db, 4 * (hands + 2 * burst))
-        seats = [ids[4 * i:4 * i + 4] for i in range(hands + 2 * burst)]
+        total = hands + 3 * burst
+        print(f"making {4 * total} accounts and {total} hands ...", flush=True)
+        ids = await _accounts(db, 4 * total)
+        seats = [ids[4 * i:4 * i + 4] for i in range(total)]
         tag = os.urandom(3).hex()
-        records = _records(hands + 2 * burst, seats, tag)
+        records = _records(total, seats, tag)
 
         async def plain(record: HandRecordData) -> None:
             await store_hand(db.sessions, record, 10, ended, policy)
 
-        gate = asyncio.Semaphore(concurrency)
+        gate = asyncio.Semaphore(GATE)
 
         async def gated(record: HandRecordData) -> None:
             async with gate:
                 await plain(record)
+
+        async def store_many(jobs: Sequence[Job]) -> list[Stored | Exception]:
+            return await store_hands(db.sessions, jobs, policy)
+
+        settler = Settler(store_many, batch=settings.store_batch,
+                          runners=settings.store_concurrency)
+
+        async def batched(record: HandRecordData) -> None:
+            await settler.store(Job(record, 10, ended))
 
         print("\n| run | hands | wall ms | CPU ms / hand | stored p50 / last ms "
               "| other tables late p50 / p99 / max ms |")
@@ -141,8 +157,15 @@ async def main(url: str, hands: int, burst: int, concurrency: int) -> None:
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         print(f"| one after the other | {hands} | {wall * 1000:,.0f} | "
               f"{cpu / hands * 1000:.1f} | - | - |", flush=True)
-        await _burst("burst, no limit", records[hands:hands + burst], plain)
-        await _burst(f"burst, gate of {concurrency}", records[hands + burst:], gated)
+        bursts = [records[hands + i * burst:hands + (i + 1) * burst] for i in range(3)]
+        await _burst("burst, no limit", bursts[0], plain)
+        before = await _burst(f"burst, a hand at a time, gate of {GATE}", bursts[1], gated)
+        now = await _burst(
+            f"burst, batches of {settings.store_batch}, {settings.store_concurrency} at once",
+            bursts[2], batched,
+        )
+        print(f"\nbatches / gate of {GATE}: CPU per hand {now[0] / before[0]:.2f}x, "
+              f"other tables' p99 {now[1] / before[1]:.2f}x")
         async with db.sessions() as s:
             sums = dict((await s.execute(
                 select(LedgerEntry.account_id, func.sum(LedgerEntry.delta))
@@ -159,7 +182,5 @@ if __name__ == "__main__":
                         default="postgresql://postgres@127.0.0.1:5432/bench_settle")
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--burst", type=int, default=300)
-    parser.add_argument("--concurrency", type=int, default=None)
     args = parser.parse_args()
-    asyncio.run(main(args.database_url, args.hands, args.burst,
-                     args.concurrency or Settings().store_concurrency))
+    asyncio.run(main(args.database_url, args.hands, args.burst, Settings()))

@@ -17,6 +17,7 @@ the page read again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import cast
 
 from redis.asyncio import Redis
@@ -28,6 +29,7 @@ from app.rules.variants import VARIANTS
 from app.store import house
 from app.store.models import Account, VariantStats
 from app.store.ranks import BoardEntry
+from app.tables.results import Profile
 
 log = logging.getLogger(__name__)
 
@@ -77,24 +79,14 @@ class Boards:
                 pipe.zrem(self._keys.board(name), *members)
             await pipe.execute()
 
-    async def settled(self, account_ids: list[int], variant: str) -> None:
-        """Update the boards of the accounts of a settled hand from PostgreSQL."""
-        async with self._sessions() as session, session.begin():
-            accounts = (await session.execute(
-                select(Account.id, Account.balance, Account.banned, Account.username,
-                       Account.role)
-                .where(Account.id.in_(account_ids))
-            )).all()
-            points = (await session.execute(
-                select(VariantStats.account_id, VariantStats.points).where(
-                    VariantStats.account_id.in_(account_ids), VariantStats.variant == variant
-                )
-            )).all()
+    async def settled(self, profiles: Mapping[int, Profile], variant: str) -> None:
+        """Update the boards of the accounts of a settled hand, from their profiles as the
+        hand's store read them."""
         if not await self._redis.exists(self._keys.board("built")):
             return  # the first rebuild will have them
-        banned = {a.id for a in accounts if not house.ranked(a.username, a.role, a.banned)}
-        silver = {_member(a.id): -a.balance for a in accounts if a.id not in banned}
-        scored = {_member(p.account_id): -p.points for p in points if p.account_id not in banned}
+        banned = [a for a, p in profiles.items() if not p.ranked]
+        silver = {_member(a): -p.balance for a, p in profiles.items() if p.ranked}
+        scored = {_member(a): -p.points for a, p in profiles.items() if p.ranked}
         async with self._redis.pipeline(transaction=False) as pipe:
             if silver:
                 pipe.zadd(self._keys.board("silver"), silver)

@@ -59,6 +59,7 @@ from app.tables.admin import AdminOp
 from app.tables.messages import HandRecordData
 from app.tables.network import Network
 from app.tables.registry import LiveTable, Sink, TableRegistry
+from app.tables.results import Stored
 
 log = logging.getLogger(__name__)
 REDIS_CONNECTIONS = 64  # a node's connections to Redis at most (the bus's apart)
@@ -192,13 +193,15 @@ class RedisNetwork(Network):
     async def may_write(self, table_id: str) -> bool:
         return await self.ownership.may_write(table_id)
 
-    async def hand_stored(self, live: LiveTable | None, record: HandRecordData) -> None:
+    async def hand_stored(
+        self, live: LiveTable | None, record: HandRecordData, stored: Stored
+    ) -> None:
         if not await self.ownership.hand_stored(live, record):
             return
         seats = [a for a in record.seats if a is not None]
         if self.boards is not None and not record.voided and len(seats) == 4:
             try:
-                await self.boards.settled(seats, record.variant)
+                await self.boards.settled(stored.profiles, record.variant)
             except Exception:  # the boards catch up at their next rebuild
                 log.exception("table %s: updating the leaderboards failed", record.table_id)
 

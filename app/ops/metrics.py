@@ -74,7 +74,8 @@ ACTION_LATENCY = Histogram(
 SETTLE_LATENCY = Histogram(
     f"{PREFIX}_settle_seconds",
     "From a hand's end to its record and silver being stored (the table shows the result "
-    "then): the wait for a turn to settle (STORE_CONCURRENCY) and the transaction",
+    "then): the wait for its batch to be stored (STORE_BATCH, STORE_CONCURRENCY) and the "
+    "transaction",
     buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
 )
 SETTLE_WAITING = Gauge(

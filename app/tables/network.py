@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from app.tables.admin import AdminOp
     from app.tables.messages import HandRecordData
     from app.tables.registry import LiveTable, Sink
+    from app.tables.results import Stored
 
 
 UNAVAILABLE = "table_unavailable"
@@ -83,8 +84,11 @@ class Network(Protocol):
         exists (the fence): the stale owner stops instead."""
         return True
 
-    async def hand_stored(self, live: LiveTable | None, record: HandRecordData) -> None:
-        """The hand's record was stored and its silver settled (clear its journal)."""
+    async def hand_stored(
+        self, live: LiveTable | None, record: HandRecordData, stored: Stored
+    ) -> None:
+        """The hand's record was stored and its silver settled (clear its journal; update
+        the leaderboards from the seats' `stored` profiles)."""
         return
 
     async def claim_seat(self, account_id: int, table_id: str) -> str:

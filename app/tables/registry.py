@@ -12,16 +12,19 @@
   `resume` catches up).
 - administration (`pause`, `resume`, `kick`, `dissolve`) goes through the inbox and waits
   for the actor (`Flush`), so that the caller sees the table after the command;
-- `on_hand_end` is the one place money moves: it stores the hand (`results.store_hand`:
-  its `HandRecord` and silver in one transaction, then the disconnects of seats still
-  away, charging the third in 24 hours on the injectable `wall_clock`), retrying with
-  backoff until the database has it. The actor shows the result (``hand_ended``) and deals
+- `on_hand_end` is the one place money moves: it stores the hand (`results.store_hands`,
+  through the `Settler`'s batches: its `HandRecord` and silver in one transaction, with
+  the other hands ending then, and the disconnects of seats still away, charging the
+  third in 24 hours on the injectable `wall_clock`), retrying with backoff until the
+  database has it. The actor shows the result (``hand_ended``) and deals
   on only after that (results are written before they are shown, DESIGN.md);
 - ``table_state`` (names, titles, balances, connected, ready, 托管) goes to every connected
   seat whenever a seat changes: sit, leave, connect, disconnect, 托管 on or off, kick, a
   reseat, and after each settlement (new balances); a seat that connects, resumes or sits
-  gets ``seated`` and ``table_state``. Profiles are read from the store when sent, one
-  sender task per table, so the last message a seat gets is the table as it is;
+  gets ``seated`` and ``table_state``. Profiles are read from the store when sent (one
+  sender task per table, so the last message a seat gets is the table as it is), unless
+  the table's copy is younger than `PROFILES_FRESH` and has every seat: a hand's store
+  answers its seats' names and silver afterwards, and that is the copy then;
 - a kicked account is told (``error`` code ``kicked``) and, sitting nowhere else, its
   socket is closed with `CLOSE_KICKED`;
 - one seat per account in the whole server (`take_seat`): sitting while seated at another
@@ -117,7 +120,8 @@ from app.tables.messages import (
 )
 from app.tables.network import LocalNetwork, Network, RemoteRefused
 from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
-from app.tables.results import store_hand
+from app.tables.results import Job, Stored, store_hands
+from app.tables.settler import Settler
 from app.tables.seats import SeatState
 from app.tables.timers import BotPace, Timers
 from app.tables.watchers import ChatLimits, Spectator
@@ -131,6 +135,11 @@ MIN_BALANCE_PER_STAKE = 100
 STORE_RETRY_FIRST = 0.2  # seconds before storing a hand is tried again, doubling each time
 STORE_RETRY_MAX = 5.0  # up to this many seconds between tries
 STOP_GRACE = 2.0  # seconds a stopping actor has to finish storing a hand
+# seconds the names and silver table_state shows are used again before being read again:
+# the table's own hands update them as they are stored; this bounds how late a change
+# made elsewhere (an operator's adjustment, a top-up of the house's bots) shows
+PROFILES_FRESH = 300.0
+PROFILE_READS = 16  # table_state reads of names and silver at once per process
 CLOSE_KICKED = 4003  # the WebSocket close code of a kicked account that sits nowhere else
 CLOSE_BANNED = 4004  # the WebSocket close code of a banned account's sockets, at once
 POINTS_VARIANTS = frozenset({"huzhou"})
@@ -207,8 +216,10 @@ class LiveTable:
     creator: int | None = None  # the account that opened it in the lobby (its table limit)
     # the last event sent and its text, shared by the seats that see the same copy
     last_event: tuple[int, Event, Encoded] | None = None
-    # each seated account's name and silver as last read for table_state
+    # each seated account's name and silver as last read for table_state (or as the last
+    # hand's store left them), and when (the registry's clock)
     profiles: dict[int, tuple[str, int]] = field(default_factory=dict)
+    profiles_at: float = float("-inf")
     # since when (the registry's clock) no person sits here (empty or bots); None: one does
     idle_since: float | None = None
     # a private room's code (好友房, app/api/rooms.py): not listed in the lobby, seated only
@@ -263,14 +274,14 @@ class TableRegistry:
         max_spectators: int = MAX_SPECTATORS,
         chat_burst: int = CHAT_BURST,
         chat_refill_seconds: float = CHAT_REFILL_SECONDS,
-        store_concurrency: int = 16,
+        store_concurrency: int = 2,
+        store_batch: int = 32,
     ) -> None:
         self._sessions = sessions
-        # hands stored at once, and table_state reads: the others wait their turn (`_store`,
-        # `_profiles`)
-        self._settle_gate = asyncio.Semaphore(store_concurrency)
-        self._settle_waiting = 0
-        self._profiles_gate = asyncio.Semaphore(store_concurrency)
+        # ended hands are stored in batches, `store_concurrency` batches at once (`_store`);
+        # table_state reads a few at a time (`_profiles`): the others wait their turn
+        self._settler = Settler(self._store_many, batch=store_batch, runners=store_concurrency)
+        self._profiles_gate = asyncio.Semaphore(PROFILE_READS)
         self.max_spectators = max_spectators  # per table
         self._chat = ChatLimits(chat_burst, chat_refill_seconds)
         self.bot_pace = bot_pace or BotPace()  # how fast bots and 托管 play (settings)
@@ -718,6 +729,7 @@ class TableRegistry:
         for sender in self._senders.values():
             sender.cancel()
         await _stop_tables(list(self._tables.values()))
+        await self._settler.stop(STOP_GRACE)
         await asyncio.gather(*self._senders.values(), return_exceptions=True)
         self._tables.clear()
 
@@ -842,13 +854,16 @@ class TableRegistry:
                 if live is None:
                     self._forget_seating(table_id)
                     return
-                profiles: dict[int, tuple[str, int]] = {}
+                # the names and silver as the last store or read left them, if recent
+                fresh = self.clock.now() - live.profiles_at < PROFILES_FRESH
+                profiles = live.profiles if fresh else {}
                 for _ in range(3):  # a seat may change while the profiles are read
                     wanted = {a for a in live.accounts() if a is not None}
                     if wanted <= profiles.keys():
                         break
                     try:
                         profiles = live.profiles = await self._profiles(wanted)
+                        live.profiles_at = self.clock.now()
                     except (SQLAlchemyError, OSError):  # the database away: the last read
                         log.warning("table %s: profiles unreadable; sending the last known",
                                     table_id)
@@ -1143,7 +1158,7 @@ class TableRegistry:
                     log.warning("table %s: a newer owner exists; hand %s not stored here",
                                 record.table_id, record.hand_id)
                     return None
-                silver = await self._store(record, stake, ended_at)
+                stored = await self._store(record, stake, ended_at)
                 break
             except Exception:
                 failures += 1
@@ -1160,36 +1175,30 @@ class TableRegistry:
         metrics.hand_stored(time.perf_counter() - ended)
         if record.state is not None and not record.voided:
             metrics.settled(record.state.outcome)
+        if live is not None:  # what table_state shows next, without reading it again
+            live.profiles = {a: (p.name, p.balance) for a, p in stored.profiles.items()}
+            live.profiles_at = self.clock.now()
         if live is not None and live.room is not None and self.rooms is not None:
             await self.rooms.hand_stored(live)  # the session's progress, before any deal
         # new balances and titles (after a reseat the actor tells each seat its new seat,
         # in order with the events: `SeatedOut`)
         self.announce(record.table_id)
         try:
-            await self.network.hand_stored(live, record)
+            await self.network.hand_stored(live, record, stored)
         except Exception:  # the journal keeps the hand: a new owner stores it again, a no-op
             log.exception("table %s: clearing hand %s from the journal failed",
                           record.table_id, record.hand_id)
-        return silver
+        return stored.silver
 
-    async def _store(self, record: HandRecordData, stake: int, ended_at: datetime) -> Silver:
-        """One attempt at storing a hand, when its turn comes: at most `store_concurrency`
-        hands are stored at once, so that a burst of endings keeps a bounded share of the
+    async def _store(self, record: HandRecordData, stake: int, ended_at: datetime) -> Stored:
+        """One attempt at storing a hand, with the others waiting then: a burst of endings
+        is stored a batch at a time (`Settler`), so that it keeps a bounded share of the
         event loop and every other table's actions go on meanwhile (docs/architecture.md,
         "Settlement bursts")."""
-        self._settle_waiting += 1
-        metrics.settle_queued(self._settle_waiting)
-        try:
-            await self._settle_gate.acquire()
-        finally:
-            self._settle_waiting -= 1
-            metrics.settle_queued(self._settle_waiting)
-        try:
-            return await store_hand(
-                self._sessions, record, stake, ended_at, self._disconnect_policy
-            )
-        finally:
-            self._settle_gate.release()
+        return await self._settler.store(Job(record, stake, ended_at))
+
+    async def _store_many(self, jobs: Sequence[Job]) -> list[Stored | Exception]:
+        return await store_hands(self._sessions, jobs, self._disconnect_policy)
 
 
 async def _stop_tables(tables: Sequence[LiveTable]) -> None:

@@ -13,6 +13,7 @@ from sqlalchemy import update
 from app.cluster.node import RedisNetwork
 from app.main import create_app
 from app.settings import Settings
+from app.tables.results import read_profiles
 from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, VariantStats
@@ -83,8 +84,10 @@ async def test_redis_boards_match_the_database(
                 .where(VariantStats.account_id == ids["ann"], VariantStats.variant == "huzhou")
                 .values(points=99)
             )
-        await network.boards.settled([ids["eve"], ids["ann"], ids["bob"], ids["cat"]], "huzhou")
-        await network.boards.settled([bots[0], ids["ann"], bots[1], ids["cat"]], "huzhou")
+        for seats in ([ids["eve"], ids["ann"], ids["bob"], ids["cat"]],
+                      [bots[0], ids["ann"], bots[1], ids["cat"]]):
+            read = await read_profiles(db.sessions, {(a, "huzhou") for a in seats})
+            await network.boards.settled({a: p for (a, _), p in read.items()}, "huzhou")
         top = (await clustered.get("/leaderboards/silver", params={"limit": 1})).json()["rows"]
         assert top[0]["username"] == "eve" and top[0]["value"] == 510000
         points = (await clustered.get("/leaderboards/points/huzhou")).json()["rows"]

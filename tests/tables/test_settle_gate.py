@@ -1,19 +1,22 @@
-"""Hands ending together are stored a few at a time (`STORE_CONCURRENCY`): a burst of
-endings waits its turn instead of queueing all its database work ahead of the other tables'
-actions (docs/architecture.md, "Settlement bursts"). Every hand shown as ended is still
-stored and paid exactly once, and the tables whose hands wait go on afterwards."""
+"""Hands ending together are stored in batches, a few batches at a time
+(`STORE_CONCURRENCY` x `STORE_BATCH`): a burst of endings costs a few statements per batch
+instead of per hand, and waits its turn instead of queueing all its database work ahead of
+the other tables' actions (docs/architecture.md, "Settlement bursts"). Every hand shown as
+ended is still stored and paid exactly once, and the tables whose hands wait go on
+afterwards."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from app.store.db import Database
 from app.tables import registry as registry_module
-from app.tables.messages import Silver
 from app.tables.registry import TableRegistry
+from app.tables.results import Job, Stored
 from app.tables.timers import Timers
 from tests.funded import funded_accounts
 from tests.outage import check_hands_paid, shown_ended
@@ -25,27 +28,29 @@ TABLES = 6
 GATE = 2
 
 
-async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_paid(
+async def test_a_burst_of_endings_is_stored_in_batches_and_every_hand_is_paid(
     db: Database, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = registry_module.store_hand
+    real = registry_module.store_hands
     in_flight, most, stored = 0, 0, 0
+    batches: list[int] = []
 
-    async def slow_store(*args: Any, **kwargs: Any) -> Silver:
+    async def slow_store(sessions: Any, jobs: Sequence[Job], policy: Any) -> list[Any]:
         nonlocal in_flight, most, stored
         in_flight += 1
         most = max(most, in_flight)
+        batches.append(len(jobs))
         try:
             await asyncio.sleep(0.05)  # a slow database: the endings pile up
-            silver = await real(*args, **kwargs)
-            stored += 1
-            return silver
+            outcomes: list[Stored | Exception] = await real(sessions, jobs, policy)
+            stored += sum(isinstance(o, Stored) for o in outcomes)
+            return outcomes
         finally:
             in_flight -= 1
 
-    monkeypatch.setattr(registry_module, "store_hand", slow_store)
+    monkeypatch.setattr(registry_module, "store_hands", slow_store)
     accounts = await funded_accounts(db, 4 * TABLES, "g")
-    registry = TableRegistry(db.sessions, store_concurrency=GATE)
+    registry = TableRegistry(db.sessions, store_concurrency=GATE, store_batch=4)
     sinks = {a: Sink() for a in accounts}
     try:
         for t in range(TABLES):
@@ -59,6 +64,8 @@ async def test_a_burst_of_endings_is_stored_a_few_at_a_time_and_every_hand_is_pa
         await registry.stop()
     await until(lambda: in_flight == 0, 10, "the last stores to finish")
     assert most == GATE  # they did pile up, and never more than the gate were stored at once
+    assert max(batches) == 4  # the waiting hands went together, never more than the batch
+    assert len(batches) < sum(batches)  # fewer batches than hands
     ended = shown_ended(sinks.values())
     assert len(ended) >= 4 * TABLES
     await check_hands_paid(database_url, ended.keys(), 1, ended)

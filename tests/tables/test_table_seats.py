@@ -280,7 +280,7 @@ async def test_an_account_sits_at_one_table_at_a_time(db: Database) -> None:
 async def test_an_escaper_sits_again_while_the_hand_is_stored_and_keeps_the_seat(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = registry_module.store_hand
+    real = registry_module.store_hands
     stored = asyncio.Event()
     release = asyncio.Event()
 
@@ -291,7 +291,7 @@ async def test_an_escaper_sits_again_while_the_hand_is_stored_and_keeps_the_seat
         finally:
             stored.set()
 
-    monkeypatch.setattr(registry_module, "store_hand", slow_store)
+    monkeypatch.setattr(registry_module, "store_hands", slow_store)
     ids = await _accounts(db, 4)
     registry = TableRegistry(db.sessions)
     live = registry.create("lishui", 1, timers=WAIT)

@@ -1,0 +1,75 @@
+"""Hands waiting to be stored, stored together: the registry's queue of ended hands
+(docs/architecture.md, "Settlement bursts").
+
+A hand handed to `Settler.store` waits for a free runner; a runner takes every hand waiting
+then (at most `batch`) and stores them in one call (`results.store_hands`: one transaction
+for most of them). At most `runners` batches are stored at once. One hand ending alone is
+stored at once, alone; a burst of endings is stored a batch at a time, in a few statements
+per batch instead of per hand, so it costs the event loop and the database a fraction and
+every other table's actions go on between its steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+
+from app.ops import metrics
+from app.ops.tasks import cancel_and_wait
+from app.tables.results import Job, Stored
+
+log = logging.getLogger(__name__)
+
+StoreMany = Callable[[Sequence[Job]], Awaitable[list[Stored | Exception]]]
+
+
+class Settler:
+    def __init__(self, store: StoreMany, *, batch: int = 32, runners: int = 2) -> None:
+        self._store = store
+        self.batch = batch
+        self.runners = runners
+        self._waiting: deque[tuple[Job, asyncio.Future[Stored]]] = deque()
+        self._running: set[asyncio.Task[None]] = set()
+
+    async def store(self, job: Job) -> Stored:
+        """Store `job`'s hand with whatever else waits: its outcome, or raise what failed
+        it. Cancelling the caller leaves the hand in its batch (stored all the same: the
+        store is idempotent, whoever stores the hand again)."""
+        future: asyncio.Future[Stored] = asyncio.get_running_loop().create_future()
+        self._waiting.append((job, future))
+        metrics.settle_queued(len(self._waiting))
+        if len(self._running) < self.runners:
+            task = asyncio.create_task(self._run(), name="settler")
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+        return await future
+
+    async def _run(self) -> None:
+        while self._waiting:
+            taken = [self._waiting.popleft() for _ in range(min(self.batch, len(self._waiting)))]
+            metrics.settle_queued(len(self._waiting))
+            try:
+                outcomes: Sequence[Stored | Exception] = await self._store(
+                    [job for job, _ in taken]
+                )
+            except Exception as error:  # store_hands answers per hand; this is a bug
+                log.exception("storing a batch of %d hands failed", len(taken))
+                outcomes = [error] * len(taken)
+            for (_, future), outcome in zip(taken, outcomes, strict=True):
+                if future.done():
+                    continue
+                if isinstance(outcome, Exception):
+                    future.set_exception(outcome)
+                else:
+                    future.set_result(outcome)
+
+    async def stop(self, grace: float) -> None:
+        """Let the batches being stored (and those waiting) finish for up to `grace`
+        seconds, then cancel them: a hand not stored then was never shown as settled."""
+        running = set(self._running)
+        if not running:
+            return
+        _, pending = await asyncio.wait(running, timeout=grace)
+        await cancel_and_wait(pending)
