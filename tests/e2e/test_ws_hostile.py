@@ -599,12 +599,16 @@ def _true_hand(database: Path, hand_id: str, events_wanted: int | None = None
     return state, events
 
 
-async def _host(player: Player, table_id: str) -> None:
+async def _host(player: Player, table_id: str, prompted: asyncio.Event) -> None:
     """A seated player on 托管 who says ready (准备) after every hand, so that the next one
-    is dealt at once."""
+    is dealt at once; `prompted` is set at its first prompt (a hand is in play). The only
+    reader of its inbox: two readers of one queue take its messages in turn, and one of
+    them waiting for a prompt could see none."""
     await player.send({"type": "autoplay", "table_id": table_id, "on": True})
     while True:
         message = await player.inbox.get()
+        if message["type"] == "prompt":
+            prompted.set()
         if message["type"] == "event" and message["event"]["kind"] == "hand_ended":
             await player.send({"type": "ready", "table_id": table_id})
 
@@ -627,15 +631,15 @@ async def _spectate(http: httpx.AsyncClient, server: str, variant: str, hands: i
                             headers=host.headers)).status_code == 200
     assert (await http.post(f"/tables/{table_id}/fill-bots",
                             headers=host.headers)).status_code == 200
-    tasks.append(asyncio.create_task(_host(host, table_id)))
+    prompted = asyncio.Event()
+    tasks.append(asyncio.create_task(_host(host, table_id, prompted)))
     seen = Spectated(table_id)
     watch = {"type": "watch", "table_id": table_id}
     last: int | None = None  # the last seq received
     hand: list[Message] | None = None
     rewatched = False
     try:
-        while (await host.inbox.get()).get("type") != "prompt":
-            pass  # a hand is in play: the spectator starts in the middle of it
+        await prompted.wait()  # a hand is in play: the spectator starts in the middle of it
         await eye.send(watch)
         # a rewatch that reaches the table after its hand ended gets no snapshot: the
         # spectator goes on watching (and asking) until it has its share of snapshots, and
