@@ -599,7 +599,9 @@ def _true_hand(database: Path, hand_id: str, events_wanted: int | None = None
     return state, events
 
 
-async def _host(player: Player, table_id: str, prompted: asyncio.Event) -> None:
+async def _host(
+    player: Player, table_id: str, prompted: asyncio.Event | None = None
+) -> None:
     """A seated player on 托管 who says ready (准备) after every hand, so that the next one
     is dealt at once; `prompted` is set at its first prompt (a hand is in play). The only
     reader of its inbox: two readers of one queue take its messages in turn, and one of
@@ -607,7 +609,7 @@ async def _host(player: Player, table_id: str, prompted: asyncio.Event) -> None:
     await player.send({"type": "autoplay", "table_id": table_id, "on": True})
     while True:
         message = await player.inbox.get()
-        if message["type"] == "prompt":
+        if message["type"] == "prompt" and prompted is not None:
             prompted.set()
         if message["type"] == "event" and message["event"]["kind"] == "hand_ended":
             await player.send({"type": "ready", "table_id": table_id})
