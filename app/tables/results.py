@@ -113,8 +113,8 @@ async def store_hands(
         try:
             async with sessions() as session:
                 settled = await ledger.settle_hands(session, [hands[i] for i in batch])
-            moved.update(zip(batch, map(_moved_by, (jobs[i] for i in batch), settled),
-                             strict=True))
+            for i, entries in zip(batch, settled, strict=True):
+                moved[i] = _moved_by(jobs[i], entries)
         except Exception:
             log.warning("a batch of %d hands failed; storing each alone", len(batch),
                         exc_info=True)
@@ -137,7 +137,9 @@ async def store_hands(
             a: profiles[a, record.variant]
             for a in record.seats if a is not None and (a, record.variant) in profiles
         })
-    return [outcome for outcome in outcomes if outcome is not None]  # each is one by now
+    answered = [outcome for outcome in outcomes if outcome is not None]
+    assert len(answered) == len(jobs)  # each hand stored (moved) or failed
+    return answered
 
 
 def _settles(record: HandRecordData) -> bool:

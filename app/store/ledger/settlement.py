@@ -238,28 +238,24 @@ async def settle_hands(
     async def write() -> list[LedgerEntry]:
         accounts = [a for hand in hands for a in hand.seats]
         balances, posted = await _lock(session, accounts, keys)
-        done = await _posted(session, [hand.seat_keys[0] for hand in hands]) if posted else set()
+        found = await _rows(session, keys) if posted else []  # the hands stored already
+        done = {entry.hand_id for entry in found}
         running = dict(balances)
         changes: list[_Change] = []
-        for hand in hands:
-            if hand.seat_keys[0] in done:
-                continue
+        new = [hand for hand in hands if hand.hand_id not in done]
+        for hand in new:
             made = hand.changes(running)
             for change in made:
                 running[change.account_id] += change.delta
             changes += made
         entries = await _book(session, balances, changes) if changes else []
-        new = [hand for hand in hands if hand.seat_keys[0] not in done]
         by_variant: dict[str, list[tuple[int, SeatResult]]] = defaultdict(list)
         for hand in new:
             by_variant[hand.variant] += zip(hand.seats, hand.results(), strict=True)
         for variant, results in by_variant.items():
             await record_hand_stats(session, variant, results)
         await _add_records(session, [hand.record for hand in new if hand.record is not None])
-        if done:
-            entries += await _rows(session, [k for h in hands if h.seat_keys[0] in done
-                                             for k in h.keys])
-        return entries
+        return entries + found
 
     entries = await _once(session, keys, write)
     by_hand: dict[str | None, list[LedgerEntry]] = defaultdict(list)
@@ -270,14 +266,6 @@ async def settle_hands(
         for hand, rows in zip(missing, await settle_hands(session, missing), strict=True):
             by_hand[hand.hand_id] = rows
     return [by_hand[hand.hand_id] for hand in hands]
-
-
-async def _posted(session: AsyncSession, keys: Sequence[str]) -> set[str]:
-    """Which of `keys` have a row already."""
-    rows = await session.execute(
-        select(LedgerEntry.idempotency_key).where(LedgerEntry.idempotency_key.in_(list(keys)))
-    )
-    return set(rows.scalars())
 
 
 async def _add_records(session: AsyncSession, records: Sequence[HandRecord]) -> None:
