@@ -94,7 +94,10 @@ async def test_a_player_steps_through_their_hand_as_their_seat_saw_it(
     steps = replay["steps"]
     marks = [s["upto"] for s in steps]
     assert marks == sorted(set(marks)) and marks[-1] == len(events)
-    assert len(steps) > 10
+    # one step per action that showed something: at least one per discard (the hand's seed
+    # is random, and a quick 胡 makes a short hand, so no fixed count)
+    discards = sum(e["kind"] == "discarded" for e in events)
+    assert len(steps) >= discards + 1
     first = steps[0]["view"]
     assert first["seat"] == 0 and len(first["seats"][0]["hand"]) == len(dealt[0])
     for s in steps[:-1]:
