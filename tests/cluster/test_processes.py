@@ -216,17 +216,20 @@ async def test_a_socket_that_names_its_table_is_served_by_the_tables_process(
             landed = set(await _socket_nodes(redis, keys, accounts[:2]))
             await stray.close()
             await plain.close()
-            for seat, (http, player) in enumerate(zip(clients, players)):
+            for player in players:
                 player.table_id, player.path = table_id, f"/ws/{table_id}"
-                sat = await http.post(f"/tables/{table_id}/sit", json={"seat": seat},
-                                      headers=player.headers)
-                assert sat.status_code == 200, sat.text
+            # three sit, so that no hand starts while the sockets move (a seat reconnecting
+            # as its hand ends and the next one deals is shown the new hand, not the result)
+            for seat in range(3):
+                await _sit(clients[seat], players[seat], table_id, seat)
             tasks = [asyncio.create_task(play(p, served.address, stop)) for p in players]
             for _ in range(3):  # each time, the kernel picks a worker; the socket moves
                 await until(lambda: all(p.ws is not None for p in players), 20, "sockets")
                 assert await _socket_nodes(redis, keys, accounts) == [owner] * 4
                 for player in players:
                     await _reconnect(player)
+            await until(lambda: all(p.ws is not None for p in players), 20, "sockets")
+            await _sit(clients[3], players[3], table_id, 3)
             hand = f"{table_id}-1"
             await until(lambda: all(hand in p.ended for p in players), 60, "the first hand")
             assert await _socket_nodes(redis, keys, accounts) == [owner] * 4
@@ -242,6 +245,11 @@ async def test_a_socket_that_names_its_table_is_served_by_the_tables_process(
     assert mine["kept"] + other["kept"] + other["passed"] == 16 + 1
     print(f"\ntable on {owner}; the stray hint and plain /ws landed on {sorted(landed)}; "
           f"handed over: {handed}")
+
+
+async def _sit(http: httpx.AsyncClient, player: Player, table_id: str, seat: int) -> None:
+    sat = await http.post(f"/tables/{table_id}/sit", json={"seat": seat}, headers=player.headers)
+    assert sat.status_code == 200, sat.text
 
 
 async def _four(
