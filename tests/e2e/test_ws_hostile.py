@@ -465,8 +465,9 @@ async def _play_and_watch(player: Player, table_id: str, variant: str, answer: b
                 watch.seats[hand_id] = seat
                 in_hand = None
                 hands += 1
-                if variant == "lishui" and any(
-                        n < int(hand_id.rsplit("-", 1)[1]) for n in _reseats(database, table_id)):
+                if variant == "lishui" and any(  # read aside: the loop serves 20 sockets
+                        n < int(hand_id.rsplit("-", 1)[1])
+                        for n in await asyncio.to_thread(_reseats, database, table_id)):
                     watch.reseated.add(table_id)
                 if enough.is_set() and (variant != "lishui" or watch.reseated):
                     return hands
