@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from functools import lru_cache
+from typing import Literal, cast
 
-from sqlalchemy import select
+from sqlalchemy import Insert, Table
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.schema import ScalarElementColumnDefault
 
 from app.rules.variants import VARIANTS
 from app.rules.variants.base import Settlement, Transfer, split
@@ -268,14 +271,40 @@ async def settle_hands(
     return [by_hand[hand.hand_id] for hand in hands]
 
 
+_RECORDS = cast(Table, HandRecord.__table__)
+# each column the insert writes, and its value when a record leaves it unset (the model's
+# scalar default, as a flush would use; created_at is the database's own)
+_RECORD_COLUMNS = {
+    c.key: c.default.arg if isinstance(c.default, ScalarElementColumnDefault) else None
+    for c in _RECORDS.columns if c.server_default is None
+}
+
+
+@lru_cache
+def _insert_records(dialect: str) -> Insert:
+    """The hand records' insert, built once per dialect: a record stored already (a retry
+    finds its own) is skipped, in the same statement."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(_RECORDS).on_conflict_do_nothing(index_elements=[_RECORDS.c.id])
+
+
 async def _add_records(session: AsyncSession, records: Sequence[HandRecord]) -> None:
-    """Store the hand records not stored already (a retry finds its own)."""
+    """Store the hand records not stored already, in one statement."""
     if not records:
         return
-    stored = set((await session.execute(
-        select(HandRecord.id).where(HandRecord.id.in_([r.id for r in records]))
-    )).scalars())
-    session.add_all(r for r in records if r.id not in stored)
+    connection = await session.connection()
+    await connection.execute(
+        _insert_records(connection.dialect.name),
+        [_row(record) for record in records],
+    )
+
+
+def _row(record: HandRecord) -> dict[str, object]:
+    row = {}
+    for key, default in _RECORD_COLUMNS.items():
+        value = getattr(record, key)
+        row[key] = default if value is None else value
+    return row
 
 
 PenaltyReason = Literal["escape_penalty", "disconnect_penalty"]
