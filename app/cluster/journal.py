@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, field_validator
 from redis.typing import EncodableT
 
 from app.cluster.keys import Keys
-from app.protocol import WireAction, from_rules_action, to_code, to_rules_action, to_tile
+from app.protocol import WireAction, logged_action, to_code, to_rules_action, to_tile
 from app.rules.actions import Action, Escape
 from app.rules.hand import Preset
 from app.rules.variants.base import TableContext
@@ -156,16 +156,6 @@ class HandHeader(_Model):
         return bytes.fromhex(self.seed)
 
 
-def action_json(action: Action) -> str:
-    """One applied action as the journal stores it (the hand record's shape)."""
-    body: dict[str, Any]
-    if isinstance(action, Escape):
-        body = {"type": "escape"}
-    else:
-        body = from_rules_action(action).model_dump(mode="json")
-    return json.dumps({"seat": action.seat, "action": body}, separators=(",", ":"))
-
-
 def action_of(text: str) -> Action:
     item = json.loads(text)
     seat = int(item["seat"])
@@ -192,7 +182,7 @@ class Journal:
         )
 
     def append(self, table_id: str, token: int, action: Action) -> tuple[list[str], list[EncodableT]]:
-        return [self.keys.fence(table_id), self.keys.actions(table_id)], [token, action_json(action)]
+        return [self.keys.fence(table_id), self.keys.actions(table_id)], [token, logged_action(action)]
 
     def store_table(
         self, token: int, config: TableConfig, summary: str, *, clear_hand: bool

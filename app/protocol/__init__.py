@@ -5,7 +5,7 @@ builds what it sends from the rules core with `seat_payload`, `from_rules_action
 `view_model`.
 """
 
-from app.protocol.actions import WireAction, from_rules_action, to_rules_action
+from app.protocol.actions import WireAction, from_rules_action, logged_action, to_rules_action
 from app.protocol.errors import ERROR_CODES, ErrorCode
 from app.protocol.events import EventPayload, event_payload, seat_payload
 from app.protocol.messages import (
@@ -78,6 +78,7 @@ __all__ = [
     "WireAction",
     "event_payload",
     "from_rules_action",
+    "logged_action",
     "parse_client",
     "parse_hello",
     "seat_payload",

@@ -6,6 +6,8 @@ The wire form names no seat: the server knows who sent it. Tiles are codes. The 
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -156,3 +158,14 @@ def from_rules_action(action: rules.Action) -> WireAction:
         case rules.Special(name=name, tile=tile):
             return SpecialAction.model_validate({"name": name, "tile": to_code(tile)})
     raise ValueError(f"{action!r} has no wire action (an escape is sent as a leave message)")
+
+
+@lru_cache(maxsize=8192)
+def logged_action(action: rules.Action) -> str:
+    """One applied action as the journal and the hand records log it, as compact JSON:
+    ``{"seat": n, "action": <wire action>}`` (an escape's action is ``{"type": "escape"}``).
+    Cached: a hand logs about a hundred actions out of a few thousand possible ones, and
+    building each one's wire model again was most of the cost of storing a hand."""
+    body = ({"type": "escape"} if isinstance(action, rules.Escape)
+            else from_rules_action(action).model_dump(mode="json"))
+    return json.dumps({"seat": action.seat, "action": body}, separators=(",", ":"))

@@ -23,8 +23,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.protocol import from_rules_action, to_code
-from app.rules.actions import Action, Escape
+from app.protocol import logged_action, to_code
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import Ruleset
 from app.store import house, ledger, ranks
@@ -228,10 +227,6 @@ def _ruleset(record: HandRecordData) -> Ruleset:
 
 def hand_record(record: HandRecordData) -> HandRecord:
     """The stored form of a hand: the action log as wire actions with their seats."""
-    actions = [
-        {"seat": a.seat, "action": _action_json(a)}
-        for a in record.actions
-    ]
     result: dict[str, object] = {}
     if record.settlement is not None and record.state is not None:
         result = {
@@ -263,14 +258,8 @@ def hand_record(record: HandRecordData) -> HandRecord:
             "draw_bonus": ctx.draw_bonus,
         }),
         preset=preset,
-        actions=json.dumps(actions),
+        actions="[" + ",".join(logged_action(a) for a in record.actions) + "]",
         result=json.dumps(result),
         voided=record.voided,
         options=None if record.options is None else json.dumps(asdict(record.options)),
     )
-
-
-def _action_json(action: Action) -> dict[str, object]:
-    if isinstance(action, Escape):
-        return {"type": "escape"}
-    return from_rules_action(action).model_dump(mode="json")
