@@ -138,8 +138,8 @@ async def main(url: str, hands: int, burst: int, settings: Settings) -> None:
             async with gate:
                 await plain(record)
 
-        async def store_many(jobs: Sequence[Job]) -> list[Stored | Exception]:
-            return await store_hands(db.sessions, jobs, policy)
+        async def store_many(jobs: Sequence[Job]) -> list[Stored | None | Exception]:
+            return [*await store_hands(db.sessions, jobs, policy)]
 
         settler = Settler(store_many, batch=settings.store_batch,
                           runners=settings.store_concurrency)

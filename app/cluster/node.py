@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -190,8 +191,8 @@ class RedisNetwork(Network):
     def closed(self, table_id: str) -> None:
         self.ownership.closed(table_id)
 
-    async def may_write(self, table_id: str) -> bool:
-        return await self.ownership.may_write(table_id)
+    async def may_write(self, table_ids: Sequence[str]) -> list[bool]:
+        return await self.ownership.may_write(table_ids)
 
     async def hand_stored(
         self, live: LiveTable | None, record: HandRecordData, stored: Stored

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -178,15 +179,26 @@ class Ownership(HandObserver):
         keys, args = self.journal.append(table.table_id, lease.token, action)
         self._node.writer.put(self._append, keys, args, self._fenced(table.table_id))
 
-    async def may_write(self, table_id: str) -> bool:
-        lease = self.leased.get(table_id)
-        if lease is None:  # a table outside the cluster (admin test mode) is ours alone
-            return table_id not in self._configs and table_id not in self._fenced_off
-        await self._node.writer.flush()  # the hand's last actions are journaled first
-        if await self.leases.is_current(lease):
-            return True
-        self._lost(table_id)
-        return False
+    async def may_write(self, table_ids: Sequence[str]) -> list[bool]:
+        """For each table, may this node store its hand (its lease is current)? The leases
+        are read in one round trip, after the hands' last actions are journaled."""
+        leases = [self.leased.get(table_id) for table_id in table_ids]
+        held = [lease for lease in leases if lease is not None]
+        if held:
+            await self._node.writer.flush()
+        current = dict(zip((lease.table_id for lease in held),
+                           await self.leases.are_current(held), strict=True))
+        answers = []
+        for table_id, lease in zip(table_ids, leases, strict=True):
+            if lease is None:  # a table outside the cluster (admin test mode) is ours alone
+                answers.append(table_id not in self._configs
+                               and table_id not in self._fenced_off)
+            elif current[table_id]:
+                answers.append(True)
+            else:
+                self._lost(table_id)
+                answers.append(False)
+        return answers
 
     async def hand_stored(self, live: LiveTable | None, record: HandRecordData) -> bool:
         """Store the table after its hand and clear the hand's journal; False: not a table

@@ -13,6 +13,7 @@ grouped by who calls them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.protocol import ClientMessage, ServerMessage
@@ -79,10 +80,10 @@ class Network(Protocol):
         """An administrator paused or resumed the table (store it: a pause survives failover)."""
         return
 
-    async def may_write(self, table_id: str) -> bool:
-        """May this node store and settle the table's hand? False when a newer owner
-        exists (the fence): the stale owner stops instead."""
-        return True
+    async def may_write(self, table_ids: Sequence[str]) -> list[bool]:
+        """For each table: may this node store and settle its hand? False when a newer
+        owner exists (the fence): the stale owner stops instead."""
+        return [True] * len(table_ids)
 
     async def hand_stored(
         self, live: LiveTable | None, record: HandRecordData, stored: Stored

@@ -678,7 +678,7 @@ class TableRegistry:
             if live.table.hand is not None or live.table.settling:
                 continue
             try:
-                if not await self.network.may_write(live.table_id):
+                if not (await self.network.may_write([live.table_id]))[0]:
                     continue  # another node owns it now: its owner decides
                 done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
                 live.table.submit(CloseIdle(done))
@@ -1154,11 +1154,11 @@ class TableRegistry:
         failures = 0
         while True:
             try:
-                if not await self.network.may_write(record.table_id):
+                stored = await self._store(record, stake, ended_at)
+                if stored is None:
                     log.warning("table %s: a newer owner exists; hand %s not stored here",
                                 record.table_id, record.hand_id)
                     return None
-                stored = await self._store(record, stake, ended_at)
                 break
             except Exception:
                 failures += 1
@@ -1190,15 +1190,21 @@ class TableRegistry:
                           record.table_id, record.hand_id)
         return stored.silver
 
-    async def _store(self, record: HandRecordData, stake: int, ended_at: datetime) -> Stored:
+    async def _store(
+        self, record: HandRecordData, stake: int, ended_at: datetime
+    ) -> Stored | None:
         """One attempt at storing a hand, with the others waiting then: a burst of endings
         is stored a batch at a time (`Settler`), so that it keeps a bounded share of the
         event loop and every other table's actions go on meanwhile (docs/architecture.md,
-        "Settlement bursts")."""
+        "Settlement bursts"). None: a newer owner of the table exists (the fence)."""
         return await self._settler.store(Job(record, stake, ended_at))
 
-    async def _store_many(self, jobs: Sequence[Job]) -> list[Stored | Exception]:
-        return await store_hands(self._sessions, jobs, self._disconnect_policy)
+    async def _store_many(self, jobs: Sequence[Job]) -> list[Stored | None | Exception]:
+        """The batch's fence (every table's lease, in one read), then its store."""
+        ours = await self.network.may_write([job.record.table_id for job in jobs])
+        mine = [job for job, may in zip(jobs, ours, strict=True) if may]
+        stored = iter(await store_hands(self._sessions, mine, self._disconnect_policy))
+        return [next(stored) if may else None for may in ours]
 
 
 async def _stop_tables(tables: Sequence[LiveTable]) -> None:

@@ -3,8 +3,9 @@
 
 A hand handed to `Settler.store` waits for a free runner; a runner takes every hand waiting
 then (at most `batch`) and stores them in one call (`results.store_hands`: one transaction
-for most of them). At most `runners` batches are stored at once. One hand ending alone is
-stored at once, alone; a burst of endings is stored a batch at a time, in a few statements
+for most of them). At most `runners` batches are stored at once, each when the event loop has
+room for it (`room`: the tables' own work first). One hand ending alone is stored at
+once, alone; a burst of endings is stored a batch at a time, in a few statements
 per batch instead of per hand, so it costs the event loop and the database a fraction and
 every other table's actions go on between its steps.
 """
@@ -22,22 +23,51 @@ from app.tables.results import Job, Stored
 
 log = logging.getLogger(__name__)
 
-StoreMany = Callable[[Sequence[Job]], Awaitable[list[Stored | Exception]]]
+StoreMany = Callable[[Sequence[Job]], Awaitable[list[Stored | None | Exception]]]
+
+
+BUSY_SECONDS = 0.005
+"""A pass of the event loop longer than this means the loop has more to do than it can do
+at once (a quiet node's pass takes well under a millisecond)."""
+DEFER_SECONDS = 0.5
+"""The longest a batch waits for the loop to have room (a loop never idle stores all the
+same, a batch each `DEFER_SECONDS`)."""
+
+
+async def room(busy: float = BUSY_SECONDS, defer: float = DEFER_SECONDS) -> None:
+    """Wait, up to `defer` seconds, until a pass of the event loop takes less than `busy`:
+    the tables' actions first, then the hands waiting to be stored. When thousands of hands
+    end at once, their tables' own work (the escapes, the messages) fills the loop for a
+    moment; a batch stored in that moment would make it longer, and every other table's
+    action waits behind all of it."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + defer
+    while True:
+        started = loop.time()
+        await asyncio.sleep(0)  # the end of the queue: back after one pass of the loop
+        now = loop.time()
+        if now - started < busy or now >= until:
+            return
+        await asyncio.sleep(min(busy, until - now))
 
 
 class Settler:
-    def __init__(self, store: StoreMany, *, batch: int = 32, runners: int = 2) -> None:
+    def __init__(
+        self, store: StoreMany, *, batch: int = 32, runners: int = 2,
+        room: Callable[[], Awaitable[None]] = room,
+    ) -> None:
         self._store = store
         self.batch = batch
         self.runners = runners
-        self._waiting: deque[tuple[Job, asyncio.Future[Stored]]] = deque()
+        self._room = room
+        self._waiting: deque[tuple[Job, asyncio.Future[Stored | None]]] = deque()
         self._running: set[asyncio.Task[None]] = set()
 
-    async def store(self, job: Job) -> Stored:
-        """Store `job`'s hand with whatever else waits: its outcome, or raise what failed
-        it. Cancelling the caller leaves the hand in its batch (stored all the same: the
+    async def store(self, job: Job) -> Stored | None:
+        """Store `job`'s hand with whatever else waits: its outcome (None: the store
+        function declined it), or raise what failed it. Cancelling the caller leaves the hand in its batch (stored all the same: the
         store is idempotent, whoever stores the hand again)."""
-        future: asyncio.Future[Stored] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Stored | None] = asyncio.get_running_loop().create_future()
         self._waiting.append((job, future))
         metrics.settle_queued(len(self._waiting))
         if len(self._running) < self.runners:
@@ -48,10 +78,13 @@ class Settler:
 
     async def _run(self) -> None:
         while self._waiting:
+            await self._room()
+            if not self._waiting:
+                return
             taken = [self._waiting.popleft() for _ in range(min(self.batch, len(self._waiting)))]
             metrics.settle_queued(len(self._waiting))
             try:
-                outcomes: Sequence[Stored | Exception] = await self._store(
+                outcomes: Sequence[Stored | None | Exception] = await self._store(
                     [job for job, _ in taken]
                 )
             except Exception as error:  # store_hands answers per hand; this is a bug

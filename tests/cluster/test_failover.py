@@ -121,7 +121,7 @@ async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
         live_a.table.submit(PlayerAction(seat, legal_actions(state, seat)[0], live_a.table.seq))
         await _until(lambda: a.registry.get(table_id) is None)
         assert await b.redis.llen(keys.actions(table_id)) == journaled  # nothing from A
-        assert not await a.may_write(table_id)
+        assert await a.may_write([table_id]) == [False]
 
         # B plays on and journals under its own token
         await _act(live_b, b.registry)
@@ -254,6 +254,7 @@ async def test_a_burst_of_hand_endings_fences_every_store_however_many_at_once(
             live = node.registry.create("lishui", 1, timers=SLOW)
             await node.opened(live)
             tables.append(live.table_id)
-        assert await asyncio.gather(*(node.may_write(t) for t in tables)) == [True] * 250
+        assert await asyncio.gather(*(node.may_write([t]) for t in tables)) == [[True]] * 250
+        assert await node.may_write(tables) == [True] * 250  # a batch's fence: one read
     finally:
         await _stop(node)

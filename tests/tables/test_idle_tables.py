@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -38,8 +38,8 @@ class Owner(LocalNetwork):
     def closed(self, table_id: str) -> None:
         self.closed_tables.append(table_id)
 
-    async def may_write(self, table_id: str) -> bool:
-        return self.owner
+    async def may_write(self, table_ids: Sequence[str]) -> list[bool]:
+        return [self.owner] * len(table_ids)
 
 
 def _registry(db: Database) -> tuple[TableRegistry, FakeClock, Owner]:

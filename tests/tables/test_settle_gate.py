@@ -8,6 +8,7 @@ afterwards."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ from app.store.db import Database
 from app.tables import registry as registry_module
 from app.tables.registry import TableRegistry
 from app.tables.results import Job, Stored
+from app.tables.settler import Settler, room
 from app.tables.timers import Timers
 from tests.funded import funded_accounts
 from tests.outage import check_hands_paid, shown_ended
@@ -69,3 +71,37 @@ async def test_a_burst_of_endings_is_stored_in_batches_and_every_hand_is_paid(
     ended = shown_ended(sinks.values())
     assert len(ended) >= 4 * TABLES
     await check_hands_paid(database_url, ended.keys(), 1, ended)
+
+
+async def test_a_batch_waits_while_the_loop_is_busy_but_not_for_ever() -> None:
+    """A burst's batches go after the tables' own work: while passes of the event loop are
+    long (here a task that holds it 20 ms a pass), the batch waits; once they are short it
+    is stored. A loop that stays busy still gets its batch stored, `defer` later."""
+    order: list[str] = []
+
+    async def store(jobs: Sequence[Job]) -> list[Stored | None | Exception]:
+        order.append("store")
+        return [None] * len(jobs)
+
+    async def busy(passes: int) -> None:
+        for _ in range(passes):
+            time.sleep(0.02)  # a pass of the loop with much to do (the burst's escapes)
+            order.append("busy")
+            await asyncio.sleep(0)
+
+    job = Job.__new__(Job)  # the store function above never looks inside
+    async with asyncio.timeout(30):
+        worker = asyncio.create_task(busy(10))
+        await asyncio.sleep(0)  # the burst has started
+        settler = Settler(store, room=lambda: room(busy=0.005, defer=30))
+        assert await settler.store(job) is None
+        await worker
+        assert order.index("store") == len(order) - 1 == 10  # after every busy pass
+
+        order.clear()
+        worker = asyncio.create_task(busy(1_000))  # 20 s of busy passes
+        await asyncio.sleep(0)
+        settler = Settler(store, room=lambda: room(busy=0.005, defer=0.2))
+        assert await settler.store(job) is None  # within `defer`, not after the 20 s
+        worker.cancel()
+        assert 0 < order.index("store") < 100
