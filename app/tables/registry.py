@@ -1200,8 +1200,13 @@ class TableRegistry:
         return await self._settler.store(Job(record, stake, ended_at))
 
     async def _store_many(self, jobs: Sequence[Job]) -> list[Stored | None | Exception]:
-        """The batch's fence (every table's lease, in one read), then its store."""
-        ours = await self.network.may_write([job.record.table_id for job in jobs])
+        """The batch's fence (every table's lease, in one read), then its store. A fence
+        that cannot be read (Redis away) fails each hand: its caller retries, as a store
+        that failed."""
+        try:
+            ours = await self.network.may_write([job.record.table_id for job in jobs])
+        except Exception as error:
+            return [error] * len(jobs)
         mine = [job for job, may in zip(jobs, ours, strict=True) if may]
         stored = iter(await store_hands(self._sessions, mine, self._disconnect_policy))
         return [next(stored) if may else None for may in ours]

@@ -65,8 +65,9 @@ class Settler:
 
     async def store(self, job: Job) -> Stored | None:
         """Store `job`'s hand with whatever else waits: its outcome (None: the store
-        function declined it), or raise what failed it. Cancelling the caller leaves the hand in its batch (stored all the same: the
-        store is idempotent, whoever stores the hand again)."""
+        function declined it), or raise what failed it. Cancelling the caller leaves the
+        hand in its batch (stored all the same: the store is idempotent, whoever stores
+        the hand again)."""
         future: asyncio.Future[Stored | None] = asyncio.get_running_loop().create_future()
         self._waiting.append((job, future))
         metrics.settle_queued(len(self._waiting))
