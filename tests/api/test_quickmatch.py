@@ -6,6 +6,7 @@ with no socket removed after the grace, and the administrators' levels."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 
@@ -160,13 +161,19 @@ async def _until_state(
     reason: str | None = None,
 ) -> dict[str, object]:
     """The caller's standing once it is `state` (and `reason`, if one is named), the
-    matcher having looked at the queues (here, and in its own loop)."""
-    for _ in range(100):
+    matcher having looked at the queues (here, and in its own loop). Bounded in time, not
+    in looks: a match the matcher's own loop is forming shows ``matching`` until its table
+    is open, which on a loaded machine outlasts many looks that find nothing to do."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + 20
+    while True:
         found = await standing(client, headers)
         if found["state"] == state and (reason is None or found["reason"] == reason):
             return found
+        if loop.time() > until:
+            raise AssertionError(f"never {state}: {found}")
         await matcher(app).run_once()
-    raise AssertionError(f"never {state}: {found}")
+        await asyncio.sleep(0.01)
 
 
 def _sockets(app: FastAPI, accounts: list[int]) -> list[Sink]:
