@@ -15,7 +15,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from redis import Redis as SyncRedis
 from redis.exceptions import RedisError
@@ -72,12 +72,23 @@ class LeaseKeeper:
             self._beat = time.monotonic()
             await asyncio.sleep(self._interval)
 
+    def _rounds(self) -> Iterator[None]:
+        """One item per renewal round, every third of the TTL until stopped. The rounds keep
+        a cadence: a slow one (the GIL shared with a busy loop, a collection) does not push
+        the next one later by its own length, and one that is late runs at once."""
+        due = time.monotonic()
+        while True:
+            due = max(due + self._interval, time.monotonic())
+            if self._stopping.wait(due - time.monotonic()):
+                return
+            yield
+
     def _run(self, loop: asyncio.AbstractEventLoop) -> None:
         redis = SyncRedis.from_url(self._url)
         renew = redis.register_script(RENEW_MANY)
         stalled = False
         try:
-            while not self._stopping.wait(self._interval):
+            for _ in self._rounds():
                 if loop.is_closed():  # the node was never stopped: nothing to renew for
                     return
                 behind = time.monotonic() - self._beat
