@@ -3,6 +3,10 @@ hasher and the login limits (all made once in `create_app` and kept on `app.stat
 
 The session opens no transaction by itself: every use is wrapped in `session.begin()` (or
 goes through `ledger.post`, which opens its own), so each request commits what it changes.
+
+Every dependency here is `async def`, even those that only read `app.state`: FastAPI runs a
+plain `def` dependency in its thread pool, a hop to a worker thread and back (and a turn
+of the GIL) on every request that uses it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from app.api.ratelimit import LoginLimits
 from app.settings import Settings
 
 
-def settings_of(request: Request) -> Settings:
+async def settings_of(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
@@ -28,12 +32,12 @@ async def session_of(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
-def passwords_of(request: Request) -> Passwords:
+async def passwords_of(request: Request) -> Passwords:
     passwords: Passwords = request.app.state.passwords
     return passwords
 
 
-def login_limits_of(request: Request) -> LoginLimits:
+async def login_limits_of(request: Request) -> LoginLimits:
     limits: LoginLimits = request.app.state.login_limits
     return limits
 
