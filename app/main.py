@@ -65,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             chat_refill_seconds=settings.chat_refill_seconds,
             store_concurrency=settings.store_concurrency,
             store_batch=settings.store_batch,
+            endings_per_pass=settings.endings_per_pass,
         )
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.node import RedisNetwork

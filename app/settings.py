@@ -155,6 +155,11 @@ class Settings(BaseSettings):
     # "Settlement bursts"; bench/bench_settle.py, bench/load.md)
     store_concurrency: int = Field(default=2, ge=1, le=1000)
     store_batch: int = Field(default=32, ge=1, le=1000)
+    # the tables whose hand's ending (an escape, the stored result shown, the next deal)
+    # runs in one pass of the event loop; the rest wait for the next passes, so that
+    # hundreds of hands ending at once do not hold every other table's turn behind them
+    # (app/tables/lane.py); 0: no limit
+    endings_per_pass: int = Field(default=2, ge=0, le=1000)
     # a table where no person sits (every seat empty or a bot's) for this many seconds is
     # closed between hands by the node that owns it (app/tables/registry.py); 0: never
     table_idle_close_seconds: int = Field(default=300, ge=0)

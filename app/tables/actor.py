@@ -50,6 +50,10 @@ actor adds what the core leaves out:
   once the seats that leave with it are freed: an escaper's (逃跑, `Leave` during a hand)
   and those still away. So the escaper may sit again (here or elsewhere) while the
   hand is being stored; the result is shown to whoever sits then;
+- endings take turns (`Lane`, the registry's `ENDINGS_PER_PASS`): an escape before it is
+  applied, a stored result before it is shown and a deal before it is dealt wait until
+  the lane lets the table through, a few tables per pass of the event loop, so that
+  hundreds of hands ending together do not hold every other table's turn behind them;
 - sessions (版, RULES.md 1: four 圈; a 圈 ends when every seat has dealt once, i.e. the deal
   has passed four times as the core's `next_context` reports it): with the variant option
   `reseat_after_session` (丽水) the seats are redrawn after each 版 from a seed of the
@@ -91,6 +95,7 @@ from app.rules.variants.base import Ruleset, TableContext
 from app.rules.views import seat_view
 from app.rules.wall import SEED_BYTES, hand_rng, roll_dice, seed_bytes, seed_int
 from app.tables.clock import Clock
+from app.tables.lane import Lane
 from app.tables.messages import (
     AdminDissolve,
     AdminPause,
@@ -201,6 +206,7 @@ class Table:
         ctx: TableContext | None = None,
         on_seats_changed: OnSeatsChanged | None = None,
         bot_pace: BotPace = INSTANT,
+        lane: Lane | None = None,
     ) -> None:
         if len(seats) != 4:
             raise ValueError("a table has four seats")
@@ -210,6 +216,9 @@ class Table:
         self.clock = clock
         self.timers = timers
         self.bot_pace = bot_pace
+        # a hand's ending (the escape, the stored result shown, the next deal) takes its
+        # turn with the other tables' endings: a few per pass of the event loop
+        self._lane = lane or Lane(0)
         self.inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         self._send = send
         self._on_hand_end = on_hand_end
@@ -464,7 +473,9 @@ class Table:
         if self._live() is None:
             due = self._next_hand_at
             if due is not None and self.clock.now() >= due and self._seated() and self._dealing():
-                await self._deal()
+                await self._lane.turn()
+                if self._seated():  # the registry may have freed a seat meanwhile
+                    await self._deal()
             return
         while (state := self._live()) is not None:
             seat = self._due(state, self.clock.now())
@@ -597,6 +608,7 @@ class Table:
         if not self._check_seat(msg.seat):
             return
         if self._live() is not None:
+            await self._lane.turn()
             self._apply(Escape(msg.seat))
             await self._advance()
         else:
@@ -841,6 +853,8 @@ class Table:
         self._storing = True
         try:
             silver = await self._on_hand_end(record)
+            if silver is not None:
+                await self._lane.turn()
         finally:
             self._storing = False
         if silver is None:  # another process owns the table and reports the hand

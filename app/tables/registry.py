@@ -103,6 +103,7 @@ from app.store import ranks
 from app.store.models import Account
 from app.tables.actor import Table, tick_forever
 from app.tables.clock import Clock, MonotonicClock
+from app.tables.lane import ENDINGS_PER_PASS, Lane
 from app.tables.messages import (
     AdminDissolve,
     AdminPause,
@@ -276,12 +277,14 @@ class TableRegistry:
         chat_refill_seconds: float = CHAT_REFILL_SECONDS,
         store_concurrency: int = 2,
         store_batch: int = 32,
+        endings_per_pass: int = ENDINGS_PER_PASS,
     ) -> None:
         self._sessions = sessions
         # ended hands are stored in batches, `store_concurrency` batches at once (`_store`);
         # table_state reads a few at a time (`_profiles`): the others wait their turn
         self._settler = Settler(self._store_many, batch=store_batch, runners=store_concurrency)
         self._profiles_gate = asyncio.Semaphore(PROFILE_READS)
+        self.endings = Lane(endings_per_pass)  # the hands' endings, a few per pass
         self.max_spectators = max_spectators  # per table
         self._chat = ChatLimits(chat_burst, chat_refill_seconds)
         self.bot_pace = bot_pace or BotPace()  # how fast bots and 托管 play (settings)
@@ -354,6 +357,7 @@ class TableRegistry:
             ctx=ctx,
             on_seats_changed=lambda: self._seats_changed(table_id),
             bot_pace=self.bot_pace,
+            lane=self.endings,
         )
         table.observer = self.network.observer()
         if variant in POINTS_VARIANTS:
