@@ -111,11 +111,12 @@ class EncodedSink(ModelSink):
             self._look(json.loads(encoded.text))
 
 
-async def _accounts(db: Database, n: int) -> list[int]:
+async def funded(db: Database, n: int, prefix: str = "b") -> list[int]:
+    """`n` accounts named `prefix` and a number, each with the signup grant of 10 million."""
     ids: list[int] = []
     async with db.sessions() as session:
         async with session.begin():
-            made = [await accounts.create(session, f"b{i}", "!") for i in range(n)]
+            made = [await accounts.create(session, f"{prefix}{i}", "!") for i in range(n)]
         for account in made:
             await ledger.grant_signup(session, account.id, 10_000_000)
             ids.append(account.id)
@@ -153,7 +154,7 @@ async def _play(
     if True:
         db = Database.connect(url)
         registry = TableRegistry(db.sessions)
-        ids = await _accounts(db, 4 * tables)
+        ids = await funded(db, 4 * tables)
         counter = {"actions": 0}
         sinks: list[ModelSink] = []
         kind = ModelSink if models else EncodedSink
