@@ -528,8 +528,9 @@ async def _measure_game(
     burst_at = None if options.burst_at is None else start + options.burst_at
     scrapes: dict[int, dict[str, Buckets] | None] = {}
     edges = {0, seconds}
-    if options.burst_at is not None:
-        edges |= {int(options.burst_at), min(seconds, int(options.burst_at + options.burst_window))}
+    if options.burst_at is not None:  # every second of the burst's window
+        edges |= set(range(int(options.burst_at),
+                           min(seconds, int(options.burst_at + options.burst_window)) + 1))
 
     async def scraper() -> None:
         for k in range(seconds + 1):
@@ -539,7 +540,8 @@ async def _measure_game(
             if k == 0:
                 marks.append((procstat.cpu_seconds(_server_pids(spawned)),
                               procstat.cpu_seconds(pool.pids()), procstat.CoreTimes.now()))
-            # /metrics only where a window starts or ends: a scrape costs the server too
+            # /metrics where a window starts or ends, and each second of a burst's window
+            # (its p99 by second): a scrape costs the server too
             scrapes[k] = await _scrape(http, metrics_urls) if k in edges else None
             cpu = [procstat.cpu_seconds([pid]) or 0.0 for pid in _server_pids(spawned)]
             if last_cpu and len(last_cpu) == len(cpu):
@@ -573,6 +575,8 @@ async def _measure_game(
             others_outside_client=_latency(outside),
             server=_window(quiet_before, scrapes.get(last)),
             settle=_window(quiet_before, scrapes.get(last), SETTLE_METRIC),
+            server_by_second=[_window(scrapes.get(k), scrapes.get(k + 1))
+                              for k in range(first, last)],
         )
     (cpu0, client0, cores0), (cpu1, client1, cores1) = marks
     return GameResult(

@@ -100,6 +100,8 @@ class BurstReport(BaseModel):
     others_outside_client: Latency  # the same tables' actions outside the window
     server: ServerLatency | None  # every action the server handled in the window
     settle: ServerLatency | None  # hand end to stored, for hands stored in the window
+    # the server histogram of each second of the window (None: a scrape failed)
+    server_by_second: list[ServerLatency | None] = []
 
 
 class MachineReport(BaseModel):
@@ -189,6 +191,12 @@ class Report(BaseModel):
                 lines.append(
                     f"    server histogram    p50 {_fmt(b.server.p50_ms)}  p99 "
                     f"{_fmt(b.server.p99_ms)}  ({b.server.count} actions)"
+                )
+            if b.server_by_second:
+                lines.append(
+                    "    server p99 by second (ms): "
+                    + " ".join("-" if s is None or s.p99_ms is None else f"{s.p99_ms:.0f}"
+                               for s in b.server_by_second)
                 )
             if b.settle is not None:
                 lines.append(
