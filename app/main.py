@@ -3,6 +3,7 @@ routers; `app` is the instance uvicorn serves."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, nullcontext
@@ -32,7 +33,7 @@ from app.api.passwords import Passwords
 from app.api.ratelimit import LoginLimits, MemoryQuota
 from app.api.secret import signing_secret
 from app.api.throttle import Bars, RequestLimits
-from app.ops import health, metrics
+from app.ops import health, memory, metrics
 from app.ops.limits_storage import limits_storage
 from app.ops.monitoring import monitoring_port
 from app.rooms.service import Rooms
@@ -94,8 +95,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if settings.metrics_port is not None
             else nullcontext()
         )
+        collector = (  # the garbage collector on a clock (app/ops/memory.py)
+            asyncio.create_task(
+                memory.collect_on_a_clock(
+                    settings.gc_every, settings.gc_full_every, settings.gc_full_first
+                )
+            )
+            if settings.gc_every
+            else None
+        )
         async with listener:
             yield
+        if collector is not None:
+            collector.cancel()
         await app.state.matcher.stop()
         await app.state.tables.stop()
         await app.state.rooms.stop()

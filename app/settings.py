@@ -69,6 +69,13 @@ class Settings(BaseSettings):
     # the garbage collector's thresholds for `python -m app` (app/ops/memory.py); the first
     # is how many allocations start a young collection (CPython's default is 700)
     gc_thresholds: tuple[int, int, int] = memory.DEFAULT_THRESHOLDS
+    # the young generation is collected every `gc_every` seconds and the whole heap every
+    # `gc_full_every` (app/ops/memory.py; 0: CPython's own thresholds alone)
+    gc_every: float = Field(default=memory.DEFAULT_EVERY, ge=0)
+    gc_full_every: float = Field(default=memory.DEFAULT_FULL_EVERY, ge=0)
+    # seconds to the first one (None: a random half to all of `gc_full_every`); with
+    # PROCESSES > 1 worker i of n gets i/n of it, so that no two stop together
+    gc_full_first: float | None = Field(default=None, ge=0)
     migrate_on_start: bool = True  # `python -m app` upgrades the database to head first
     # `python -m app` runs this many server processes on this machine, all serving the one
     # port (app/ops/supervisor.py; docs/cluster.md, "Several processes on one machine"):

@@ -1,20 +1,35 @@
-"""The garbage collector, tuned for a server holding hundreds of live hands.
+"""The garbage collector, tuned for a server holding thousands of live hands and sockets.
 
-CPython's cyclic collector stops the event loop while it walks the tracked objects. With
-the default thresholds (700, 10, 10) a node with 500 busy tables ran a full collection
-every ~3 s, each over 60k-380k objects and 100-190 ms of CPU: every action in flight then
-waited that long, which was the p99 of the action-to-broadcast latency. `tune` moves what
-was allocated at start-up (imports, routes, the rule tables) out of the collector's sight
-(`gc.freeze`) and makes the youngest generation larger, so that a hand's short-lived
-objects die by reference counting before they are promoted, and older generations are
-walked rarely (measured in bench/load.md).
+CPython's cyclic collector stops the event loop while it walks the tracked objects.
+`tune` moves what was allocated at start-up (imports, routes, the rule tables) out of the
+collector's sight (`gc.freeze`) and raises the thresholds, so that CPython's own trigger
+rarely fires; `collect_on_a_clock` then collects the two younger generations every
+`every` seconds and the whole heap every `full_every` seconds (settings `gc_every`,
+`gc_full_every`, `gc_full_first`).
+
+Why a clock and not CPython's thresholds: its young generation is collected when
+allocations minus deallocations of tracked objects pass the first threshold, and a
+deallocation of an old object counts too. In a steady server, new state is born as old
+state dies (a hand's tiles, a socket's buffers), the count stays near zero, and the young
+list grows without bound: at 10,000 clients a "young" collection walked hundreds of
+thousands of objects, 60-270 ms with the loop stopped, and the middle generation's after
+it 300-500 ms (measured in bench/load.md, "The collector on a clock"). On a clock the young
+list holds what the last tenth of a second left alive.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
+import random
+import time
+from collections.abc import Iterator
 
 DEFAULT_THRESHOLDS = (50_000, 10, 10)
+DEFAULT_EVERY = 0.1  # seconds between young collections
+DEFAULT_FULL_EVERY = 600.0  # seconds between collections of the whole heap
+NEVER = 2**30  # a threshold no count reaches
 
 
 def tune(thresholds: tuple[int, int, int] = DEFAULT_THRESHOLDS) -> None:
@@ -22,3 +37,47 @@ def tune(thresholds: tuple[int, int, int] = DEFAULT_THRESHOLDS) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*thresholds)
+
+
+async def collect_on_a_clock(
+    every: float, full_every: float, first_full_after: float | None = None
+) -> None:
+    """Every `every` seconds collect the two younger generations (what survives goes to
+    the oldest), and the whole heap every `full_every` seconds, the first time after
+    `first_full_after` (by default a random half to all of `full_every`: processes started
+    together should not all stop at the same moment); runs until cancelled. Meanwhile
+    CPython's own trigger never collects the whole heap (with `full_every` 0 it alone
+    does)."""
+    if first_full_after is None:
+        first_full_after = full_every * random.uniform(0.5, 1.0)
+    full_at = time.monotonic() + first_full_after
+    with _whole_heap_on_the_clock() if full_every else contextlib.nullcontext():
+        while True:
+            await asyncio.sleep(every)
+            if full_every and time.monotonic() >= full_at:
+                gc.collect(2)
+                full_at = time.monotonic() + full_every
+            else:
+                gc.collect(1)
+
+
+_clocks = 0  # clocks running in this process (tests run several apps in one)
+_oldest = 0  # the oldest generation's threshold before the first of them started
+
+
+@contextlib.contextmanager
+def _whole_heap_on_the_clock() -> Iterator[None]:
+    """CPython's trigger never collects the oldest generation while a clock runs."""
+    global _clocks, _oldest
+    if _clocks == 0:
+        young, middle, _oldest = gc.get_threshold()
+        gc.set_threshold(young, middle, NEVER)
+    _clocks += 1
+    try:
+        yield
+    finally:
+        _clocks -= 1
+        if _clocks == 0:
+            young, middle, _ = gc.get_threshold()
+            gc.set_threshold(young, middle, _oldest)
+

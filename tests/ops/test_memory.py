@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -30,3 +33,50 @@ def test_the_thresholds_come_from_the_environment(monkeypatch: pytest.MonkeyPatc
     assert Settings().gc_thresholds == memory.DEFAULT_THRESHOLDS
     monkeypatch.setenv("GC_THRESHOLDS", "[2000, 10, 20]")
     assert Settings().gc_thresholds == (2000, 10, 20)
+
+
+class Node:
+    """A tracked object that can point at itself (a reference cycle)."""
+
+    me: object = None
+
+
+async def test_young_objects_are_collected_on_the_clock_when_old_ones_die_as_fast(
+    restore_gc: None,
+) -> None:
+    gc.set_threshold(*memory.DEFAULT_THRESHOLDS)
+    old = [[i] for i in range(30_000)]
+    gc.collect()
+    fresh = []
+    for _ in range(30_000):  # new state born as old state dies: CPython's count stays low
+        fresh.append([0])
+        old.pop()
+    assert gc.get_count()[0] < 1_000
+    assert len(gc.get_objects(0)) >= 30_000  # and nothing walks the growing young list
+
+    clock = asyncio.create_task(memory.collect_on_a_clock(0.01, 3600))
+    await asyncio.sleep(0.05)
+    assert gc.get_threshold()[2] == memory.NEVER  # the whole heap only on its own clock
+    clock.cancel()
+    assert len(gc.get_objects(0)) + len(gc.get_objects(1)) < 5_000  # moved to the oldest
+    with contextlib.suppress(asyncio.CancelledError):
+        await clock
+    assert gc.get_threshold() == memory.DEFAULT_THRESHOLDS
+
+
+async def test_the_whole_heap_is_collected_on_its_own_clock(restore_gc: None) -> None:
+    node = Node()
+    node.me = node
+    gone = weakref.ref(node)
+    gc.collect(1)  # alive: it goes to the oldest generation
+    del node  # now a cycle nobody reaches, in the oldest generation
+
+    clock = asyncio.create_task(memory.collect_on_a_clock(0.01, 3600))
+    await asyncio.sleep(0.05)
+    clock.cancel()
+    assert gone() is not None  # the young collections do not reach it
+
+    clock = asyncio.create_task(memory.collect_on_a_clock(0.01, 0.02))
+    await asyncio.sleep(0.1)
+    clock.cancel()
+    assert gone() is None
