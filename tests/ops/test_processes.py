@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from app.ops.supervisor import (
     MAX_QUICK_DEATHS,
     STABLE_SECONDS,
@@ -54,6 +56,26 @@ def test_workers_are_named_after_the_node_id_and_their_restarts() -> None:
     assert [node_name("box", i) for i in (1, 2)] == ["box-1", "box-2"]
     assert node_name("box", 2, 3) == "box-2.3"
     assert _settings(node_id=node_name("n" * 48, 64, 99_999)).node_id.endswith("-64.99999")
+
+
+def test_the_workers_collect_their_whole_heaps_at_different_moments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[dict[str, str]] = []
+    real_popen = subprocess.Popen
+
+    def popen(command: list[str], env: dict[str, str], **kwargs: object) -> subprocess.Popen[str]:
+        started.append(env)
+        return real_popen([sys.executable, "-c", "pass"], text=True)
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    with socket.socket() as listener:
+        supervisor = Supervisor(_settings(processes=3, gc_full_every=600), listener, tmp_path)
+        for slot in supervisor.slots:
+            supervisor._start(slot)
+            assert slot.process is not None
+            slot.process.wait()
+    assert [float(env["GC_FULL_FIRST"]) for env in started] == [200, 400, 600]
 
 
 def test_a_dead_worker_is_restarted_later_each_time_it_dies_young(tmp_path: Path) -> None:
