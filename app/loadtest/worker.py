@@ -324,14 +324,24 @@ def _failures(results: Sequence[object]) -> list[str]:
     return [repr(r) for r in results if isinstance(r, BaseException)]
 
 
+async def _serve(share: Share, conn: Connection) -> None:
+    clock = asyncio.create_task(  # as the server does (app/ops/memory.py)
+        memory.collect_on_a_clock(memory.DEFAULT_EVERY, memory.DEFAULT_FULL_EVERY)
+    )
+    try:
+        await Client(share, conn).serve()
+    finally:
+        clock.cancel()
+
+
 def main(share: Share, conn: Connection) -> None:
     """The process's entry point (multiprocessing, spawned)."""
     memory.tune()  # the clients' own collector pauses would show as latency, like the server's
     try:
         import uvloop
 
-        uvloop.run(Client(share, conn).serve())
+        uvloop.run(_serve(share, conn))
     except ImportError:
-        asyncio.run(Client(share, conn).serve())
+        asyncio.run(_serve(share, conn))
     finally:
         conn.close()
