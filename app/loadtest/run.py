@@ -21,7 +21,8 @@ again 5-10 s later. The report then gives the actions of the other tables during
 `burst_window` seconds from the burst apart, client side and server side, with the time
 the burst's hands took to be stored.
 
-At the end every bot leaves its table (an escape if a hand is in play) and closes; then as
+At the end every bot leaves its table (an escape if a hand is in play) and closes, and a
+spawned game server is stopped (its handling of those leaves took CPU from the echo); then as
 many echo clients as there were bots run against bare echo servers (as many processes as
 the game server had) for `echo_seconds`, and the report compares the two.
 """
@@ -425,6 +426,10 @@ async def _run(
             handoffs = await _handoffs(http, metrics_urls)
             sizes = [s for d in result.done for s in d.values["sizes"]]
             await pool.step(Command("leave"))
+            if spawned is not None:  # its teardown (every seat leaving) is not the echo's
+                stopping = time.monotonic()
+                await asyncio.to_thread(spawned.process.stop)
+                out.write(f"  game server stopped in {time.monotonic() - stopping:.1f} s\n")
             echo: PhaseReport | None = None
             if options.echo:
                 echo = await _measure_echo(options, pool, scratch, processes, sizes, out)

@@ -41,6 +41,8 @@ async def test_a_short_run_plays_hands_without_errors_and_reports_a_burst_apart(
     assert report.echo.messages_per_s > 0 and report.ratio is not None and report.ratio > 0
     progress = out.getvalue()
     assert "[game" in progress and "conns 16/16" in progress and "[echo" in progress
+    # the echo does not share the machine with the game server's teardown
+    assert progress.index("game server stopped") < progress.index("[echo")
     text = report.text()
     assert "hands finished" in text and "game / echo msgs/s" in text
     assert "settlement burst" in text
