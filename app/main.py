@@ -3,7 +3,6 @@ routers; `app` is the instance uvicorn serves."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, nullcontext
@@ -96,18 +95,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             else nullcontext()
         )
         collector = (  # the garbage collector on a clock (app/ops/memory.py)
-            asyncio.create_task(
-                memory.collect_on_a_clock(
-                    settings.gc_every, settings.gc_full_every, settings.gc_full_first
-                )
-            )
+            memory.clock_running(settings.gc_every, settings.gc_full_every, settings.gc_full_first)
             if settings.gc_every
-            else None
+            else nullcontext()
         )
-        async with listener:
+        async with listener, collector:
             yield
-        if collector is not None:
-            collector.cancel()
         await app.state.matcher.stop()
         await app.state.tables.stop()
         await app.state.rooms.stop()

@@ -69,7 +69,7 @@ class Settings(BaseSettings):
     # the garbage collector's thresholds for `python -m app` (app/ops/memory.py); the first
     # is how many allocations start a young collection (CPython's default is 700)
     gc_thresholds: tuple[int, int, int] = memory.DEFAULT_THRESHOLDS
-    # the young generation is collected every `gc_every` seconds and the whole heap every
+    # the two younger generations are collected every `gc_every` seconds, the whole heap every
     # `gc_full_every` (app/ops/memory.py; 0: CPython's own thresholds alone)
     gc_every: float = Field(default=memory.DEFAULT_EVERY, ge=0)
     gc_full_every: float = Field(default=memory.DEFAULT_FULL_EVERY, ge=0)

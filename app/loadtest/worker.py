@@ -325,13 +325,9 @@ def _failures(results: Sequence[object]) -> list[str]:
 
 
 async def _serve(share: Share, conn: Connection) -> None:
-    clock = asyncio.create_task(  # as the server does (app/ops/memory.py)
-        memory.collect_on_a_clock(memory.DEFAULT_EVERY, memory.DEFAULT_FULL_EVERY)
-    )
-    try:
+    # the collector on a clock, as the server's (app/ops/memory.py)
+    async with memory.clock_running(memory.DEFAULT_EVERY, memory.DEFAULT_FULL_EVERY):
         await Client(share, conn).serve()
-    finally:
-        clock.cancel()
 
 
 def main(share: Share, conn: Connection) -> None:

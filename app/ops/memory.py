@@ -24,7 +24,7 @@ import contextlib
 import gc
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 DEFAULT_THRESHOLDS = (50_000, 10, 10)
 DEFAULT_EVERY = 0.1  # seconds between young collections
@@ -61,6 +61,20 @@ async def collect_on_a_clock(
                 gc.collect(1)
 
 
+@contextlib.asynccontextmanager
+async def clock_running(
+    every: float, full_every: float, first_full_after: float | None = None
+) -> AsyncIterator[None]:
+    """`collect_on_a_clock` in a task for the duration of the block."""
+    task = asyncio.create_task(collect_on_a_clock(every, full_every, first_full_after))
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 _clocks = 0  # clocks running in this process (tests run several apps in one)
 _oldest = 0  # the oldest generation's threshold before the first of them started
 
@@ -80,4 +94,3 @@ def _whole_heap_on_the_clock() -> Iterator[None]:
         if _clocks == 0:
             young, middle, _ = gc.get_threshold()
             gc.set_threshold(young, middle, _oldest)
-
