@@ -13,7 +13,6 @@ the timeout action is pass in a claim window, the 托管 choice on a turn.
 from __future__ import annotations
 
 import sys
-
 from dataclasses import replace
 
 from pydantic import BaseModel

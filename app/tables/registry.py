@@ -122,8 +122,8 @@ from app.tables.messages import (
 from app.tables.network import LocalNetwork, Network, RemoteRefused
 from app.tables.penalties import DEFAULT_POLICY, DisconnectPolicy
 from app.tables.results import Job, Stored, store_hands
-from app.tables.settler import Settler
 from app.tables.seats import SeatState
+from app.tables.settler import Settler
 from app.tables.timers import BotPace, Timers
 from app.tables.watchers import ChatLimits, Spectator
 from app.tables.wire import encoded_message, wire_message
@@ -1209,7 +1209,7 @@ class TableRegistry:
         that failed."""
         try:
             ours = await self.network.may_write([job.record.table_id for job in jobs])
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - each hand fails, its caller retries
             return [error] * len(jobs)
         mine = [job for job, may in zip(jobs, ours, strict=True) if may]
         stored = iter(await store_hands(self._sessions, mine, self._disconnect_policy))

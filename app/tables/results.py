@@ -121,14 +121,14 @@ async def store_hands(
     for i in alone:
         try:
             moved[i] = await _store_alone(sessions, jobs[i], hands.get(i), policy)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - that hand's outcome: its caller retries
             outcomes[i] = error
     try:
         profiles = await read_profiles(sessions, {
             (a, jobs[i].record.variant) for i in moved for a in jobs[i].record.seats
             if a is not None
         })
-    except Exception as error:  # stored, but unread: the caller tries again, a no-op
+    except Exception as error:  # noqa: BLE001 - stored, but unread: the caller tries again, a no-op
         return [error if outcome is None else outcome for outcome in outcomes]
     for i, silver in moved.items():
         record = jobs[i].record

@@ -13,10 +13,10 @@ from sqlalchemy import update
 from app.cluster.node import RedisNetwork
 from app.main import create_app
 from app.settings import Settings
-from app.tables.results import read_profiles
 from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, VariantStats
+from app.tables.results import read_profiles
 from tests.api.helpers import register, set_stats
 from tests.api.test_leaderboard import add_bots
 

@@ -117,7 +117,7 @@ def served(redis_url: str, prefix: str, tmp_path: Path) -> Iterator[Served]:
             break
     else:
         raise AssertionError("three starts found a port taken")
-    process, log = running.process, running.log
+    process = running.process
     try:
         yield running
     finally:

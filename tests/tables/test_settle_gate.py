@@ -85,7 +85,7 @@ async def test_a_batch_waits_while_the_loop_is_busy_but_not_for_ever() -> None:
 
     async def busy(passes: int) -> None:
         for _ in range(passes):
-            time.sleep(0.02)  # a pass of the loop with much to do (the burst's escapes)
+            time.sleep(0.02)  # noqa: ASYNC251 - a pass of the loop with much to do (the escapes)
             order.append("busy")
             await asyncio.sleep(0)
 

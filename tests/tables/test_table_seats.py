@@ -23,14 +23,13 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from app.tables import registry as registry_module
-
 from app.protocol import TableStateMessage
 from app.rules.actions import Discard, Escape
 from app.rules.hand import legal_actions, pending_seats
 from app.store.db import Database
 from app.store.models import Disconnect, HandRecord, LedgerEntry
 from app.store.ranks import SeatResult, record_stats, stats_of
+from app.tables import registry as registry_module
 from app.tables.messages import Disconnected, PlayerAction
 from app.tables.registry import CLOSE_BANNED, LiveTable, TableError, TableRegistry
 from app.tables.timers import Timers
