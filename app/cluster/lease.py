@@ -3,7 +3,10 @@
 - `acquire`: ``SET lease <node>|<token> NX PX ttl`` and ``INCR fence`` in one script, so
   every acquisition gets a fencing token larger than any before it;
 - `renew`: ``PEXPIRE`` only while the lease still holds our exact value (compare-and-pexpire);
-  `renew_all` does it for hundreds of leases in one script call;
+  a lease that expired with no acquisition since (the fence still our token) is set again:
+  nobody else can have served the table, and a pause of the whole machine longer than the
+  TTL (Redis's clock jumps with it) then moves no table; `renew_all` does it for hundreds
+  of leases in one script call;
 - `release`: ``DEL`` only while it holds our value (clean shutdown hands the table over);
 - `is_current`: the fence check a write makes: no newer token was handed out;
 - `unheld`: the tables of the directory with no lease, picked by Redis in one script (the
@@ -30,18 +33,19 @@ end
 return 0
 """
 
-RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-
+# KEYS: n lease keys, then their n fence keys; ARGV[1]: the TTL, ARGV[1 + i]: lease i's value
+# (`<node>|<token>`). 1: renewed (or set again: expired, and no acquisition since), 0: lost.
 RENEW_MANY = """
+local n = #KEYS / 2
 local out = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[i + 1] then
-    out[i] = redis.call('PEXPIRE', key, ARGV[1])
+for i = 1, n do
+  local value = ARGV[i + 1]
+  local held = redis.call('GET', KEYS[i])
+  if held == value then
+    out[i] = redis.call('PEXPIRE', KEYS[i], ARGV[1])
+  elseif not held and redis.call('GET', KEYS[n + i]) == string.match(value, '[^|]*$') then
+    redis.call('SET', KEYS[i], value, 'PX', ARGV[1])
+    out[i] = 1
   else
     out[i] = 0
   end
@@ -99,7 +103,6 @@ class Leases:
         self.node_id = node_id
         self.ttl_ms = ttl_ms
         self._acquire = redis.register_script(ACQUIRE)
-        self._renew = redis.register_script(RENEW)
         self._release = redis.register_script(RELEASE)
         self._unheld = redis.register_script(UNHELD)
         self._renew_many = redis.register_script(RENEW_MANY)
@@ -116,9 +119,9 @@ class Leases:
         return Lease(table_id, self.node_id, token) if token else None
 
     async def renew(self, lease: Lease) -> bool:
-        """Extend the lease; False when it expired or another node took it (stop serving)."""
-        keys = [self._keys.lease(lease.table_id)]
-        return bool(await self._renew(keys=keys, args=[lease.value, self.ttl_ms]))
+        """Extend the lease (or set it again: expired, and nobody acquired it since); False
+        when another node took it (stop serving)."""
+        return (await self.renew_all([lease]))[0]
 
     async def renew_all(self, leases: list[Lease]) -> list[bool]:
         """`renew` for many leases, `RENEW_BATCH` to a script call (one command each: a
@@ -136,6 +139,7 @@ class Leases:
         for start in range(0, len(leases), RENEW_BATCH):
             batch = leases[start:start + RENEW_BATCH]
             keys = [self._keys.lease(lease.table_id) for lease in batch]
+            keys += [self._keys.fence(lease.table_id) for lease in batch]
             yield batch, keys, [self.ttl_ms, *(lease.value for lease in batch)]
 
     async def release(self, lease: Lease) -> bool:

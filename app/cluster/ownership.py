@@ -1,10 +1,12 @@
 """Table ownership and failover: a table opened here is leased (`lease.Leases`) and listed
 in the directory; its configuration and the hand in play are journaled (`journal`) through
 the ordered writer, every write fenced by the lease's token (this is the tables' hand
-observer). Leases are renewed every third of their TTL; a lease that cannot be renewed
-(it expired, or another node took it), or a write the fence refuses, stops the table here
-at once. `watch_once` looks for listed tables without a lease (their owner died or left),
-takes the lease (a new token) and restores the table and its hand by replay (`adopt`).
+observer). Leases are renewed every third of their TTL (one that expired with nobody
+acquiring it since is set again); a lease another node took, or a write the fence refuses,
+stops the table here at once. `watch_once` looks for listed tables without a lease at this
+look and the one before (their owner died or left; a live owner sets a lease that expired
+in a pause of the whole machine again within a look), takes the lease (a new token) and
+restores the table and its hand by replay (`adopt`).
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ class Ownership(HandObserver):
         self.leased: dict[str, Lease] = {}
         self._configs: dict[str, TableConfig] = {}
         self._fenced_off: set[str] = set()  # tables this node lost to a newer owner
+        self._unheld: set[str] = set()  # the tables without a lease at the last look
         self.adopted: list[str] = []  # tables this node took over, in order (for operators)
 
     def lost_here(self, table_id: str) -> bool:
@@ -267,11 +270,15 @@ class Ownership(HandObserver):
         self.leased.clear()
 
     async def watch_once(self) -> list[str]:
-        """Take over every listed table that no node holds; the tables taken (Redis picks
-        them: `Leases.unheld`)."""
+        """Take over every listed table that no node held at this look nor at the one
+        before; the tables taken (Redis picks them: `Leases.unheld`). The look between
+        lets a live owner whose lease expired while the whole machine stood still (a pause
+        longer than the TTL: Redis's clock jumps with it) set it again first."""
+        unheld = await self.leases.unheld()
+        before, self._unheld = self._unheld, set(unheld)
         taken = []
-        for table_id in await self.leases.unheld():
-            if table_id in self.leased:
+        for table_id in unheld:
+            if table_id in self.leased or table_id not in before:
                 continue
             lease = await self.leases.acquire(table_id)
             if lease is None:

@@ -101,8 +101,10 @@ async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
 
         # nobody else may take a held table
         assert await b.watch_once() == []
-        # the lease is gone (as when A stops renewing): B takes the table over
+        # A stops renewing and its lease is gone: B takes the table over at its second look
+        await a.keeper.stop()
         await a.redis.delete(keys.lease(table_id))
+        assert await b.watch_once() == []
         assert await b.watch_once() == [table_id]
         live_b = b.registry.get(table_id)
         assert live_b is not None
@@ -133,6 +135,44 @@ async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
         await _stop(a, b)
 
 
+async def test_a_pause_of_the_whole_machine_moves_no_table(
+    database: Database, redis_url: str, prefix: str, redis: object
+) -> None:
+    """The machine stands still for longer than the lease (Redis's clock jumps with it):
+    the owner's lease has expired when both nodes wake. The owner's next renewal sets it
+    again (nobody acquired it since: the fence is still its token), before the other
+    node's watch, which takes a table only at its second look without a lease."""
+    a = await _node("a", database, redis_url, prefix)
+    b = await _node("b", database, redis_url, prefix)
+    keys = Keys(prefix)
+    try:
+        live_a = await _lishui_table(a, (51, 52, 53, 54))
+        table_id = live_a.table_id
+        await _until(lambda: live_a.table.hand is not None)
+        await _act(live_a, a.registry)
+        await a.writer.flush()
+        await a.keeper.stop()  # its rounds are played by hand below
+        held = a.ownership.held()
+
+        await a.redis.delete(keys.lease(table_id))  # expired in the pause
+        assert await b.watch_once() == []  # B wakes first: one look without a lease
+        assert await a.leases.renew_all(held) == [True]  # A's renewal sets it again
+        assert await b.redis.get(keys.lease(table_id)) == "a|1"
+        assert await b.watch_once() == []
+        assert await b.watch_once() == []
+        assert b.registry.get(table_id) is None
+
+        # A plays on under the same token: its journal writes pass the fence
+        journaled = await a.redis.llen(keys.actions(table_id))
+        await _act(live_a, a.registry)
+        await a.writer.flush()
+        assert await a.redis.llen(keys.actions(table_id)) == journaled + 1
+        assert a.registry.get(table_id) is live_a
+        assert await a.may_write([table_id]) == [True]
+    finally:
+        await _stop(a, b)
+
+
 async def test_a_clean_shutdown_hands_the_table_over(
     database: Database, redis_url: str, prefix: str, redis: object
 ) -> None:
@@ -149,6 +189,7 @@ async def test_a_clean_shutdown_hands_the_table_over(
         assert listed is not None and [t["id"] for t in listed] == [table_id]
         assert listed[0]["seats"] == [21, None, None, 22] and listed[0]["node"] == "a"
         await _stop(a)  # releases the lease: the table is not lost with the node
+        assert await b.watch_once() == []  # unheld at one look: taken at the next
         assert await b.watch_once() == [table_id]
         live_b = b.registry.get(table_id)
         assert live_b is not None and live_b.variant == "wenzhou" and live_b.stake == 2
@@ -180,9 +221,11 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
         await b.writer.flush()
 
         # A dies: its lease runs out and its bus goes quiet; its presence entries remain
+        await a.keeper.stop()
         await a.bus.stop()
         await a.redis.delete(keys.lease(table_id))
         assert await b.redis.get(keys.online(32)) == "a"
+        assert await b.watch_once() == []
         assert await b.watch_once() == [table_id]
         live_b = b.registry.get(table_id)
         assert live_b is not None

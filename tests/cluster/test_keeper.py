@@ -57,3 +57,24 @@ async def test_a_stuck_loop_loses_its_leases(redis: Redis, redis_url: str, prefi
         assert lost == [lease]
     finally:
         await keeper.stop()
+
+
+async def test_a_lease_that_expired_in_a_pause_of_the_machine_is_kept(
+    redis: Redis, redis_url: str, prefix: str
+) -> None:
+    """The whole machine stood still for longer than the TTL (Redis's clock jumps with it):
+    the lease is gone when the keeper wakes, and nobody acquired it since; its next round
+    sets it again and the table is not lost."""
+    leases, lease, keeper, lost = await _kept(redis, redis_url, prefix, stall=30.0)
+    try:
+        await redis.delete(Keys(prefix).lease("t1"))
+        for _ in range(50):
+            if await leases.owner("t1") == "node-a":
+                break
+            await asyncio.sleep(0.02)
+        assert await leases.owner("t1") == "node-a"
+        assert await leases.is_current(lease)
+        await asyncio.sleep(2 * TTL_MS / 1000)  # and renewed as before
+        assert await leases.owner("t1") == "node-a" and lost == []
+    finally:
+        await keeper.stop()

@@ -47,6 +47,27 @@ async def test_an_expired_lease_goes_to_the_next_node(redis: Redis, prefix: str)
     assert await a.renew(held) is False  # the stale owner learns it lost the table
 
 
+async def test_an_expired_lease_nobody_took_is_set_again_by_its_holder(
+    redis: Redis, prefix: str
+) -> None:
+    keys = Keys(prefix)
+    a = Leases(redis, keys, "node-a", 300)
+    b = Leases(redis, keys, "node-b", 300)
+    held = await a.acquire("t4")
+    assert held is not None
+    await asyncio.sleep(0.45)  # the whole machine stood still: nobody acquired it meanwhile
+    assert await a.owner("t4") is None
+    assert await a.renew(held) is True  # the fence is still its token: set again
+    assert await a.owner("t4") == "node-a" and await a.is_current(held)
+    assert await b.acquire("t4") is None
+    # a lease released and taken by another node since is not
+    assert await a.release(held) is True
+    other = await b.acquire("t4")
+    assert other is not None and await b.release(other) is True
+    assert await a.renew(held) is False
+    assert await a.owner("t4") is None
+
+
 async def test_journal_writes_of_a_stale_owner_are_refused(redis: Redis, prefix: str) -> None:
     keys = Keys(prefix)
     a = Leases(redis, keys, "node-a", 300)
