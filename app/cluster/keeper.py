@@ -94,7 +94,7 @@ class LeaseKeeper:
                 behind = time.monotonic() - self._beat
                 if behind > self._stall:
                     if not stalled:
-                        log.error("the event loop made no progress for %.0f s: leases are "
+                        log.error("the event loop made no progress for %.1f s: leases are "
                                   "no longer renewed", behind)
                     stalled = True
                     continue
