@@ -444,7 +444,13 @@ async def _play_and_watch(player: Player, table_id: str, variant: str, answer: b
     if not answer:
         await send({"type": "autoplay", "table_id": table_id, "on": True})
     while True:
-        message = await asyncio.wait_for(player.inbox.get(), 30)
+        try:
+            message = await asyncio.wait_for(player.inbox.get(), 30)
+        except TimeoutError:
+            ws = player.ws
+            raise AssertionError(
+                f"{table_id} seat {seat}: nothing for 30 s after {watch.seen} messages; socket "
+                f"{ws.state.name}, closed {ws.close_code} {ws.close_reason!r}") from None
         watch.seen += 1
         if message["type"] == "seated" and message["table_id"] == table_id:
             seat = message["seat"]
