@@ -63,10 +63,32 @@ def require_loopback(url: str) -> str:
     return url.rstrip("/")
 
 
+def _ephemeral_ports() -> tuple[int, int]:
+    """The range the kernel draws outgoing connections' local ports from."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port nothing listens on, for a server about to start.
+
+    Drawn at random below the ephemeral range: a port the kernel handed out (bind to 0) is
+    one it may give the next outgoing connection of any process before our server binds it,
+    which made server starts fail with "address already in use" under parallel tests.
+    """
+    low, _ = _ephemeral_ports()
+    for _ in range(200):
+        port = secrets.randbelow(low - 10_000) + 10_000
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free loopback port in 10000-{low - 1}")
 
 
 class Process:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -18,16 +17,11 @@ import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from app.loadtest.servers import free_port
 from tests.wsclient import table_socket
 
 Message = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass

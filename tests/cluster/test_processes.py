@@ -16,7 +16,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,8 +31,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.cluster.keys import Keys
+from app.loadtest.servers import free_port, free_ports
 from app.store.db import async_url
-from tests.cluster.processes import ROOT, Player, free_port, open_table, play, register
+from tests.cluster.processes import ROOT, Player, open_table, play, register
 from tests.conftest import POSTGRES_URL, empty_database_url
 from tests.outage import check_hands_paid
 from tests.waits import until
@@ -83,7 +83,7 @@ def _supervise(redis_url: str, prefix: str, tmp_path: Path, attempt: int) -> Ser
     """`PROCESSES=2 python -m app` serving on fresh ports and an empty database; None when
     a worker found one of its ports taken meanwhile (it then stops them all)."""
     database = empty_database_url("postgresql", tmp_path)  # the supervisor migrates it
-    port, metrics = free_port(), _two_free_ports()
+    port, metrics = free_port(), free_ports(2)
     log = tmp_path / f"processes-{attempt}.log"
     env = dict(os.environ) | {
         "PROCESSES": "2", "NODE_ID": "pt", "HOST": "127.0.0.1", "PORT": str(port),
@@ -285,20 +285,6 @@ async def _handoffs(port: int) -> dict[str, float]:
             way = line.split('way="')[1].split('"')[0]
             found[way] = float(line.split()[1])
     return found
-
-
-def _two_free_ports() -> int:
-    """A port p such that p and p + 1 are free (worker 1's and worker 2's /metrics)."""
-    for _ in range(100):
-        with socket.socket() as first, socket.socket() as second:
-            first.bind(("127.0.0.1", 0))
-            port = int(first.getsockname()[1])
-            try:
-                second.bind(("127.0.0.1", port + 1))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no two free ports in a row")
 
 
 async def _metric(port: int, name: str) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import pstats
 import random
+import socket
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from pydantic import ValidationError
 from app.loadtest.__main__ import main
 from app.loadtest.clients import GameBot, Pace
 from app.loadtest.run import Options, run
-from app.loadtest.servers import LoopbackOnly, require_loopback
+from app.loadtest.servers import LoopbackOnly, free_port, free_ports, require_loopback
 from app.loadtest.stats import Meter, histogram_quantile, percentile
 
 
@@ -121,3 +122,15 @@ def test_percentiles() -> None:
     assert histogram_quantile(buckets, 0.5) == pytest.approx(0.001)
     assert histogram_quantile(buckets, 0.75) == pytest.approx(0.0015)
     assert histogram_quantile([(0.001, 0.0), (float("inf"), 0.0)], 0.5) is None
+
+
+def test_a_free_port_is_never_one_an_outgoing_connection_can_take() -> None:
+    """Servers under test start on `free_port()`: a port from bind-to-0 is in the range the
+    kernel gives outgoing connections, and a client of another test could take it before
+    the server bound it ("address already in use", seen in CI)."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    ports = [free_port() for _ in range(200)] + [free_ports(3) + i for i in range(3)]
+    assert all(port < low for port in ports), [p for p in ports if p >= low]
+    assert len(set(ports)) > 150  # drawn at random, not one fixed port
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", ports[0]))  # and free

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from app.loadtest.servers import free_port
 from app.ops.supervisor import (
     MAX_QUICK_DEATHS,
     STABLE_SECONDS,
@@ -21,7 +22,7 @@ from app.ops.supervisor import (
     refusal,
 )
 from app.settings import Settings
-from tests.cluster.processes import ROOT, free_port
+from tests.cluster.processes import ROOT
 
 SECRET = "processes-test-secret-" + "x" * 32
 POSTGRES = "postgresql://mahjong@127.0.0.1:5432/mahjong"
