@@ -33,7 +33,8 @@ async def _kept(redis: Redis, redis_url: str, prefix: str, stall: float) -> tupl
     lease = await leases.acquire("t1")
     assert lease is not None
     lost: list[Lease] = []
-    keeper = LeaseKeeper(redis_url, leases, lambda: [lease], lost.append, stall)
+    # held until reported lost, as the node's `Ownership.held` (which drops it on the loop)
+    keeper = LeaseKeeper(redis_url, leases, lambda: [] if lost else [lease], lost.append, stall)
     keeper.start()
     return leases, lease, keeper, lost
 
@@ -64,7 +65,9 @@ async def test_a_stuck_loop_loses_its_leases(redis: Redis, redis_url: str, prefi
             if lost:
                 break
             await asyncio.sleep(0.05)
-        assert lost == [lease]
+        # a round may report it again before the loop has dropped it: the node's
+        # `Ownership.lost_lease` acts once, so only what is reported matters
+        assert lost and set(lost) == {lease}
     finally:
         await keeper.stop()
 
