@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import Server
 from tests.browser.test_client import PUNG_ON_7Z
@@ -181,12 +180,9 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     left = int(page.inner_text("#ready-seconds"))
     clicked = time.monotonic()
     page.click("#ready-button")
-    try:
-        page.wait_for_selector("#wall-count", timeout=60_000)
-    except PlaywrightTimeout:  # seen once in 5 runs under the suite's load: say what showed
-        page.screenshot(path=str(screenshots / f"table-{name}-not-dealt.png"))
-        shown = page.inner_text(".action-buttons") + " | " + page.inner_text("#event-strip")
-        raise AssertionError(f"no deal 60 s after 准备; the page showed: {shown}") from None
+    # the next hand in play, or already over: a 福州 bot may win at once (三金倒) before the
+    # page ever shows the wall, and its settlement opens
+    page.wait_for_selector("#wall-count, #settlement", timeout=60_000)
     assert time.monotonic() - clicked < left
     assert not page.query_selector("#ready-button")
 
