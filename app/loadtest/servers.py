@@ -63,13 +63,12 @@ def require_loopback(url: str) -> str:
     return url.rstrip("/")
 
 
-def _ephemeral_ports() -> tuple[int, int]:
-    """The range the kernel draws outgoing connections' local ports from."""
+def _first_ephemeral_port() -> int:
+    """Where the range the kernel draws outgoing connections' local ports from begins."""
     try:
-        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
-        return int(low), int(high)
-    except (OSError, ValueError):
-        return 32768, 60999  # Linux's default
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
 
 
 def free_port() -> int:
@@ -77,9 +76,14 @@ def free_port() -> int:
 
     Drawn at random below the ephemeral range: a port the kernel handed out (bind to 0) is
     one it may give the next outgoing connection of any process before our server binds it,
-    which made server starts fail with "address already in use" under parallel tests.
+    which made server starts fail with "address already in use" under parallel tests. A
+    machine whose ephemeral range leaves no room below it gets the kernel's choice.
     """
-    low, _ = _ephemeral_ports()
+    low = _first_ephemeral_port()
+    if low <= 11_000:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
     for _ in range(200):
         port = secrets.randbelow(low - 10_000) + 10_000
         with socket.socket() as s:
