@@ -16,6 +16,7 @@ from app.api import (
     admin_tables,
     auth,
     errors,
+    health,
     leaderboard,
     lobby,
     openapi,
@@ -30,11 +31,13 @@ from app.api.headers import SecurityHeaders
 from app.api.matcher import Matcher
 from app.api.passwords import Passwords
 from app.api.ratelimit import LoginLimits, MemoryQuota
-from app.api.secret import signing_secret
+from app.api.replay_cache import ReplayCache
+from app.api.signups import SignupLimits
 from app.api.throttle import Bars, RequestLimits
-from app.ops import health, memory, metrics
+from app.ops import memory, metrics
 from app.ops.limits_storage import limits_storage
 from app.ops.monitoring import monitoring_port
+from app.ops.secret import signing_secret
 from app.rooms.service import Rooms
 from app.rules.variants import VARIANTS
 from app.settings import Settings, get_settings
@@ -49,7 +52,7 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    # a missing secret fails here, at start, with what to set (app/api/secret.py)
+    # a missing secret fails here, at start, with what to set (app/ops/secret.py)
     settings = settings.model_copy(update={"jwt_secret": signing_secret(settings)})
 
     @asynccontextmanager
@@ -67,24 +70,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store_batch=settings.store_batch,
             endings_per_pass=settings.endings_per_pass,
         )
+        queue: MatchQueue = MemoryMatchQueue(app.state.tables.has_socket)
         if settings.redis_url:  # one node of several (docs/cluster.md)
+            from app.cluster.matchqueue import RedisMatchQueue
             from app.cluster.node import RedisNetwork
 
-            app.state.tables.network = RedisNetwork(
-                settings, app.state.tables, app.state.db.sessions
-            )
+            cluster = RedisNetwork(settings, app.state.tables, app.state.db.sessions)
+            app.state.tables.network = cluster.parts()
+            # the queues every node shares (app/cluster/matchqueue.py)
+            queue = RedisMatchQueue(cluster.redis, cluster.keys)
+        app.state.network = app.state.tables.network  # the API's way to the other nodes
         app.state.rooms = Rooms(  # private rooms (app/rooms), told of their tables' hands
             app.state.tables, app.state.db.sessions, vote_seconds=settings.room_vote_seconds
         )
-        await app.state.tables.network.start()
-        queue: MatchQueue = MemoryMatchQueue(app.state.tables.has_socket)
-        if settings.redis_url:  # the queues every node shares (app/cluster/matchqueue.py)
-            from app.cluster.matchqueue import RedisMatchQueue
-            from app.cluster.node import RedisNetwork as Cluster
-
-            network = app.state.tables.network
-            assert isinstance(network, Cluster)
-            queue = RedisMatchQueue(network.redis, network.keys)
+        await app.state.network.membership.start()
         app.state.matcher = Matcher(
             app.state.tables, app.state.db.sessions, settings, queue, app.state.bot_quota
         )
@@ -104,8 +103,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await app.state.matcher.stop()
         await app.state.tables.stop()
         await app.state.rooms.stop()
-        await app.state.tables.network.stop()
+        await app.state.network.membership.stop()
         await app.state.db.close()
+        app.state.replays.close()
 
     docs = settings.api_docs  # off: no /docs, /redoc or /openapi.json (the container image)
     app = FastAPI(
@@ -120,7 +120,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.passwords = Passwords.from_settings(settings)
     app.state.limits = limits_storage(settings)  # rate-limit counters (app/ops/limits_storage.py)
     app.state.login_limits = LoginLimits(app.state.limits, settings)  # app/api/ratelimit.py
+    app.state.signup_limits = SignupLimits(app.state.limits, settings)  # app/api/signups.py
     app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
+    app.state.replays = ReplayCache.from_settings(settings)  # app/api/replay.py
     app.state.ws_slots = ws.AddressSlots(settings.ws_connections_per_address)  # app/api/ws.py
     errors.install(app)
     openapi.install(app)  # the edge's answers in the document (app/api/openapi.py)

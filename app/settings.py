@@ -10,7 +10,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from app.ops import memory
+# the garbage collector's defaults (app/ops/memory.py reads them from here)
+GC_THRESHOLDS = (50_000, 10, 10)
+GC_EVERY = 0.1  # seconds between young collections
+GC_FULL_EVERY = 600.0  # seconds between collections of the whole heap
+
 
 MIN_SECRET_LENGTH = 32
 MAX_BOT_DELAY_MS = 10_000
@@ -68,11 +72,11 @@ class Settings(BaseSettings):
     watch_interval_ms: int = Field(default=500, ge=50)
     # the garbage collector's thresholds for `python -m app` (app/ops/memory.py); the first
     # is how many allocations start a young collection (CPython's default is 700)
-    gc_thresholds: tuple[int, int, int] = memory.DEFAULT_THRESHOLDS
+    gc_thresholds: tuple[int, int, int] = GC_THRESHOLDS
     # the two younger generations are collected every `gc_every` seconds, the whole heap every
     # `gc_full_every` (app/ops/memory.py; 0: CPython's own thresholds alone)
-    gc_every: float = Field(default=memory.DEFAULT_EVERY, ge=0)
-    gc_full_every: float = Field(default=memory.DEFAULT_FULL_EVERY, ge=0)
+    gc_every: float = Field(default=GC_EVERY, ge=0)
+    gc_full_every: float = Field(default=GC_FULL_EVERY, ge=0)
     # seconds to the first one (None: a random half to all of `gc_full_every`); with
     # PROCESSES > 1 worker i of n gets i/n of it, so that no two stop together
     gc_full_first: float | None = Field(default=None, ge=0)
@@ -84,6 +88,8 @@ class Settings(BaseSettings):
     # supervisor
     processes: int = Field(default=1, ge=1, le=64)
 
+    # every limit per client address below counts a client by one key (app/ops/addresses.py:
+    # an IPv4 address, an IPv6 one's /64)
     # the edge (app/ops/serve.py, docs/architecture.md "The edge"): the peers whose
     # X-Forwarded-For is believed (uvicorn's forwarded_allow_ips: a comma-separated list
     # of addresses or networks, "*" for any), the WebSocket keepalive (a ping every
@@ -136,7 +142,7 @@ class Settings(BaseSettings):
     # too_large. The largest real one, an admin test-mode table, is under 2 KB
     max_body_bytes: int = Field(default=16384, ge=1024)
 
-    # the token signing secret; empty: see app/api/secret.py (a kept random one for a single
+    # the token signing secret; empty: see app/ops/secret.py (a kept random one for a single
     # process, a refusal to start with REDIS_URL or REQUIRE_JWT_SECRET)
     jwt_secret: str = Field(default="", pattern=rf"^(|.{{{MIN_SECRET_LENGTH},}})$")
     jwt_secret_file: str | None = None
@@ -145,6 +151,17 @@ class Settings(BaseSettings):
     refresh_token_days: int = 30
 
     signup_grant: int = 10000  # RULES.md 7: a new account starts with 10000 silver
+    # registrations (app/api/signups.py; docs/architecture.md "The edge", "Registrations and
+    # the signup grant"), per client address key (an IPv4 address, an IPv6 /64) an hour and
+    # a day, and per IPv6 /48 a day (a subscriber may hold 65,536 /64s); over a bar: 429
+    register_per_address_hour: int = Field(default=3, ge=1, le=1_000_000)
+    register_per_address_day: int = Field(default=10, ge=1, le=1_000_000)
+    register_per_network_day: int = Field(default=30, ge=1, le=1_000_000)
+    # the signup grant is paid to at most this many registrations a day per address key and
+    # per IPv6 /48; the others make their account without silver, so that silver cannot be
+    # farmed by making accounts (0: no signup grant at all)
+    signup_grants_per_address_day: int = Field(default=3, ge=0, le=1_000_000)
+    signup_grants_per_network_day: int = Field(default=10, ge=0, le=1_000_000)
     # house bots (docs/architecture.md, "House bots and the silver supply"): at most this
     # many bot accounts exist; each is funded from the house account when it is seated
     bot_pool_size: int = Field(default=200, ge=3, le=100_000)
@@ -185,6 +202,16 @@ class Settings(BaseSettings):
     max_open_tables: int = Field(default=3, ge=1, le=1000)
     # ... and bot seats it called in the last hour, on one node (429 too_many_bots)
     bot_seats_per_hour: int = Field(default=60, ge=3, le=1_000_000)
+    # hand replays (app/api/replay_cache.py; docs/architecture.md "Replays"): built ones are
+    # kept up to this many bytes (a long hand's views=true is ~350 KB; 0: none kept), built
+    # by this many worker processes, at most replay_builds_waiting builds in hand at once
+    # (more: 503 busy), and an account may start replay_builds_per_account builds per
+    # replay_window_seconds on one node (429 rate_limited; a kept replay costs nothing)
+    replay_cache_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    replay_builders: int = Field(default=1, ge=1, le=64)
+    replay_builds_waiting: int = Field(default=16, ge=1, le=10_000)
+    replay_builds_per_account: int = Field(default=20, ge=1, le=1_000_000)
+    replay_window_seconds: int = Field(default=60, ge=1, le=86400)
     # quick match (app/api/matcher.py): a queue's first player who has waited this many
     # seconds gets a table with house bots in the empty seats ...
     quick_match_fill_seconds: float = Field(default=20.0, ge=0, le=3600)

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import bench_abuse, bench_bots, bench_selfplay, bench_winning
+from bench import bench_abuse, bench_bots, bench_replay, bench_selfplay, bench_winning
 
 
 def machine() -> str:
@@ -92,6 +92,8 @@ def main() -> None:
         "",
         # run on its own (python -m bench.bench_abuse --write): kept from the last run
         *([bench_abuse.kept(), ""] if bench_abuse.kept() else []),
+        # run on its own (python -m bench.bench_replay --write): kept from the last run
+        *([bench_replay.kept(), ""] if bench_replay.kept() else []),
         "## See also",
         "",
         "- [load.md](load.md): the WebSocket load runs (`python -m app.loadtest`).",

@@ -5,7 +5,8 @@ keeps answering.
 
 Starts `python -m app` on a fresh SQLite file (settings by environment: real Argon2, a
 random 64-character JWT secret, no trusted proxy, so that every loopback source address is
-a peer of its own) with an open-file soft limit of 1,024, as the process of the issue's run
+a peer of its own, the registration bars lifted: the set-up registers (d)'s readers from one
+address) with an open-file soft limit of 1,024, as the process of the issue's run
 had, then runs four attacks, each from its own source address:
 
 (a) idle and half-sent connections: 2,000 sockets from 20 addresses that send nothing, half
@@ -52,7 +53,7 @@ from typing import Self
 
 import httpx
 
-from app.loadtest.servers import free_port
+from app.loadtest.servers import UNBARRED_SIGNUPS, free_port
 from app.ops.serve import raise_open_file_limit
 from app.settings import Settings
 
@@ -207,6 +208,7 @@ def serve(workdir: Path, tree: Path = ROOT) -> Iterator[Server]:
         FORWARDED_ALLOW_IPS="192.0.2.1",  # no trusted proxy: each source is a peer
         MIGRATE_ON_START="true", PYTHONPATH=str(tree),
     )
+    env.update(UNBARRED_SIGNUPS)  # the set-up registers (d)'s readers from one address
     log = workdir / "server.log"
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(SERVER_FILES, soft), hard))  # inherited

@@ -33,10 +33,11 @@ from dataclasses import dataclass
 from app.rules import shanten
 from app.rules.actions import Action
 from app.rules.bots import Bot, GreedyBot, RandomBot
-from app.rules.hand import HandState, legal_actions, new_hand, pending_seats, step
+from app.rules.context import TableContext
+from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.selfplay import play_hand
+from app.rules.state import HandState
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.rules.wall import roll_dice
 from bench.greedy_before import GreedyBotBefore
 

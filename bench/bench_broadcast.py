@@ -166,7 +166,7 @@ async def _play(
                 sink = kind(registry, live.table_id, seat, rng, counter)
                 sinks.append(sink)
                 registry.connect(account, sink)
-                registry.sit(live.table_id, account, seat)
+                await registry.sit(live.table_id, account, seat)
         await asyncio.sleep(1.0)  # the first hands are dealt
         timed = _Timed()
         wire_module._timeout_choice = timed  # type: ignore[assignment]

@@ -69,14 +69,14 @@ async def _routed(url: str, prefix: str, count: int, pace: float) -> dict[str, A
     a, b = nodes
     sent: dict[int, float] = {}
     sink = Sink(count, sent)
-    b.connected(ACCOUNT, sink)
+    b.routing.connected(ACCOUNT, sink)
     await b.writer.flush()
     started = time.perf_counter()
     for seq in range(count):
         if pace:
             await _pace(started, seq, pace)
         sent[seq] = time.perf_counter()
-        a.deliver(ACCOUNT, ErrorMessage(code="internal", message=TEXT, ref_seq=seq))
+        a.routing.deliver(ACCOUNT, ErrorMessage(code="internal", message=TEXT, ref_seq=seq))
         if not pace and seq % 200 == 0:
             await asyncio.sleep(0)
     await asyncio.wait_for(sink.done.wait(), 120)

@@ -38,11 +38,11 @@ from sqlalchemy import text
 from app.api.ws import Connection
 from app.loadtest.clients import choose_answer
 from app.ops import memory
-from app.ops.metrics import ReceivedAction
 from app.protocol.actions import WireAction, to_rules_action
 from app.protocol.encode import Encoded
 from app.store.db import Database
 from app.store.migrate import upgrade
+from app.tables.messages import Leave, PlayerAction
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from bench.bench_broadcast import funded
@@ -124,7 +124,7 @@ class Seat:
         if turn and not self.in_burst:
             self.sent_at = now
         rules_action = to_rules_action(_WIRE_ACTION.validate_python(action), self.seat)
-        self.registry.submit(self.table_id, ReceivedAction(self.seat, rules_action, seq,
+        self.registry.submit(self.table_id, PlayerAction(self.seat, rules_action, seq,
                                                            received=now))
 
 
@@ -155,7 +155,7 @@ async def one_run(db: Database, ids: list[int], tables: int, think: tuple[float,
             seat = Seat(registry, live.table_id, s, rng, think, figures)
             seats.append(seat)
             registry.connect(ids[4 * t + s], seat)
-            registry.sit(live.table_id, ids[4 * t + s], s)
+            await registry.sit(live.table_id, ids[4 * t + s], s)
     await asyncio.sleep(warm)
     stop = asyncio.Event()
     late: list[tuple[float, float]] = []
@@ -171,7 +171,8 @@ async def one_run(db: Database, ids: list[int], tables: int, think: tuple[float,
             seat.sent_at = None
             if seat is not leaver:
                 seat.left_at = at
-        registry.leave(leaver.table_id, ids[seats.index(leaver)])
+        account = ids[seats.index(leaver)]  # a socket's leave goes to the table's inbox
+        registry.submit(leaver.table_id, Leave(table.index(leaver), account))
     await asyncio.sleep(window)
     stop.set()
     await ticker

@@ -26,18 +26,18 @@ from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 
+from app.rules.context import TableContext
 from app.rules.selfplay import bot_factory, play_hand
 from app.rules.variants import get_ruleset
-from app.rules.variants.base import TableContext
 from app.settings import Settings
 from app.store import ledger
 from app.store.db import Database
 from app.store.migrate import upgrade
 from app.store.models import Account, LedgerEntry
-from app.tables.messages import HandRecordData
-from app.tables.penalties import DisconnectPolicy
-from app.tables.results import Job, Stored, store_hand, store_hands
-from app.tables.settler import Settler
+from app.tables.settlement.penalties import DisconnectPolicy
+from app.tables.settlement.record import HandRecordData
+from app.tables.settlement.results import Job, Stored, store_hand, store_hands
+from app.tables.settlement.settler import Settler
 
 TICK = 0.002  # the other tables' "action" every 2 ms
 LISHUI = get_ruleset("lishui")

@@ -25,7 +25,7 @@ from app.rules.actions import (
     Pung,
     Special,
 )
-from app.rules.hand import HandState
+from app.rules.state import HandState
 from app.rules.tiles import NUM_KINDS, Tile
 from app.rules.winning import split_suits, suit_costs
 

@@ -9,7 +9,7 @@ from alembic import context
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.settings import get_settings
-from app.store.db import async_url
+from app.store.db import async_url, private_sqlite_file
 from app.store.models import Base
 
 config = context.config
@@ -34,6 +34,7 @@ def _run(connection) -> None:  # type: ignore[no-untyped-def]
 
 
 async def _online() -> None:
+    private_sqlite_file(_url())  # a new SQLite file: its owner's alone (app/store/db.py)
     engine = create_async_engine(_url())
     async with engine.connect() as connection:
         await connection.run_sync(_run)

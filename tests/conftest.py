@@ -29,6 +29,7 @@ from app.settings import Settings
 from app.store import migrate
 from app.store.db import Database, async_url
 from tests.api.helpers import app_client
+from tests.live import UNBARRED_SIGNUPS
 
 
 def _own_databases_per_worker() -> None:
@@ -195,7 +196,9 @@ async def db(database_url: str) -> AsyncIterator[Database]:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, jwt_secret="test-secret-" + "x" * 32)
+    return Settings(
+        database_url=database_url, jwt_secret="test-secret-" + "x" * 32, **UNBARRED_SIGNUPS
+    )
 
 
 @pytest.fixture

@@ -12,12 +12,21 @@ import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
 
+_APP = ("app.api", "app.cluster", "app.rooms", "app.tables", "app.store", "app.ops",
+        "app.protocol", "app.rules", "app.web", "app.loadtest", "app.main", "app.admin")
 FORBIDDEN = {
-    "app.store": ("app.tables", "app.api", "app.cluster"),
-    "app.tables": ("app.api", "app.cluster"),
+    "app.settings": _APP,
+    "app.ops": ("app.api", "app.cluster", "app.rooms", "app.tables", "app.web",
+                "app.loadtest", "app.main", "app.admin"),
+    "app.store": ("app.tables", "app.api", "app.cluster", "app.rooms"),
+    "app.tables": ("app.api", "app.cluster", "app.rooms"),
     "app.cluster": ("app.api",),
+    "app.rooms": ("app.api", "app.cluster"),
 }
-"""Layer -> the packages none of its modules may import."""
+"""Layer -> the packages none of its modules may import: settings imports nothing of the
+app; ops only settings, rules, protocol, store and itself; store never the shell above it;
+the tables neither the cluster, the API nor the rooms (which hook in through interfaces the
+tables declare)."""
 
 
 def module_name(path: Path) -> str:
@@ -112,3 +121,73 @@ def test_the_rules_import_only_the_rules_and_the_standard_library() -> None:
         and imported.split(".")[0] not in RULES_TOOLS.get(name, set())
     )
     assert wrong == []
+
+
+NO_CYCLES = [
+    "app.rules", "app.tables", "app.api", "app.cluster", "app.store", "app.ops",
+    "app.protocol", "app.rooms", "app.loadtest", "app.web",
+]
+"""Packages in which no module is part of an import cycle with other modules of the package
+(its subpackages included), every kind of import counted: every package of the app."""
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The cycles of an import graph (module -> the modules it imports): its strongly connected
+    components of more than one module, each sorted, smallest first. A module importing
+    itself (`from . import x` in a package's `__init__` reads so) is no cycle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_the_cycle_finder_sees_a_cycle_and_only_a_cycle() -> None:
+    sources = {
+        "app.x": "from app.x import b\nfrom . import c\n",
+        "app.x.a": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n",
+        "app.x.b": "def f():\n    from app.x.c import C\n",
+        "app.x.c": "import app.x.a\n",
+        "app.x.d": "from app.x.a import A\n",
+    }
+    graph = {
+        name: imports_of(text, name, package=name == "app.x") & set(sources) - {name}
+        for name, text in sources.items()
+    }
+    assert import_cycles(graph) == [["app.x.a", "app.x.b", "app.x.c"]]
+
+
+@pytest.mark.parametrize("package", NO_CYCLES)
+def test_no_module_is_in_an_import_cycle_within_its_package(package: str) -> None:
+    modules = {name: imported for name, imported in _modules() if _within(name, package)}
+    graph = {name: imported & set(modules) - {name} for name, imported in modules.items()}
+    cycles = import_cycles(graph)
+    assert cycles == [], "\n".join(
+        "import cycle: " + "; ".join(
+            f"{name} imports {', '.join(sorted(graph[name] & set(cycle)))}" for name in cycle
+        )
+        for cycle in cycles
+    )

@@ -29,14 +29,13 @@ from app.api.lobby import TimersIn, registry_of
 from app.api.params import VARIANT_NAMES
 from app.api.security import ADMIN_ERRORS, AdminAccount
 from app.rules import scenario
+from app.rules.context import TableContext
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.store import audit
 from app.store.models import Account
 from app.tables import admin as table_admin
-from app.tables.admin import AdminOp
-from app.tables.network import UNAVAILABLE, RemoteRefused
-from app.tables.registry import TableError
+from app.tables.errors import UNAVAILABLE, RemoteRefused, TableError
+from app.tables.remote import AdminOp
 from app.tables.timers import Timers
 
 router = APIRouter(prefix="/admin/tables", tags=["admin"])
@@ -156,7 +155,7 @@ async def _command(
             return await table_admin.run_anywhere(registry, op, table_id, seat=seat, reveal=reveal)
         result = await table_admin.run(registry, op)
         if registry.network.remote:  # every node's, in one order everywhere
-            result["tables"] += (await registry.network.admin("list"))["tables"]
+            result["tables"] += (await registry.network.tables.admin("list"))["tables"]
             result["tables"].sort(key=lambda table: str(table["id"]))
         return result
     except (TableError, RemoteRefused) as refused:

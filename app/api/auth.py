@@ -2,10 +2,17 @@
 
 Rules:
 - registering creates a player account and grants settings.signup_grant silver through the
-  ledger (`ledger.grant_signup`, key `signup:{id}`) in the same request; a username is valid
+  ledger (`ledger.grant_signup`, key `signup:{id}`) in the same request, unless the
+  client's address (an IPv4 address, an IPv6 /64) or its IPv6 /48 has had its day's grants
+  (app/api/signups.py): the account is then made with no silver, and the answer's
+  `signup_grant` (the silver granted) is 0; a username is valid
   when its NFKC form is (app/api/schemas.py), is kept as typed, and is taken when another
   has the same key (`accounts.username_key`: case and compatibility forms aside), which is
   `duplicate_username`;
+- registrations are limited per address an hour and a day and per IPv6 /48 a day
+  (app/api/signups.py): over a bar, `rate_limited` (429) with Retry-After and
+  `details.retry_after`, before the password is hashed and with nothing made; a
+  registration refused for a taken name counts against no bar;
 - a login finds the account by the key of the name given, so any case or form of it works;
 - a login with an unknown username and one with a wrong password answer the same
   `bad_credentials` after the same work (one Argon2 verify each);
@@ -31,11 +38,19 @@ from fastapi import APIRouter, Request, status
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.api import errors, tokens
-from app.api.deps import LoginLimitsDep, PasswordsDep, SessionDep, SettingsDep, commit_open
+from app.api.deps import (
+    LoginLimitsDep,
+    PasswordsDep,
+    SessionDep,
+    SettingsDep,
+    SignupLimitsDep,
+    commit_open,
+)
 from app.api.errors import ApiError
 from app.api.profiles import account_out
-from app.api.ratelimit import client_address
+from app.api.ratelimit import client_address, client_host
 from app.api.schemas import USERNAME_RULE, AccountOut, TokenPairOut, valid_username
+from app.ops.addresses import address_key, network_key
 from app.store import accounts, ledger
 
 router = APIRouter(prefix="/auth", tags=["auth"])
@@ -54,6 +69,32 @@ class RegisterIn(BaseModel):
 
     username: Username
     password: str = Field(min_length=8, max_length=128)
+
+
+class RegisteredOut(AccountOut):
+    """The new account, and the silver its registration was granted."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "id": 7,
+                "username": "阿明哥",
+                "role": "player",
+                "balance": 10000,
+                "title": "生手",
+                "banned": False,
+                "created_at": "2026-11-29T12:00:00Z",
+                "signup_grant": 10000,
+            }
+        },
+    )
+
+    signup_grant: int = Field(
+        description="silver (银两) granted with this registration: the signup grant (10000), "
+        "or 0 when the address (an IPv4 address or an IPv6 /64) or its IPv6 /48 has had "
+        "its day's signup grants (SIGNUP_GRANTS_PER_ADDRESS_DAY, "
+        "SIGNUP_GRANTS_PER_NETWORK_DAY): the account is then made without silver"
+    )
 
 
 class LoginIn(BaseModel):
@@ -79,10 +120,19 @@ def _pair_out(pair: tokens.TokenPair) -> TokenPairOut:
     )
 
 
+def _too_many_registrations(retry_after: int) -> ApiError:
+    return ApiError(
+        "rate_limited",
+        f"too many registrations from this address; try again in {retry_after} s",
+        details={"retry_after": retry_after},
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
 @router.post(
     "/register",
     status_code=status.HTTP_201_CREATED,
-    responses=errors.responses("validation_error", "duplicate_username", "busy"),
+    responses=errors.responses("validation_error", "duplicate_username", "rate_limited", "busy"),
 )
 async def register(
     body: RegisterIn,
@@ -91,24 +141,46 @@ async def register(
     settings: SettingsDep,
     passwords: PasswordsDep,
     limits: LoginLimitsDep,
-) -> AccountOut:
-    """Create a player account with the signup grant of silver."""
+    signups: SignupLimitsDep,
+) -> RegisteredOut:
+    """Create a player account with the signup grant of silver.
+
+    Registrations are limited per client address (an IPv4 address, an IPv6 /64: by default
+    3 an hour and 10 a day) and per IPv6 /48 (30 a day): over a bar the answer is 429
+    `rate_limited` with `Retry-After`, and nothing is made; a name already taken (409)
+    counts against no bar. The signup grant (10000 silver) is paid to at most 3
+    registrations a day per address and 10 per IPv6 /48; the others make their account
+    without silver, which `signup_grant: 0` says (an operator may grant it by an
+    adjustment). See docs/architecture.md, "Registrations and the signup grant"."""
+    host = client_host(request)
+    address, network = address_key(host), network_key(host)
+    retry_after = await signups.wait(address, network)
+    if retry_after is not None:
+        raise _too_many_registrations(retry_after)
     async with session.begin():
         taken = await accounts.by_username(session, body.username) is not None
-    if taken:
+    if taken:  # before the bars are taken: a taken name costs the address nothing
         raise ApiError("duplicate_username", f"the username {body.username!r} is taken")
+    retry_after = await signups.take(address, network)
+    if retry_after is not None:
+        raise _too_many_registrations(retry_after)
     password_hash = await passwords.hash_async(body.password)
     try:
         async with session.begin():
             account = await accounts.create(session, body.username, password_hash)
     except accounts.DuplicateUsername as exc:
         raise ApiError("duplicate_username", f"the username {body.username!r} is taken") from exc
-    await ledger.grant_signup(session, account.id, settings.signup_grant)
-    await commit_open(session)
-    await limits.succeeded(account.username_key, client_address(request))
+    granted = await signups.grant(address, network)
+    if granted:
+        await ledger.grant_signup(session, account.id, settings.signup_grant)
+        await commit_open(session)
+    await limits.succeeded(account.username_key, address)
     async with session.begin():
         await session.refresh(account)
-    return account_out(account)
+    return RegisteredOut(
+        **account_out(account).model_dump(),
+        signup_grant=settings.signup_grant if granted else 0,
+    )
 
 
 @router.post(

@@ -1,5 +1,6 @@
 """What the endpoints take from the application: settings, a database session, the password
-hasher and the login limits (all made once in `create_app` and kept on `app.state`).
+hasher, the login limits and the registration bars (all made once in `create_app` and kept
+on `app.state`).
 
 The session opens no transaction by itself: every use is wrapped in `session.begin()` (or
 goes through `ledger.post`, which opens its own), so each request commits what it changes.
@@ -19,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.passwords import Passwords
 from app.api.ratelimit import LoginLimits
+from app.api.signups import SignupLimits
 from app.settings import Settings
 
 
@@ -42,10 +44,16 @@ async def login_limits_of(request: Request) -> LoginLimits:
     return limits
 
 
+async def signup_limits_of(request: Request) -> SignupLimits:
+    limits: SignupLimits = request.app.state.signup_limits
+    return limits
+
+
 SettingsDep = Annotated[Settings, Depends(settings_of)]
 SessionDep = Annotated[AsyncSession, Depends(session_of)]
 PasswordsDep = Annotated[Passwords, Depends(passwords_of)]
 LoginLimitsDep = Annotated[LoginLimits, Depends(login_limits_of)]
+SignupLimitsDep = Annotated[SignupLimits, Depends(signup_limits_of)]
 
 
 async def commit_open(session: AsyncSession) -> None:

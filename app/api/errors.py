@@ -23,11 +23,18 @@ The lobby's limits (app/api/lobby.py): `too_many_tables` (409: the account alrea
 `bot_seats_per_hour` bot seats called in the last hour), `house_funds_low` (503: the house
 account cannot fund the bots to the table's minimum; an operator must fund it) and
 `no_bots_free` (503 with Retry-After: every bot of the house's pool is seated).
+Replays (app/api/replay_cache.py): `rate_limited` (429 with Retry-After and
+`details: {"retry_after": seconds}`): the account had `replay_builds_per_account` replays
+built on this node in the window (a kept replay is still served); `busy` (503, Retry-After:
+1): the node has `replay_builds_waiting` replays to build already.
 Quick match (app/api/quickmatch.py): `match_forming` (409): a table is being formed for the
 player right now, so they can neither leave the queue nor move to another; a moment later
 they are seated (leave the table instead) or back in the queue.
 `idempotency_conflict` (409): an admin adjustment's Idempotency-Key was used before for
 another adjustment (app/api/admin.py).
+`table_unavailable` (503 with Retry-After): the table's node did not answer, or the table is
+moving to another node (a failover); a private room's answers say so too while its table
+moves (app/api/rooms.py).
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.rooms.service import RoomRefused
 from app.store.db import NulCharacter
 
 log = logging.getLogger(__name__)
@@ -106,8 +114,16 @@ class ApiError(Exception):
         self.headers = headers
 
 
+RETRY_SOON = {"table_unavailable": "2"}
+"""Codes that pass by themselves, with the Retry-After they carry unless the refusal set one:
+a table's node did not answer or the table is moving to another (a failover takes 1.4-1.7 s,
+docs/cluster.md)."""
+
+
 def error_response(code: str, message: str, details: Any = None, headers: dict[str, str] | None = None) -> JSONResponse:
     body = ErrorResponse(error=ErrorBody(code=code, message=message, details=details))
+    if code in RETRY_SOON and not (headers and "Retry-After" in headers):
+        headers = {**(headers or {}), "Retry-After": RETRY_SOON[code]}
     return JSONResponse(body.model_dump(), status_code=STATUS.get(code, 400), headers=headers)
 
 
@@ -127,6 +143,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.code, exc.message, exc.details, exc.headers)
+
+    @app.exception_handler(RoomRefused)
+    async def _room_refused(_: Request, exc: RoomRefused) -> JSONResponse:
+        """A private room's refusal (app/rooms/service.py), `table_unavailable` among them
+        while the room's table moves to another node."""
+        return error_response(exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -120,9 +120,9 @@ async def _from_cluster(
     Names and titles come from the database; an account found on the page that no board
     ranks (banned since, a bot or the house from an older build) is taken off the boards
     and the page read again."""
-    network = request.app.state.tables.network
+    boards = request.app.state.network.boards
     for _ in range(3):
-        page = await network.board(name, limit, offset)
+        page = await boards.board(name, limit, offset)
         if page is None:
             return None
         ids = [entry.account for entry in page]
@@ -140,7 +140,7 @@ async def _from_cluster(
             or not house.ranked(found[i].username, found[i].role, found[i].banned)
         ]
         if gone:
-            await network.forget(gone)
+            await boards.forget(gone)
             continue
         return [
             Row(

@@ -59,8 +59,8 @@ from app.store import accounts, house, ledger, ranks
 from app.store.house import BOT_PREFIX, NO_PASSWORD
 from app.store.models import Account
 from app.tables import admin as table_admin
-from app.tables.network import RemoteRefused
-from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable, TableError, TableRegistry
+from app.tables.errors import RemoteRefused, TableError
+from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable, TableRegistry
 from app.tables.timers import Timers
 
 router = APIRouter(tags=["lobby"])
@@ -176,7 +176,7 @@ async def list_tables(
 ) -> list[LobbyTableOut]:
     """Every table of the server: variant, stake, status and who sits at each seat (name,
     title, bot or person; `seats` keeps the bare account ids)."""
-    listed = await registry_of(request).network.tables()
+    listed = await registry_of(request).network.tables.tables()
     if listed is not None:  # every node's tables, from the cluster's directory
         tables = [TableOut.model_validate(summary) for summary in listed
                   if not summary.get("room")]
@@ -244,7 +244,7 @@ async def create_table(body: CreateTableIn, account: CurrentAccount, request: Re
     await may_open_table(request, account)
     live = registry_of(request).create(body.variant, body.stake, timers=timers)
     live.creator = account.id
-    await registry_of(request).network.opened(live)
+    await registry_of(request).network.directory.opened(live)
     return table_out(live)
 
 
@@ -264,7 +264,7 @@ async def sit(
     registry = registry_of(request)
     live = registry.get(table_id)
     private = live.room is not None if live is not None else bool(
-        ((await registry.network.summary(table_id)) or {}).get("room"))
+        ((await registry.network.tables.summary(table_id)) or {}).get("room"))
     if private:  # a private room's table: seated only with its code (POST /rooms/{code}/join)
         raise ApiError("not_found", f"no table {table_id!r}")
     return await seat_at(registry, table_id, account, body.seat if body is not None else None)
@@ -297,7 +297,7 @@ async def leave(table_id: str, account: CurrentAccount, request: Request) -> Tab
         return (await _elsewhere(registry, "leave", table_id, account, None)).table
     live = _found(registry, table_id)
     try:
-        registry.leave(table_id, account.id)
+        await registry.leave(table_id, account.id)
     except TableError as refused:
         raise ApiError(refused.code, refused.message) from None
     return table_out(live)
@@ -358,7 +358,7 @@ async def _bots_elsewhere(
 ) -> TableOut:
     """`fill_bots` at a table another node owns: bots chosen here, seated by the owner."""
     registry = registry_of(request)
-    summary = await registry.network.summary(table_id)
+    summary = await registry.network.tables.summary(table_id)
     if summary is None:
         raise ApiError("not_found", f"no table {table_id!r}")
     if caller not in summary["seats"]:
@@ -375,7 +375,7 @@ async def _bots_elsewhere(
     try:
         for bot in await house_bots(session, settings, registry, empty, needed, table_id):
             try:
-                table, _ = await registry.network.call("sit", table_id, bot, None, bot=True)
+                table, _ = await registry.network.tables.call("sit", table_id, bot, None, bot=True)
                 seated += 1
             except RemoteRefused as refused:
                 if refused.code != "table_full":
@@ -389,13 +389,13 @@ async def _elsewhere(
     registry: TableRegistry, op: str, table_id: str, account: Account, body: SitIn | None
 ) -> SeatOut:
     """Sit or leave at a table another node of the cluster owns: the owner decides."""
-    summary = await registry.network.summary(table_id)
+    summary = await registry.network.tables.summary(table_id)
     if summary is None:
         raise ApiError("not_found", f"no table {table_id!r}")
     if op == "sit":
         can_afford(account, int(summary["stake"]))
     try:
-        table, seat = await registry.network.call(
+        table, seat = await registry.network.tables.call(
             op, table_id, account.id, body.seat if body is not None else None
         )
     except RemoteRefused as refused:
@@ -435,7 +435,7 @@ async def _every_table(registry: TableRegistry) -> list[dict[str, Any]]:
     are now, the others' from the cluster's directory."""
     here = [table_out(live).model_dump() | {"creator": live.creator} for live in registry.all()]
     ids = {table["id"] for table in here}
-    return here + [t for t in await registry.network.tables() or [] if t["id"] not in ids]
+    return here + [t for t in await registry.network.tables.tables() or [] if t["id"] not in ids]
 
 
 async def _close_abandoned(registry: TableRegistry, table_id: str) -> bool:
@@ -462,7 +462,7 @@ async def may_open_table(request: Request, account: Account) -> None:
             if table["status"] == "waiting" and await _close_abandoned(registry, table["id"]):
                 closed.add(table["id"])
     elsewhere = [
-        t for t in await registry.network.tables() or []
+        t for t in await registry.network.tables.tables() or []
         if t.get("creator") == account.id and t["id"] not in closed
         and registry.get(t["id"]) is None
     ]
@@ -481,7 +481,7 @@ async def _seated_anywhere(registry: TableRegistry, closed: Collection[str] = ()
     directory may still list)."""
     return registry.seated_accounts() | {
         a
-        for table in await registry.network.tables() or []
+        for table in await registry.network.tables.tables() or []
         if table["id"] not in closed
         for a in table["seats"]
         if a

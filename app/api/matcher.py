@@ -50,6 +50,7 @@ from app.settings import Settings
 from app.store import levels as store_levels
 from app.store.levels import Level
 from app.store.models import Account
+from app.tables.errors import RemoteRefused, TableError
 from app.tables.matching import (
     QUEUE_REASONS,
     SEATS,
@@ -60,8 +61,7 @@ from app.tables.matching import (
     settle,
     split_name,
 )
-from app.tables.network import RemoteRefused
-from app.tables.registry import MIN_BALANCE_PER_STAKE, TableError, TableRegistry
+from app.tables.registry import MIN_BALANCE_PER_STAKE, TableRegistry
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ class Matcher:
                 if waiter.account in refused:
                     continue
                 claimed.append(waiter.account)
-                if await self.registry.network.claim_seat(waiter.account, table_id) != table_id:
+                if await self.registry.network.claims.claim_seat(waiter.account, table_id) != table_id:
                     refused[waiter.account] = "seated_elsewhere"
             settled = settle(group, refused)
             if settled.dropped:
@@ -271,7 +271,7 @@ class Matcher:
         """Make the table and seat the group, then the bots, as the lobby does."""
         registry = self.registry
         live = registry.create(variant, level.stake, table_id=table_id)
-        await registry.network.opened(live)
+        await registry.network.directory.opened(live)
         for waiter in group:
             await registry.take_seat(table_id, waiter.account)
         for bot in bots:
@@ -287,7 +287,7 @@ class Matcher:
     def _release(self, accounts: Sequence[int], table_id: str) -> None:
         """Give back the seat claims made for a table that is not formed."""
         for account in accounts:
-            self.registry.network.release_seat(account, table_id)
+            self.registry.network.claims.release_seat(account, table_id)
 
     async def _undo(self, table_id: str) -> None:
         """Close a table that was made but could not be filled (nothing was dealt there)."""

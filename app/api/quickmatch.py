@@ -189,7 +189,7 @@ async def seated_at(registry: TableRegistry, account_id: int) -> str | None:
     for live in registry.all():
         if live.seat_of(account_id) is not None:
             return live.table_id
-    for table in await registry.network.tables() or []:
+    for table in await registry.network.tables.tables() or []:
         if account_id in table["seats"]:
             return str(table["id"])
     return None

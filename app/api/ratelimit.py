@@ -17,14 +17,14 @@ owner at a usual address is never refused for other addresses' guesses, whatever
 number. Slots are taken per username and address first and per username last, so an
 attempt refused by a limit of its own address takes nothing from the one all addresses
 share. An address is the client's IP (uvicorn reads X-Forwarded-For from trusted
-proxies); an IPv6 one counts by its /64, a subscriber's usual allocation. A username
+proxies), counted as every per-address limit counts it (`app.ops.addresses.address_key`:
+an IPv6 one by its /64, a subscriber's usual allocation). A username
 counts by its key (`accounts.username_key`), known or not, so a limit tells nothing of
 who exists.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import time
 from collections import deque
@@ -36,21 +36,19 @@ from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.aio.storage import Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from app.ops.addresses import address_key
 from app.settings import Settings
 
 
+def client_host(request: Request) -> str:
+    """The client's IP as uvicorn set it (X-Forwarded-For's from a trusted proxy)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
 def client_address(request: Request) -> str:
-    """The address a login counts against: the client's IP, an IPv6 one as its /64."""
-    host = request.client.host if request.client is not None else "unknown"
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return host
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
+    """The address a login counts against: the client's by `address_key` (an IPv6 one is
+    its /64), as every per-address limit counts it."""
+    return address_key(client_host(request))
 
 
 class LoginLimits:

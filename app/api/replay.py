@@ -15,19 +15,20 @@ A hand is stored once it is over (ended or voided), so a replay never shows the 
 hand in play; a finished hand's seed and commitment are in its events (`hand_ended.seed`,
 `hand_started.commitment`), a voided hand's seed nowhere.
 
-A step is what one action showed: the events it caused and the view after them. An action
-that showed nothing yet (a 过 in a claim window, which the window's result shows) belongs
-to the next step, so a step never tells who could have claimed.
+The events and steps are built once per (hand, viewer, views) in a worker process and kept
+(app/api/replay_build.py builds them, app/api/replay_cache.py keeps them and bounds what an
+account may have built: `rate_limited` past REPLAY_BUILDS_PER_ACCOUNT builds per
+REPLAY_WINDOW_SECONDS, a kept replay costing nothing). The names, the silver and an
+administrator's audit row are read for every request.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field, TypeAdapter
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -35,30 +36,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
+from app.api.replay_build import Built, ReplayStep, StoredHand
+from app.api.replay_cache import ReplayCache
 from app.api.security import AUTH_ERRORS, CurrentAccount
-from app.protocol import (
-    EventPayload,
-    SeatView,
-    WireAction,
-    event_payload,
-    seat_payload,
-    to_rules_action,
-    view_model,
-)
-from app.protocol.tiles import to_tile
+from app.protocol import EventPayload
 from app.protocol.vocabulary import Outcome
-from app.rules.actions import Action, Escape
-from app.rules.events import Event
-from app.rules.hand import HandState, Preset, new_hand, replay, step
-from app.rules.variants import get_ruleset
-from app.rules.variants.base import Ruleset, TableContext
-from app.rules.views import seat_view
 from app.store import audit, house
 from app.store.models import Account, HandRecord, LedgerEntry
 
 router = APIRouter(tags=["hands"])
-
-_WIRE_ACTION: TypeAdapter[WireAction] = TypeAdapter(WireAction)
 
 
 class ReplayPlayer(BaseModel):
@@ -81,13 +67,6 @@ class ReplayResult(BaseModel):
     )
 
 
-class ReplayStep(BaseModel):
-    """One step of the hand: the view after the events `events[previous upto:upto]`."""
-
-    upto: int = Field(ge=1, description="how many of `events` this step has shown")
-    view: SeatView = Field(description="the viewer's whole view after them (a snapshot's)")
-
-
 class ReplayOut(BaseModel):
     hand_id: str
     table_id: str
@@ -107,66 +86,37 @@ class ReplayOut(BaseModel):
     )
 
 
-class Recorded:
-    """A stored hand as the rules core replays it."""
-
-    def __init__(self, record: HandRecord) -> None:
-        stored: dict[str, Any] = json.loads(record.ctx)
-        self.ruleset: Ruleset = get_ruleset(record.variant)
-        if record.options is not None:  # a private room's house rules
-            chosen = type(self.ruleset.options)(**json.loads(record.options))
-            self.ruleset = replace(self.ruleset, options=chosen)
-        self.seed = bytes.fromhex(record.seed)
-        self.ctx = TableContext(
-            dealer=stored["dealer"],
-            streak=stored["streak"],
-            seat_points=tuple(stored["seat_points"]),  # type: ignore[arg-type]
-            draw_bonus=stored["draw_bonus"],
-        )
-        self.preset: Preset | None = None
-        if record.preset is not None:
-            wall = json.loads(record.preset)
-            self.preset = Preset(
-                tuple(to_tile(code) for code in wall["wall"]),
-                tuple(wall["dice"]),  # type: ignore[arg-type]
-                tuple(wall["wild_dice"]),  # type: ignore[arg-type]
-            )
-        self.actions: list[Action] = [
-            Escape(a["seat"]) if a["action"]["type"] == "escape"
-            else to_rules_action(_WIRE_ACTION.validate_python(a["action"]), a["seat"])
-            for a in json.loads(record.actions)
-        ]
-
-    def events(self) -> list[Event]:
-        """Every event of the hand, unredacted."""
-        _, events = replay(self.ruleset, self.seed, self.ctx, self.actions, self.preset)
-        return events
-
-    def steps(self, seat: int | None) -> list[ReplayStep]:
-        """The hand step by step, as `seat` saw it (None: every seat's tiles)."""
-        state, events = new_hand(self.ruleset, self.seed, self.ctx, self.preset)
-        shown = len(events)
-        out = [ReplayStep(upto=shown, view=_view(state, seat))]
-        for action in self.actions:
-            state, more = step(state, action)
-            if not more:
-                continue  # nothing shown yet: part of the next step
-            shown += len(more)
-            out.append(ReplayStep(upto=shown, view=_view(state, seat)))
-        return out
+# Each field of the answer serialized as pydantic serializes it within `ReplayOut`: the
+# answer is these in the model's order, with the kept `events` and `steps` spliced in as
+# they were built (tests/api/test_replay_cache.py holds it equal to `ReplayOut`'s own JSON).
+_BUILT = frozenset({"events", "steps"})
+_FIELDS: dict[str, TypeAdapter[Any]] = {
+    name: TypeAdapter(cast(Any, field.annotation))  # every field has one
+    for name, field in ReplayOut.model_fields.items() if name not in _BUILT
+}
 
 
-def recorded_events(record: HandRecord) -> list[Event]:
-    """Every event of the stored hand, unredacted, by re-running its seed and action log."""
-    return Recorded(record).events()
+def answer_json(fields: dict[str, Any], built: Built) -> bytes:
+    """The answer's JSON: `fields` (every field of `ReplayOut` but events and steps) and
+    the built events and steps."""
+    spliced = {"events": built.events, "steps": built.steps or b"null"}
+    parts = [
+        b'"' + name.encode() + b'":'
+        + (spliced[name] if name in _BUILT else _FIELDS[name].dump_json(fields[name]))
+        for name in ReplayOut.model_fields
+    ]
+    return b"{" + b",".join(parts) + b"}"
 
 
-def _view(state: HandState, seat: int | None) -> SeatView:
-    view = seat_view(state, seat)
-    if seat is None:  # an administrator: every seat's tiles (as `/admin/tables` reveals)
-        for number, shown in enumerate(view["seats"]):
-            shown["hand"] = seat_view(state, number)["seats"][number]["hand"]
-    return view_model(view)
+def stored_hand(record: HandRecord) -> StoredHand:
+    return StoredHand(
+        variant=record.variant,
+        seed=record.seed,
+        ctx=record.ctx,
+        actions=record.actions,
+        preset=record.preset,
+        options=record.options,
+    )
 
 
 async def _players(session: AsyncSession, seats: list[int | None]) -> list[ReplayPlayer]:
@@ -217,21 +167,32 @@ ViewsQuery = Annotated[
 
 @router.get(
     "/hands/{hand_id}/replay",
-    responses=errors.responses("not_found", "forbidden", "validation_error", *AUTH_ERRORS),
+    response_model=ReplayOut,
+    responses=errors.responses(
+        "not_found", "forbidden", "validation_error", "rate_limited", "busy", *AUTH_ERRORS
+    ),
 )
 async def hand_replay(
     hand_id: str,
     account: CurrentAccount,
     session: SessionDep,
+    request: Request,
     seat: SeatQuery = None,
     views: ViewsQuery = False,
-) -> ReplayOut:
+) -> Response:
     """Every event of a finished (or voided) hand, as the viewer may see it: an admin sees
     every seat's tiles (or, with `seat`, that seat's view), a player of the hand their own
     seat's view; with the players' names, the dealer, the result in points and silver and,
     with `views=true`, the view after each step. A finished hand shows the commitment its
     `hand_started` published and the seed its `hand_ended` revealed: `python -m
-    app.rules.verify` checks this answer as it is (docs/protocol.md, "Verifying a hand")."""
+    app.rules.verify` checks this answer as it is (docs/protocol.md, "Verifying a hand").
+
+    A replay is built once per hand, seat and `views` on a node and kept; a replay not kept
+    yet spends one of the account's REPLAY_BUILDS_PER_ACCOUNT builds per
+    REPLAY_WINDOW_SECONDS (20 a minute by default): past them, 429 `rate_limited` with
+    Retry-After and `details.retry_after` (seconds), while kept replays are still served.
+    503 `busy` (Retry-After: 1) when the node has too many replays to build at once."""
+    replays: ReplayCache = request.app.state.replays
     async with session.begin():
         record = await session.get(HandRecord, hand_id)
         if record is None:
@@ -244,25 +205,21 @@ async def hand_replay(
                 "forbidden", "only the hand's players (their own seat) and administrators "
                 "see its replay"
             )
+        viewer = seat if is_admin else own
+        # asked (and refused, if it must be) before the audit row is written
+        built = replays.get((hand_id, viewer, views), account.id, lambda: stored_hand(record))
         if is_admin:
             await audit.record(session, account.id, "replay_hand", None, {"hand_id": hand_id})
-        players = await _players(session, seats)
-        result = await _result(session, record, seats)
-    viewer = seat if is_admin else own
-    recorded = Recorded(record)
-    events = recorded.events()
-    payloads = [event_payload(e) if viewer is None else seat_payload(e, viewer) for e in events]
-    return ReplayOut(
-        hand_id=record.id,
-        table_id=record.table_id,
-        variant=record.variant,
-        voided=record.voided,
-        seats=seats,
-        players=players,
-        dealer=recorded.ctx.dealer,
-        ended_at=record.created_at,
-        seat=viewer,
-        events=payloads,
-        result=result,
-        steps=recorded.steps(viewer) if views else None,
-    )
+        fields = {
+            "hand_id": record.id,
+            "table_id": record.table_id,
+            "variant": record.variant,
+            "voided": record.voided,
+            "seats": seats,
+            "players": await _players(session, seats),
+            "dealer": json.loads(record.ctx)["dealer"],
+            "ended_at": record.created_at,
+            "seat": viewer,
+            "result": await _result(session, record, seats),
+        }
+    return Response(answer_json(fields, await built), media_type="application/json")

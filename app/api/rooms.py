@@ -21,7 +21,7 @@ from app.api.params import VARIANT_NAMES
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.protocol.rooms import RoomInfo, RoomLength
 from app.rooms import store
-from app.rooms.service import RoomRefused, Rooms
+from app.rooms.service import Rooms
 from app.rules.variants import VARIANTS
 from app.rules.variants.options import OptionError, changed_options, option_specs, parse_options
 from app.tables.timers import Timers
@@ -114,10 +114,6 @@ def rooms_of(request: Request) -> Rooms:
     return rooms
 
 
-def _refused(refused: RoomRefused) -> ApiError:
-    return ApiError(refused.code, refused.message)
-
-
 @router.get("/rooms/options")
 def room_options() -> list[VariantOptionsOut]:
     """Every variant's options a room may change: kind, default, bounds and meaning."""
@@ -171,7 +167,9 @@ async def create_room(
         return await rooms.info(session, found)
 
 
-@router.get("/rooms/{code}", responses=errors.responses("not_found", *AUTH_ERRORS))
+@router.get(
+    "/rooms/{code}", responses=errors.responses("not_found", "table_unavailable", *AUTH_ERRORS)
+)
 async def get_room(
     code: Code, account: CurrentAccount, request: Request, session: SessionDep
 ) -> RoomInfo:
@@ -224,10 +222,7 @@ async def dissolve_room(code: Code, account: CurrentAccount, request: Request) -
     asker agrees. With nobody else to ask, it is dissolved at once. Dissolving voids the
     hand in play (no silver moves) and ends the room with the scoreboard of the hands
     played. `vote_open`: a vote is already running."""
-    try:
-        return await rooms_of(request).dissolve(code, account.id)
-    except RoomRefused as refused:
-        raise _refused(refused) from None
+    return await rooms_of(request).dissolve(code, account.id)
 
 
 @router.post(
@@ -241,13 +236,10 @@ async def vote_room(
 ) -> RoomInfo:
     """Answer the dissolve vote: `agree: false` ends it and play goes on; the last
     `agree: true` dissolves the room. `forbidden`: the caller is not one of its voters."""
-    try:
-        return await rooms_of(request).vote(code, account.id, body.agree)
-    except RoomRefused as refused:
-        raise _refused(refused) from None
+    return await rooms_of(request).vote(code, account.id, body.agree)
 
 
-@router.get("/me/rooms", responses=errors.responses(*AUTH_ERRORS))
+@router.get("/me/rooms", responses=errors.responses("table_unavailable", *AUTH_ERRORS))
 async def my_rooms(
     account: CurrentAccount,
     request: Request,

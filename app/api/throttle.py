@@ -9,7 +9,9 @@ Rules:
   here, so a banned account's token still counts as its own); a table socket's account is
   counted once its ``hello`` names it (app/api/ws.py: over the bar, closed with 4429);
 - the address is `scope["client"]`, which uvicorn has already replaced by the
-  X-Forwarded-For address when the peer is a trusted proxy (FORWARDED_ALLOW_IPS);
+  X-Forwarded-For address when the peer is a trusted proxy (FORWARDED_ALLOW_IPS), counted
+  by `app.ops.addresses.address_key` as every per-address limit is: an IPv6 one as its
+  /64, whose every address one host may take;
 - a token that is not valid counts against the address only: nobody can use up an
   account's bar without that account's token;
 - the probes (`/health`, `/ready`) are never counted, so that an orchestrator still sees
@@ -49,6 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api import tokens
 from app.api.errors import ApiError, error_response
+from app.ops.addresses import address_key
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -158,5 +161,6 @@ class RequestLimits:
 
 
 def _address(scope: Scope) -> str:
+    """The key of the client's address (`address_key`: an IPv6 one is its /64)."""
     client = scope.get("client")
-    return client[0] if client else "unknown"
+    return address_key(client[0] if client else "unknown")

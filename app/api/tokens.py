@@ -70,7 +70,7 @@ def encode(claims: dict[str, Any], settings: Settings) -> str:
 
 
 def _secret(settings: Settings) -> str:
-    """The signing secret; never empty (`create_app` resolves it: app/api/secret.py)."""
+    """The signing secret; never empty (`create_app` resolves it: app/ops/secret.py)."""
     if not settings.jwt_secret:
         raise RuntimeError("no token secret: build the app with create_app")
     return settings.jwt_secret

@@ -9,7 +9,8 @@ Rules:
   could send any Origin it liked and is stopped by the hello's token instead;
 - at most `ws_connections_per_address` sockets at once per client address on this node
   (`AddressSlots`); the address is the peer's, or X-Forwarded-For's when the peer is a
-  trusted proxy (uvicorn's `forwarded_allow_ips`);
+  trusted proxy (uvicorn's `forwarded_allow_ips`), counted by `address_key` as every
+  per-address limit is (an IPv6 one as its /64);
 - `/ws` takes no query string: the access token goes in the hello message. Whatever query
   a client sends is taken out of the request before anything is logged (`take_query`), so
   that a token put there, however its name is spelled, reaches no log line.
@@ -22,6 +23,8 @@ from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
 from starlette.websockets import WebSocket
+
+from app.ops.addresses import address_key
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
@@ -62,8 +65,9 @@ def take_query(websocket: WebSocket) -> bytes:
 
 
 def client_address(websocket: WebSocket) -> str:
+    """The key the socket counts against (`address_key`: an IPv6 client is its /64)."""
     client = websocket.client
-    return client.host if client is not None else ""
+    return address_key(client.host if client is not None else "unknown")
 
 
 class AddressSlots:

@@ -29,7 +29,7 @@ from app.rules.variants import VARIANTS
 from app.store import house
 from app.store.models import Account, VariantStats
 from app.store.ranks import BoardEntry
-from app.tables.results import Profile
+from app.tables.settlement.results import Profile
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class Boards:
         self._keys = keys
         self._sessions = sessions
 
-    async def page(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
+    async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
         """One page of a board; None when the board is not built yet."""
         key = self._keys.board(name)
         if not await self._redis.exists(self._keys.board("built")):

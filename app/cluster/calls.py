@@ -19,12 +19,13 @@ from redis.exceptions import RedisError
 
 from app.cluster.claims import Claims
 from app.cluster.context import NodeContext
+from app.cluster.lease import Leases
 from app.cluster.messages import AdminCall, Banned, Call, Reply
 from app.cluster.ownership import summary_of
 from app.cluster.routing import Routing
 from app.tables import admin as table_admin
-from app.tables.network import UNAVAILABLE, RemoteRefused
-from app.tables.registry import ADMIN_WAIT_SECONDS, TableError
+from app.tables.errors import UNAVAILABLE, RemoteRefused, TableError
+from app.tables.registry import ADMIN_WAIT_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -40,20 +41,22 @@ def _load(raw: str) -> dict[str, Any]:
 
 
 class Calls:
-    """Calls this node makes and answers. `lost_here(table_id)`: this node served the
-    table until a newer owner fenced it off (an admin command for it is refused as
-    moving, not answered as unknown)."""
+    """Calls this node makes and answers: the tables' `RemoteTables` and `SeatClaims`.
+    `lost_here(table_id)`: this node served the table until a newer owner fenced it off
+    (an admin command for it is refused as moving, not answered as unknown)."""
 
     def __init__(
         self,
         node: NodeContext,
         routing: Routing,
         claims: Claims,
+        leases: Leases,
         lost_here: Callable[[str], bool],
     ) -> None:
         self._node = node
         self._routing = routing
         self.claims = claims
+        self._leases = leases
         self._lost_here = lost_here
         self._calls: dict[str, asyncio.Future[Reply]] = {}
         self.answering: set[asyncio.Task[None]] = set()  # admin commands run for others
@@ -68,8 +71,12 @@ class Calls:
         raw = await self._node.redis.hget(self._node.keys.directory, table_id)
         return None if raw is None else _load(str(raw))
 
+    async def owner(self, table_id: str) -> str | None:
+        return await self._leases.owner(table_id)
+
     async def call(
-        self, op: str, table_id: str, account_id: int, seat: int | None, bot: bool
+        self, op: str, table_id: str, account_id: int, seat: int | None = None, *,
+        bot: bool = False,
     ) -> tuple[dict[str, Any], int | None]:
         """Sit or leave (`op`) at a table another node owns: its summary and the seat."""
         assert op in ("sit", "leave")
@@ -106,7 +113,7 @@ class Calls:
                         call.table_id, call.account, call.seat, bot=call.bot
                     )
                 else:
-                    registry.leave(call.table_id, call.account)
+                    await registry.leave(call.table_id, call.account)
                 reply = Reply(id=call.id, table=summary_of(live, self._node.node_id), seat=seat)
             except TableError as refused:
                 reply = Reply(

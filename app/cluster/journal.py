@@ -18,8 +18,8 @@ from redis.typing import EncodableT
 from app.cluster.keys import Keys
 from app.protocol import WireAction, logged_action, to_code, to_rules_action, to_tile
 from app.rules.actions import Action, Escape
-from app.rules.hand import Preset
-from app.rules.variants.base import TableContext
+from app.rules.context import TableContext
+from app.rules.state import Preset
 from app.rules.wall import seed_bytes
 from app.tables.timers import Timers
 

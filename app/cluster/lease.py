@@ -2,6 +2,13 @@
 
 - `acquire`: ``SET lease <node>|<token> NX PX ttl`` and ``INCR fence`` in one script, so
   every acquisition gets a fencing token larger than any before it;
+- the fence expires `FENCE_TTL_MS` (a week) after the last acquisition or renewal of the
+  table's lease, so that closed tables leave no key for good; a live table's lease is
+  renewed every third of its TTL, and a table without a lease is taken over within
+  seconds, so a fence lapses only when no node has held the table for a week. Should a
+  table's journal outlive that (a whole cluster stopped for a week), its next acquisition
+  finds the counter gone and the configuration still there, and starts the count again
+  from Redis's clock in milliseconds: above every token counted one by one before;
 - `renew`: ``PEXPIRE`` only while the lease still holds our exact value (compare-and-pexpire);
   a lease that expired with no acquisition since (the fence still our token) is set again:
   nobody else can have served the table, and a pause of the whole machine longer than the
@@ -24,22 +31,37 @@ from redis.typing import EncodableT
 
 from app.cluster.keys import Keys
 
+FENCE_TTL_MS = 7 * 24 * 3600 * 1000
+"""How long a table's fence outlives the last acquisition or renewal of its lease (module
+docstring): far beyond any lease, stall or failover."""
+
+# KEYS: the lease, the fence, the table's configuration (the journal's). ARGV: this node,
+# the lease's TTL, the fence's. The token; 0: another node holds the lease.
 ACQUIRE = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local token = redis.call('INCR', KEYS[2])
-  redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token, 'PX', ARGV[2])
+  if token == 1 and redis.call('EXISTS', KEYS[3]) == 1 then
+    -- the fence lapsed while the table lived on: count on from the clock, above every
+    -- token before (those were counted from 1, one per acquisition)
+    local t = redis.call('TIME')
+    token = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    redis.call('SET', KEYS[2], string.format('%d', token))
+  end
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  redis.call('SET', KEYS[1], ARGV[1] .. '|' .. string.format('%d', token), 'PX', ARGV[2])
   return token
 end
 return 0
 """
 
-# KEYS: n lease keys, then their n fence keys; ARGV[1]: the TTL, ARGV[1 + i]: lease i's value
-# (`<node>|<token>`). 1: renewed (or set again: expired, and no acquisition since), 0: lost.
+# KEYS: n lease keys, then their n fence keys; ARGV[1]: the lease's TTL, ARGV[2]: the
+# fence's, ARGV[2 + i]: lease i's value (`<node>|<token>`). 1: renewed (or set again:
+# expired, and no acquisition since), 0: lost. A lease kept keeps its fence.
 RENEW_MANY = """
 local n = #KEYS / 2
 local out = {}
 for i = 1, n do
-  local value = ARGV[i + 1]
+  local value = ARGV[i + 2]
   local held = redis.call('GET', KEYS[i])
   if held == value then
     out[i] = redis.call('PEXPIRE', KEYS[i], ARGV[1])
@@ -49,6 +71,7 @@ for i = 1, n do
   else
     out[i] = 0
   end
+  if out[i] == 1 then redis.call('PEXPIRE', KEYS[n + i], ARGV[2]) end
 end
 return out
 """
@@ -95,13 +118,17 @@ def owner_of(value: str | bytes | None) -> str | None:
 
 
 class Leases:
-    def __init__(self, redis: Redis, keys: Keys, node_id: str, ttl_ms: int) -> None:
+    def __init__(
+        self, redis: Redis, keys: Keys, node_id: str, ttl_ms: int,
+        fence_ttl_ms: int = FENCE_TTL_MS,
+    ) -> None:
         if "|" in node_id:
             raise ValueError("a node id has no '|'")
         self._redis = redis
         self._keys = keys
         self.node_id = node_id
         self.ttl_ms = ttl_ms
+        self.fence_ttl_ms = fence_ttl_ms
         self._acquire = redis.register_script(ACQUIRE)
         self._release = redis.register_script(RELEASE)
         self._unheld = redis.register_script(UNHELD)
@@ -114,8 +141,11 @@ class Leases:
 
     async def acquire(self, table_id: str) -> Lease | None:
         """The lease, with a new fencing token; None while another node holds it."""
-        keys = [self._keys.lease(table_id), self._keys.fence(table_id)]
-        token = int(await self._acquire(keys=keys, args=[self.node_id, self.ttl_ms]))
+        keys = [
+            self._keys.lease(table_id), self._keys.fence(table_id), self._keys.config(table_id)
+        ]
+        args: list[EncodableT] = [self.node_id, self.ttl_ms, self.fence_ttl_ms]
+        token = int(await self._acquire(keys=keys, args=args))
         return Lease(table_id, self.node_id, token) if token else None
 
     async def renew(self, lease: Lease) -> bool:
@@ -140,7 +170,9 @@ class Leases:
             batch = leases[start:start + RENEW_BATCH]
             keys = [self._keys.lease(lease.table_id) for lease in batch]
             keys += [self._keys.fence(lease.table_id) for lease in batch]
-            yield batch, keys, [self.ttl_ms, *(lease.value for lease in batch)]
+            yield batch, keys, [
+                self.ttl_ms, self.fence_ttl_ms, *(lease.value for lease in batch)
+            ]
 
     async def release(self, lease: Lease) -> bool:
         keys = [self._keys.lease(lease.table_id)]

@@ -30,6 +30,15 @@ class Away(_Model):
     table_id: str
 
 
+class Arrived(_Model):
+    """The account's socket opened on another node, and its seat claim names `table_id`,
+    which this node owns: connect the seat and greet the socket (``seated`` first)."""
+
+    kind: Literal["arrived"] = "arrived"
+    account: int
+    table_id: str
+
+
 class ToAccount(_Model):
     """A server message for the account whose socket this node holds (raw server JSON).
     With `type` it is the text exactly as the socket sends it (a table's event or prompt,
@@ -118,7 +127,8 @@ class Reply(_Model):
 
 
 NodeMessage = Annotated[
-    ToTable | Away | ToAccount | ToAccounts | ToSpectators | Close | Banned | Call | AdminCall | Reply,
+    ToTable | Away | Arrived | ToAccount | ToAccounts | ToSpectators | Close | Banned | Call
+    | AdminCall | Reply,
     Field(discriminator="kind"),
 ]
 NODE_MESSAGE: TypeAdapter[NodeMessage] = TypeAdapter(NodeMessage)

@@ -1,14 +1,17 @@
-"""`RedisNetwork`: this node as one member of a cluster sharing Redis (and PostgreSQL), the
-`app.tables.network.Network` the registry carries. It builds the node's parts and wires
-them to the registry, the sockets and the lobby:
+"""`RedisNetwork`: this node as one member of a cluster sharing Redis (and PostgreSQL). It
+builds the node's parts, each the implementation of one interface the tables declare
+(app/tables/network.py), and hands them to the registry as its `Network` (`parts`):
 
-- `ownership.Ownership`: tables leased to this node, their journal (the tables' hand
-  observer), lease renewal, and the takeover of tables whose owner is gone;
-- `routing.Routing`: presence, client messages forwarded to a table's owner, messages
-  delivered to the node holding a seat's socket, seats whose socket went away elsewhere;
-- `calls.Calls`: the lobby's and the admin's calls to a table's owner over the bus, the
-  replies, the cluster-wide seat claims, and bans told to every other node;
-- `boards.Boards`: the silver and points leaderboards as sorted sets.
+- `ownership.Ownership` (`Directory`): tables leased to this node, their journal (the
+  tables' hand observer), the fence, lease renewal, and the takeover of tables whose owner
+  is gone;
+- `routing.Routing` (`Delivery`): presence, client messages forwarded to a table's owner,
+  messages delivered to the node holding a seat's socket, seats whose socket went away;
+- `calls.Calls` (`RemoteTables`, `SeatClaims`): the lobby's and the admin's calls to a
+  table's owner over the bus, the replies, the cluster-wide seat claims, and bans told to
+  every other node;
+- `boards.Boards` (`Boards`): the silver and points leaderboards as sorted sets, kept up as
+  hands are settled (a listener of the settlement).
 
 It starts and stops them, runs their background loops, and hands each message of its bus
 channel to the part it is for.
@@ -18,8 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -36,6 +37,7 @@ from app.cluster.lease import Lease, Leases
 from app.cluster.messages import (
     NODE_MESSAGE,
     AdminCall,
+    Arrived,
     Away,
     Banned,
     Call,
@@ -51,16 +53,11 @@ from app.cluster.presence import Presence
 from app.cluster.routing import Routing
 from app.cluster.writer import Writer
 from app.ops.tasks import cancel_and_wait
-from app.protocol import ClientMessage, ServerMessage
-from app.protocol.encode import Encoded
 from app.settings import Settings
-from app.store.ranks import BoardEntry
-from app.tables.actor import HandObserver
-from app.tables.admin import AdminOp
-from app.tables.messages import HandRecordData
+from app.store.ranks import DatabaseBoards
 from app.tables.network import Network
-from app.tables.registry import LiveTable, Sink, TableRegistry
-from app.tables.results import Stored
+from app.tables.registry import TableRegistry
+from app.tables.settlement.service import HandSettled
 
 log = logging.getLogger(__name__)
 REDIS_CONNECTIONS = 64  # a node's connections to Redis at most (the bus's apart)
@@ -71,8 +68,7 @@ REDIS_WAIT_SECONDS = 10.0  # a command waits this long for one, then fails
 PRESENCE_EVERY = 4
 
 
-class RedisNetwork(Network):
-    remote = True
+class RedisNetwork:
 
     def __init__(
         self,
@@ -105,7 +101,8 @@ class RedisNetwork(Network):
         node = NodeContext(self.node_id, self.redis, self.keys, self.writer, registry)
         self.routing = Routing(node, self.presence, owns=lambda table_id: table_id in self.leased)
         self.ownership = Ownership(node, self.leases, self.journal, self.routing)
-        self.calls = Calls(node, self.routing, self.claims, self.ownership.lost_here)
+        self.calls = Calls(node, self.routing, self.claims, self.leases, self.ownership.lost_here)
+        registry.settlement.subscribe(self._boards_settled)
         self.keeper = LeaseKeeper(
             settings.redis_url, self.leases, self.ownership.held, self.ownership.lost_lease,
             settings.lease_stall_seconds,
@@ -174,37 +171,29 @@ class RedisNetwork(Network):
                 log.exception("node %s: rebuilding the leaderboards failed", self.node_id)
             await asyncio.sleep(5)
 
-    # --- tables (`Ownership`) ---------------------------------------------------------------
+    # --- the parts -------------------------------------------------------------------------
 
-    def observer(self) -> HandObserver | None:
-        return self.ownership
+    def parts(self) -> Network:
+        """The registry's network: each part of this node for its interface."""
+        return Network(
+            delivery=self.routing,
+            claims=self.calls,
+            directory=self.ownership,
+            tables=self.calls,
+            boards=self.boards if self.boards is not None else DatabaseBoards(),
+            membership=self,
+        )
 
-    async def opened(self, live: LiveTable) -> None:
-        await self.ownership.opened(live)
-
-    def changed(self, live: LiveTable) -> None:
-        self.ownership.changed(live)
-
-    def pause_changed(self, live: LiveTable) -> None:
-        self.ownership.pause_changed(live)
-
-    def closed(self, table_id: str) -> None:
-        self.ownership.closed(table_id)
-
-    async def may_write(self, table_ids: Sequence[str]) -> list[bool]:
-        return await self.ownership.may_write(table_ids)
-
-    async def hand_stored(
-        self, live: LiveTable | None, record: HandRecordData, stored: Stored
-    ) -> None:
-        if not await self.ownership.hand_stored(live, record):
-            return
+    async def _boards_settled(self, settled: HandSettled) -> None:
+        """A hand of this node is stored: its seats' places on the leaderboards."""
+        record = settled.record
         seats = [a for a in record.seats if a is not None]
-        if self.boards is not None and not record.voided and len(seats) == 4:
-            try:
-                await self.boards.settled(stored.profiles, record.variant)
-            except Exception:  # the boards catch up at their next rebuild
-                log.exception("table %s: updating the leaderboards failed", record.table_id)
+        if self.boards is None or record.voided or len(seats) != 4:
+            return
+        try:
+            await self.boards.settled(settled.stored.profiles, record.variant)
+        except Exception:  # the boards catch up at their next rebuild
+            log.exception("table %s: updating the leaderboards failed", record.table_id)
 
     async def watch_once(self) -> list[str]:
         """Take over every listed table that no node holds; the tables taken."""
@@ -213,75 +202,6 @@ class RedisNetwork(Network):
     async def adopt(self, lease: Lease) -> bool:
         """Serve a table from its journal, under `lease` (taken already)."""
         return await self.ownership.adopt(lease)
-
-    # --- leaderboards -----------------------------------------------------------------------
-
-    async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
-        if self.boards is None:
-            return None
-        return await self.boards.page(name, limit, offset)
-
-    async def forget(self, account_ids: list[int]) -> None:
-        if self.boards is not None:
-            await self.boards.forget(account_ids)
-
-    # --- the lobby and administration (`Calls`) ---------------------------------------------
-
-    async def tables(self) -> list[dict[str, Any]] | None:
-        return await self.calls.tables()
-
-    async def summary(self, table_id: str) -> dict[str, Any] | None:
-        return await self.calls.summary(table_id)
-
-    async def owner(self, table_id: str) -> str | None:
-        return await self.leases.owner(table_id)
-
-    async def call(
-        self,
-        op: str,
-        table_id: str,
-        account_id: int,
-        seat: int | None = None,
-        *,
-        bot: bool = False,
-    ) -> tuple[dict[str, Any], int | None]:
-        return await self.calls.call(op, table_id, account_id, seat, bot)
-
-    async def claim_seat(self, account_id: int, table_id: str) -> str:
-        return await self.calls.claim_seat(account_id, table_id)
-
-    def release_seat(self, account_id: int, table_id: str) -> None:
-        self.calls.release_seat(account_id, table_id)
-
-    async def banned(self, account_id: int) -> None:
-        """Tell every other node (each listening on its channel) that the account is banned;
-        returns once the messages are published."""
-        await self.calls.banned(account_id)
-
-    async def admin(
-        self, op: AdminOp, table_id: str = "", *, seat: int | None = None, reveal: bool = False
-    ) -> dict[str, Any]:
-        return await self.calls.admin(op, table_id, seat=seat, reveal=reveal)
-
-    # --- sockets (`Routing`) ----------------------------------------------------------------
-
-    def connected(self, account_id: int, sink: Sink) -> None:
-        self.routing.connected(account_id, sink)
-
-    def disconnected(self, account_id: int, sink: Sink) -> None:
-        self.routing.disconnected(account_id, sink)
-
-    def forward(self, account_id: int, message: ClientMessage) -> bool:
-        return self.routing.forward(account_id, message)
-
-    def deliver(self, account_id: int, message: ServerMessage) -> None:
-        self.routing.deliver(account_id, message)
-
-    def deliver_encoded(self, account_id: int, encoded: Encoded) -> None:
-        self.routing.deliver_encoded(account_id, encoded)
-
-    def deliver_watched(self, node: str, accounts: list[int], encoded: Encoded) -> None:
-        self.routing.deliver_watched(node, accounts, encoded)
 
     async def check_presence(self) -> list[tuple[str, int]]:
         """Mark disconnected the seats of players whose socket on another node is gone
@@ -307,6 +227,8 @@ class RedisNetwork(Network):
             self.routing.serve(message)
         elif isinstance(message, Away):
             self.routing.away(message.table_id, message.account)
+        elif isinstance(message, Arrived):
+            self.routing.arrived(message)
         elif isinstance(message, Close):
             self.routing.close(message)
         elif isinstance(message, Banned):

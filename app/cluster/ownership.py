@@ -37,12 +37,13 @@ from app.cluster.lease import Lease, Leases
 from app.cluster.routing import Routing
 from app.cluster.writer import Done
 from app.rules.actions import Action
-from app.rules.hand import Preset
-from app.rules.variants.base import TableContext
+from app.rules.context import TableContext
+from app.rules.state import Preset
 from app.tables.actor import AdoptedHand, HandObserver, Table
-from app.tables.messages import AdminResume, HandRecordData
+from app.tables.messages import AdminResume
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable
 from app.tables.seats import SeatState
+from app.tables.settlement.record import HandRecordData
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +98,10 @@ class Ownership(HandObserver):
         self._fenced_off: set[str] = set()  # tables this node lost to a newer owner
         self._unheld: set[str] = set()  # the tables without a lease at the last look
         self.adopted: list[str] = []  # tables this node took over, in order (for operators)
+
+    def observer(self) -> HandObserver | None:
+        """The journal: every new table's actor tells it of its hands."""
+        return self
 
     def lost_here(self, table_id: str) -> bool:
         """This node served the table until a newer owner fenced it off."""
@@ -203,12 +208,12 @@ class Ownership(HandObserver):
                 answers.append(False)
         return answers
 
-    async def hand_stored(self, live: LiveTable | None, record: HandRecordData) -> bool:
-        """Store the table after its hand and clear the hand's journal; False: not a table
-        this node journals."""
+    async def hand_stored(self, live: LiveTable | None, record: HandRecordData) -> None:
+        """Store the table after its hand and clear the hand's journal (nothing for a table
+        this node does not journal)."""
         config = self._configs.get(record.table_id)
         if live is None or config is None or record.table_id not in self.leased:
-            return False
+            return
         ctx = live.table.next_context
         self._configs[record.table_id] = config.model_copy(update={
             "seats": _seats(live),
@@ -218,7 +223,6 @@ class Ownership(HandObserver):
         })
         self._store(live, clear_hand=True)
         await self._node.writer.flush()
-        return True
 
     def _store(self, live: LiveTable, *, clear_hand: bool) -> None:
         lease = self.leased[live.table_id]
@@ -313,10 +317,9 @@ class Ownership(HandObserver):
         )
         live.creator = config.creator
         live.spectators_allowed = config.spectators
-        live.bots = {s.account for s in config.seats if s.account is not None and s.bot}
         # a player is there only with a live socket on some node; one whose socket died
         # with the old owner starts disconnected (the usual disconnect and 托管 rules)
-        live.table.seats = [
+        seats = [
             SeatState(
                 s.account,
                 connected=s.account is None or s.bot or s.account in present,
@@ -325,16 +328,15 @@ class Ownership(HandObserver):
             )
             for s in config.seats
         ]
-        live.table.poke()
-        node.registry.hold_seats(live)  # their claims are the old owner's: kept
         hand = self._hand(header_raw, actions_raw)
         ctx = None if config.ctx is None else config.ctx.context()
         try:
-            live.table.adopt(config.hands, config.seq, ctx, hand)
+            live.table.adopt(config.hands, config.seq, ctx, hand, seats)
         except ValueError:
             # the log does not replay: the hand is lost (no silver moved), the table goes on
             log.exception("table %s: its hand cannot be restored", table_id)
-            live.table.adopt(config.hands + 1, config.seq, ctx, None)
+            live.table.adopt(config.hands + 1, config.seq, ctx, None, seats)
+        node.registry.hold_seats(live)  # their claims are the old owner's: kept
         if not config.paused:  # an administrator's pause outlives the old owner
             live.table.submit(AdminResume())
         self._store(live, clear_hand=hand is None)

@@ -5,6 +5,15 @@ A closing socket tells the owners of the tables it played at or watched (`away`)
 players at this node's tables whose socket was on another node are marked disconnected
 once their presence entry is gone (`check_presence`), connected again when it comes back.
 
+A socket that opens on a node other than its table's owner is greeted by the owner
+(`ARRIVED`): in the script that follows the presence entry's, the socket's node reads the
+account's seat claim and tells the owner of that table (`Arrived`), which sends ``seated``,
+``table_state``, a snapshot of the hand in play and the seat's prompt, as the registry
+does for a socket of its own (`TableRegistry.arrived`). Until a ``seated`` has come, the
+socket's node drops what a table sends the seat (`_unseated`): events and prompts the
+owner sent before it knew of the socket are in the snapshot, and nothing of a table
+reaches a seat before its ``seated`` and ``table_state`` (docs/protocol.md, "Connecting").
+
 Spectators (旁观) whose socket is on another node: the owner sends a watched table's
 message once per node (`deliver_watched`, `ToSpectators`), and that node queues it for
 each of its sockets that watch, under the spectators' bound (app/api/ws.py). The owner
@@ -24,7 +33,7 @@ from collections.abc import Callable
 from redis.exceptions import RedisError
 
 from app.cluster.context import NodeContext
-from app.cluster.messages import Away, Close, ToAccount, ToSpectators, ToTable
+from app.cluster.messages import Arrived, Away, Close, ToAccount, ToSpectators, ToTable
 from app.cluster.presence import Presence
 from app.cluster.writer import Done, Gather
 from app.protocol import (
@@ -37,8 +46,8 @@ from app.protocol import (
 )
 from app.protocol.encode import Encoded
 from app.tables.messages import Connected, Disconnected
-from app.tables.registry import Sink
 from app.tables.routing import route
+from app.tables.sockets import Sink
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +91,40 @@ return #nodes
 """
 
 
+# A socket of the account arrived on this node (run after the presence entry is set, so
+# that a sit claimed after this read routes its `seated` here): tell the owner of the table
+# the account's seat claim names, when that is another node, to greet the socket
+# (`Arrived`). KEYS: seated:<account>. ARGV: the lease keys' prefix, the channel prefix,
+# this node, the account. The claimed table (false: none); its lease key is built here,
+# as `Leases.unheld` builds its own (one Redis, not Redis Cluster).
+ARRIVED = """
+local claim = redis.call('GET', KEYS[1])
+if not claim then return false end
+local table_id = string.match(claim, '^(.*)|')
+local lease = redis.call('GET', ARGV[1] .. table_id)
+local owner = lease and string.match(lease, '^(.*)|')
+if owner and owner ~= ARGV[3] then
+  redis.call('PUBLISH', ARGV[2] .. owner,
+    cjson.encode({kind = 'arrived', account = tonumber(ARGV[4]), table_id = table_id}))
+end
+return table_id
+"""
+
+# What a table sends a seat that waits for the seat's `seated` on a socket that arrived
+# here (`Routing.to_account`): the hand, the table's state and its chat. Errors answer the
+# client's own messages, and `muted` a spectator's too: those pass.
+SEAT_STREAM = frozenset({"event", "prompt", "snapshot", "table_state", "chat"})
+
+
 def _error(code: str, message: str) -> ErrorMessage:
     return ErrorMessage(code=code, message=message)  # type: ignore[arg-type]
 
 
 class Routing:
-    """The sockets of this node (`sinks`) and the routes to and from the other nodes'.
-    `owns(table_id)`: this node holds the table's lease."""
+    """The sockets of this node (`sinks`) and the routes to and from the other nodes'
+    (the tables' `Delivery`). `owns(table_id)`: this node holds the table's lease."""
+
+    remote = True
 
     def __init__(
         self, node: NodeContext, presence: Presence, owns: Callable[[str], bool]
@@ -97,10 +133,14 @@ class Routing:
         self.presence = presence
         self._owns = owns
         self._route_table = node.redis.register_script(ROUTE_TABLE)
+        self._arrived = node.redis.register_script(ARRIVED)
         self._to_accounts = Gather(
             node.redis.register_script(ROUTE_ACCOUNTS), (node.keys.channel_prefix,)
         )
         self.sinks: dict[int, Sink] = {}
+        # accounts whose socket here has had no `seated` from another node yet: what a
+        # table there sends the seat is dropped until it comes (the module's docstring)
+        self._unseated: set[int] = set()
         self._forwarded: dict[int, set[str]] = defaultdict(set)
         # players seated at this node's tables -> the node that held their socket when
         # presence was last read (`check_presence`)
@@ -110,17 +150,37 @@ class Routing:
     # --- this node's sockets ----------------------------------------------------------------
 
     def connected(self, account_id: int, sink: Sink) -> None:
+        """A socket of the account opened here: presence names this node, and the owner
+        of the table the account sits at, if another node, is asked to greet it."""
         node = self._node
+        keys = node.keys
         self.sinks[account_id] = sink
+        # set before anything is published: a table's message may come back at once
+        self._unseated.add(account_id)
         close = Close(account=account_id, code=CLOSE_REPLACED, by_node=node.node_id)
-        keys, args = self.presence.arrive_args(account_id, close.model_dump_json())
-        node.writer.put(self.presence.arrive_script, keys, args)
+        presence_keys, args = self.presence.arrive_args(account_id, close.model_dump_json())
+        node.writer.put(self.presence.arrive_script, presence_keys, args)
+
+        def claimed(table_id: object) -> None:
+            # no seat, or one at a table of this node (greeted by the registry itself): no
+            # `seated` will come from elsewhere for it. A seat at a table failing over
+            # waits for the `seated` that the client's `resume` brings from the new owner
+            if sink is self.sinks.get(account_id) and (
+                not isinstance(table_id, str) or self._owns(table_id)
+            ):
+                self._unseated.discard(account_id)
+
+        node.writer.put(
+            self._arrived, [keys.seated(account_id)],
+            [keys.lease(""), keys.channel_prefix, node.node_id, account_id], claimed,
+        )
 
     def disconnected(self, account_id: int, sink: Sink) -> None:
         node = self._node
         if self.sinks.get(account_id) is not sink:
             return  # replaced by a newer login on another node
         del self.sinks[account_id]
+        self._unseated.discard(account_id)
         node.writer.put(
             self.presence.leave_script, [node.keys.online(account_id)], [node.node_id]
         )
@@ -215,11 +275,24 @@ class Routing:
         sink = self.sinks.get(account)
         if sink is None:
             return
+        if account in self._unseated and not self._passes(account, type_, text):
+            return
         deliver_encoded = getattr(sink, "deliver_encoded", None)
         if type_ is not None and deliver_encoded is not None:
             deliver_encoded(Encoded(type_, text))
         else:
             sink.deliver(SERVER_MESSAGE.validate_json(text))
+
+    def _passes(self, account: int, type_: str | None, text: str) -> bool:
+        """Whether a table's message goes to the socket of an account that has had no
+        ``seated`` since it arrived here: ``seated`` does (and ends the wait), the seat's
+        stream does not (the owner's greeting sends it again: `ARRIVED`). Parsed only
+        while waiting, a moment after a socket opens."""
+        kind = type_ if type_ is not None else json.loads(text).get("type")
+        if kind == "seated":
+            self._unseated.discard(account)
+            return True
+        return kind not in SEAT_STREAM
 
     def to_spectators(self, message: ToSpectators) -> None:
         """A watched table's message for the spectators whose sockets are here."""
@@ -259,9 +332,15 @@ class Routing:
             live.table.submit(Disconnected(seat))
         return seat
 
+    def arrived(self, message: Arrived) -> None:
+        """The account's socket opened on another node and it sits at `table_id`: its seat
+        here is connected and greeted (`TableRegistry.arrived`)."""
+        self._node.registry.arrived(message.table_id, message.account)
+
     def close(self, message: Close) -> None:
         """A newer login elsewhere: close the account's socket here."""
         sink = self.sinks.pop(message.account, None)
+        self._unseated.discard(message.account)
         if sink is not None:
             # forgotten first, so that its closing does not mark the account's seats
             # disconnected: the player is connected, on another node

@@ -36,11 +36,19 @@ START_TIMEOUT = 60.0
 CHEAP_ARGON2 = {"ARGON2_TIME_COST": "1", "ARGON2_MEMORY_KIB": "1024", "ARGON2_PARALLELISM": "1"}
 # every load client calls from 127.0.0.1: the request limits (app/api/throttle.py) would
 # cut a run of hundreds of tables to a player's share
+# ... and the registration bars and the signup grant's (app/api/signups.py) would stop
+# the accounts a run or a test registers from there after a few
+UNBARRED_SIGNUPS = {
+    name: "1000000"
+    for name in ("REGISTER_PER_ADDRESS_HOUR", "REGISTER_PER_ADDRESS_DAY",
+                 "REGISTER_PER_NETWORK_DAY", "SIGNUP_GRANTS_PER_ADDRESS_DAY",
+                 "SIGNUP_GRANTS_PER_NETWORK_DAY")
+}
 UNTHROTTLED = {
     name: "1000000"
     for name in ("REQUESTS_PER_ADDRESS", "REQUESTS_PER_ACCOUNT", "WS_CONNECTS_PER_ADDRESS",
                  "WS_CONNECTS_PER_ACCOUNT")
-}
+} | UNBARRED_SIGNUPS
 
 
 class LoopbackOnly(ValueError):

@@ -19,8 +19,10 @@ another worker later (failover) keeps its players' sockets where they are, route
 before, until they reconnect.
 
 The workers' Unix sockets are named after their nodes in a directory only the server's
-user can open (the supervisor makes it, `mkdtemp`), so only the workers of this
-supervisor can hand each other connections.
+user can open (the supervisor makes it, `handoff_directory`), so only the workers of this
+supervisor can hand each other connections. The directory is named after the supervisor's
+pid: a supervisor killed with SIGKILL cannot remove its own, so each supervisor that
+starts removes those of the supervisors no longer running (`remove_abandoned`).
 """
 
 from __future__ import annotations
@@ -28,9 +30,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import re
+import shutil
 import socket
-from collections.abc import Awaitable, Callable
+import stat
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 from app.ops import metrics
@@ -47,6 +53,60 @@ OwnerOf = Callable[[str], Awaitable[str | None]]
 """The node that owns a table now (its lease), None when none does."""
 Adopt = Callable[[socket.socket, bytes], None]
 """Serve a connection handed over by another worker, whose request head was `bytes`."""
+
+
+DIRECTORY_PREFIX = "zjmahjong-handoff-"
+_DIRECTORY = re.compile(rf"{DIRECTORY_PREFIX}([1-9][0-9]*)-.+")  # ...-<pid>-<random>
+
+
+@contextlib.contextmanager
+def handoff_directory(parent: Path | None = None) -> Iterator[Path]:
+    """A new directory for the workers' sockets, mode 0700, in `parent` (the system's
+    temporary directory) and named after this process's pid, removed when the block ends;
+    the directories that supervisors no longer running left there go first."""
+    parent = Path(tempfile.gettempdir()) if parent is None else parent
+    for path in remove_abandoned(parent):
+        log.info("removed %s: its supervisor is gone", path)
+    path = Path(tempfile.mkdtemp(prefix=f"{DIRECTORY_PREFIX}{os.getpid()}-", dir=parent))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_abandoned(parent: Path) -> list[Path]:
+    """Remove the handoff directories in `parent` that belong to this user and whose
+    supervisor (the pid in the name) is not running; the ones removed. A directory named
+    otherwise (an older version's, with no pid) is left: nothing tells whether its
+    supervisor runs. A pid taken again by another process keeps its directory until a
+    start after that process is gone: at most one per pid."""
+    removed = []
+    for path in sorted(parent.glob(f"{DIRECTORY_PREFIX}*")):
+        match = _DIRECTORY.fullmatch(path.name)
+        if match is None:
+            continue
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            continue  # not one this user's supervisor made
+        if _running(int(match[1])):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """A process with this pid exists (this user's or not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def table_hint(path: bytes) -> str | None:

@@ -26,9 +26,11 @@ import random
 import time
 from collections.abc import AsyncIterator, Iterator
 
-DEFAULT_THRESHOLDS = (50_000, 10, 10)
-DEFAULT_EVERY = 0.1  # seconds between young collections
-DEFAULT_FULL_EVERY = 600.0  # seconds between collections of the whole heap
+from app.settings import GC_EVERY, GC_FULL_EVERY, GC_THRESHOLDS
+
+DEFAULT_THRESHOLDS = GC_THRESHOLDS
+DEFAULT_EVERY = GC_EVERY  # seconds between young collections
+DEFAULT_FULL_EVERY = GC_FULL_EVERY  # seconds between collections of the whole heap
 NEVER = 2**30  # a threshold no count reaches
 
 

@@ -20,7 +20,6 @@ import asyncio
 import time
 from collections.abc import Iterable
 from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
@@ -28,10 +27,7 @@ from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, Histogram
 from prometheus_client import generate_latest as _generate_latest
 
-from app.rules.actions import Action
-from app.tables.messages import PlayerAction
-
-__all__ = ["CONTENT_TYPE_LATEST", "ReceivedAction"]
+__all__ = ["CONTENT_TYPE_LATEST"]
 
 PREFIX = "mahjong"
 
@@ -88,24 +84,21 @@ SETTLEMENTS = Counter(
     ["outcome"],
 )
 
+REPLAYS = Counter(
+    f"{PREFIX}_replays",
+    "Hand replays asked on this node, by answer: kept (from the cache), joined (a build "
+    "already running), built, rate_limited (the account's builds are used up), busy (too "
+    "many builds in hand)",
+    ["answer"],
+)
 
-@dataclass(frozen=True, slots=True)
-class ReceivedAction(PlayerAction):
-    """A `PlayerAction` stamped with the `time.perf_counter()` at which its frame arrived."""
 
-    received: float = 0.0
-
-
-# The action the actor of the current task is handling (None: a message of another kind).
-_handling: ContextVar[ReceivedAction | None] = ContextVar("mahjong_handling", default=None)
+# When the action the actor of the current task is handling arrived (`time.perf_counter()`;
+# None: a message of another kind, or one not stamped).
+_handling: ContextVar[float | None] = ContextVar("mahjong_handling", default=None)
 
 
 # --- the WebSocket endpoint -------------------------------------------------------------------
-
-
-def received_action(seat: int, action: Action, last_seq: int) -> ReceivedAction:
-    """A seat's action as it enters the server, stamped now."""
-    return ReceivedAction(seat, action, last_seq, time.perf_counter())
 
 
 def connection_opened() -> None:
@@ -138,21 +131,31 @@ def message_out(message: object) -> None:
     _messages("out", getattr(message, "type", "close")).inc()
 
 
+# --- the replays ------------------------------------------------------------------------------
+
+
+def replay_answered(answer: str) -> None:
+    """A replay request's answer (app/api/replay_cache.py): `REPLAYS`."""
+    REPLAYS.labels(answer).inc()
+
+
 # --- the table actor --------------------------------------------------------------------------
 
 
 def handling(message: object) -> None:
-    """The actor starts on `message` (remembered only when it is a stamped action)."""
-    _handling.set(message if isinstance(message, ReceivedAction) else None)
+    """The actor starts on `message` (remembered only when it is an action stamped with
+    when its frame arrived: its `received`)."""
+    received = getattr(message, "received", None)
+    _handling.set(received if received else None)
 
 
 def events_published() -> None:
     """The actor has handed a batch of events to every seat: the first batch after a
     stamped action ends that action's latency."""
-    action = _handling.get()
-    if action is not None:
+    received = _handling.get()
+    if received is not None:
         _handling.set(None)
-        ACTION_LATENCY.observe(time.perf_counter() - action.received)
+        ACTION_LATENCY.observe(time.perf_counter() - received)
 
 
 # --- the registry -----------------------------------------------------------------------------

@@ -154,7 +154,7 @@ def serve_worker(
     handoff = None
     if handoff_dir is not None:
         def owner_of(table_id: str) -> Awaitable[str | None]:
-            return app.state.tables.network.owner(table_id)  # type: ignore[no-any-return]
+            return app.state.network.tables.owner(table_id)  # type: ignore[no-any-return]
 
         handoff = Handoff(handoff_dir, settings.node_id, owner_of)
     server = _Worker(config, control, handoff)

@@ -41,7 +41,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +48,9 @@ from types import FrameType
 
 from sqlalchemy import make_url
 
-from app.api.secret import SecretError, signing_secret
 from app.ops import logging as ops_logging
+from app.ops.handoff import handoff_directory
+from app.ops.secret import SecretError, signing_secret
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -321,6 +321,7 @@ def run(settings: Settings) -> int:
     ops_logging.configure(settings.log_level, settings.log_format)
     listener = listen(settings.host, settings.port)
     # the workers' sockets for handing each other connections (app/ops/handoff.py): a
-    # directory only this user may open, gone when the supervisor is
-    with tempfile.TemporaryDirectory(prefix="zjmahjong-handoff-") as handoff_dir:
-        return Supervisor(settings, listener, Path(handoff_dir)).run()
+    # directory only this user may open, gone when the supervisor is (and, after a SIGKILL,
+    # at the next supervisor's start)
+    with handoff_directory() as handoff_dir:
+        return Supervisor(settings, listener, handoff_dir).run()

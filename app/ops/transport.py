@@ -21,9 +21,11 @@ idle, half-sent or unread connections cannot hold the process's sockets and memo
   included.
 - **Connections per peer** (`max_connections_per_peer`): a peer address holds at most that
   many open TCP connections, WebSockets included; one more is closed as soon as it is
-  accepted, before a byte is read. The peers in `forwarded_allow_ips` (trusted proxies)
-  are exempt: behind a proxy every client shares its address, and the per-address
-  WebSocket cap (app/api/ws.py) counts the forwarded address instead.
+  accepted, before a byte is read. A peer counts by `app.ops.addresses.address_key`, as
+  every per-address limit does (an IPv6 peer as its /64). The peers in
+  `forwarded_allow_ips` (trusted proxies) are exempt, each by its own address: behind a
+  proxy every client shares its address, and the per-address WebSocket cap (app/api/ws.py)
+  counts the forwarded address instead.
 
 What this relies on in uvicorn (`HOOKS`, checked at import and by
 tests/ops/test_transport.py against the installed uvicorn): the HTTP protocol methods
@@ -55,6 +57,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import InvalidState
 
 from app.ops import metrics
+from app.ops.addresses import address_key
 from app.ops.handoff import Adopt, Handoff, table_hint
 from app.settings import Settings
 
@@ -111,7 +114,9 @@ def peer_host(transport: asyncio.BaseTransport) -> str | None:
 
 
 class PeerConnections:
-    """The open connections of each untrusted peer address, at most `limit` each.
+    """The open connections of each untrusted peer address, at most `limit` each; a peer
+    counts by `address_key` as every per-address limit does (an IPv6 one as its /64: one
+    host may take any address of it), a trusted proxy is exempt by its own address.
 
     A connection is counted by its transport from the moment it is accepted until the
     transport closes, whatever protocol then holds it (a WebSocket's transport leaves the
@@ -135,23 +140,24 @@ class PeerConnections:
         if self._admitted % self.SWEEP_EVERY == 0:
             for other in list(self._open):
                 self._prune(other)
-        held = self._prune(host)
+        key = address_key(host)
+        held = self._prune(key)
         if len(held) >= self.limit:
             return False
         held.add(transport)
-        self._open[host] = held
+        self._open[key] = held
         return True
 
     def forget(self, transport: asyncio.BaseTransport) -> None:
         """`transport` has closed: drop its peer's closed transports."""
         host = peer_host(transport)
         if host is not None:
-            self._prune(host)
+            self._prune(address_key(host))
 
-    def _prune(self, host: str) -> set[asyncio.BaseTransport]:
-        held = {transport for transport in self._open.pop(host, ()) if not transport.is_closing()}
+    def _prune(self, key: str) -> set[asyncio.BaseTransport]:
+        held = {transport for transport in self._open.pop(key, ()) if not transport.is_closing()}
         if held:
-            self._open[host] = held
+            self._open[key] = held
         return held
 
 

@@ -23,10 +23,10 @@ from app.protocol.events import seat_payload
 from app.protocol.schema import CLIENT_MESSAGES, SERVER_MESSAGES, message_names, protocol_schema
 from app.rules.actions import Action, Escape
 from app.rules.bots import GreedyBot
+from app.rules.context import TableContext
 from app.rules.events import Event, HandEnded
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 VIEWER = 0  # the examples are as seat 0 receives them
@@ -230,7 +230,7 @@ def _explains_items(event: Event) -> bool:
     """A `hand_ended` whose first win names an item beyond the plain win's."""
     if not isinstance(event, HandEnded) or not event.scores:
         return False
-    return any(item.key not in ("plain", "soft") for item in event.scores[0].items)
+    return any(item.key not in ("plain", "self_drawn", "soft") for item in event.scores[0].items)
 
 
 def _keys(event: Event, variant: str) -> list[str]:

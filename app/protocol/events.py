@@ -30,6 +30,7 @@ from app.protocol.vocabulary import (
     Variant,
 )
 from app.rules.events import Event
+from app.rules.tiles import tile_code
 
 Dice = Annotated[tuple[int, int], Field(description="two dice, each 1-6")]
 
@@ -430,8 +431,8 @@ def tiles_to_codes(value: Any) -> Any:
     """A tile, a list of tiles or nested lists of them, as codes; None stays None."""
     if value is None:
         return None
-    if isinstance(value, (list, tuple)):
-        return [tiles_to_codes(v) for v in value]
+    if isinstance(value, (list, tuple)):  # mostly a list of tiles: no call per tile
+        return [tile_code(v) if type(v) is int else tiles_to_codes(v) for v in value]
     return to_code(value)
 
 

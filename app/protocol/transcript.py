@@ -29,10 +29,10 @@ from app.protocol.messages import (
     TableStateMessage,
 )
 from app.rules.bots import GreedyBot, TimeoutBot
+from app.rules.context import TableContext
 from app.rules.events import HandEnded
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.variants import get_ruleset
-from app.rules.variants.base import TableContext
 
 # a short hand: seat 0 chows, then wins on a discard. A seed is 32 bytes (a server draws
 # them from `secrets`); this one is the number 80 in 32 bytes, so that the doc's hand is

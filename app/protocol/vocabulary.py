@@ -82,14 +82,15 @@ _ScoreItemKey = Literal[
     "hard", "no_wild", "three_wilds", "three_wilds_any_shape", "four_wilds", "dealt_four_wilds",
     "wild_meets_wild", "single_wait", "concealed_hand", "eight_flowers", "flowerless",
     "three_golds", "golden_pair", "rob_gold", "loose_honours", "big_crane", "draw_bonus",
-    "plain", "soft",
+    "plain", "self_drawn", "soft",
     "base_flowers", "flowers", "flower_sets", "golds", "wind_pungs", "dragon_pungs",
     "exposed_kongs", "concealed_kongs", "wind_exposed_kongs", "wind_concealed_kongs",
     "dragon_exposed_kongs", "dragon_concealed_kongs",
 ]  # fmt: skip
 SCORE_ITEMS: dict[str, str] = {
     **SPECIALS,
-    "plain": "平胡 (丽水): a win with no special, x2 self-drawn, x1 on a discard",
+    "plain": "平胡 (丽水): a win on a discard with no special, x1",
+    "self_drawn": "自摸 (丽水): a self-drawn win with no special, x2",
     "soft": "软牌 (温州): a 财神 stands in for another tile and no special applies, x1",
     "base_flowers": "底注 (上海): the 3 花 every hand starts with",
     "flowers": "花: the flowers laid out, 1 each (福州 花分, 上海 花)",

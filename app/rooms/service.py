@@ -32,8 +32,8 @@ from app.rooms import store
 from app.store import house
 from app.store.models import Account, HandRecord, Room
 from app.tables import admin as table_admin
-from app.tables.network import RemoteRefused
-from app.tables.registry import LiveTable, TableError, TableRegistry
+from app.tables.errors import RemoteRefused, TableError
+from app.tables.registry import LiveTable, TableRegistry
 from app.tables.timers import Timers
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ class Rooms:
         live.creator = owner
         live.session_over = False
         live.spectators_allowed = spectators
-        await self.registry.network.opened(live)
+        await self.registry.network.directory.opened(live)
         return room
 
     # --- the session, on the table's node -----------------------------------------------------
@@ -142,10 +142,16 @@ class Rooms:
             log.exception("room of table %s: the session could not be counted", live.table_id)
             self._spawn(self._retry_load(live))
             return
-        # after the table has sent the hand's `hand_ended` (it does once this returns)
         self._spawn(self._after_hand(info, live))
 
     async def _after_hand(self, info: RoomInfo, live: LiveTable) -> None:
+        """Once the table has shown the hand (its inbox flushed: the hand's `Settled` is
+        in it before), the players see how far the session is; at its end it closes."""
+        if self.registry.get(live.table_id) is live:
+            try:
+                await self.registry.flush(live.table_id)
+            except (TableError, TimeoutError):  # closed meanwhile, or stuck: tell anyway
+                log.warning("room table %s: not flushed after its hand", live.table_id)
         self._tell(info, live.accounts())
         if live.session_over:
             await self._free(live.table_id)

@@ -31,8 +31,8 @@ from app.rules.actions import (
     Pung,
     Special,
 )
-from app.rules.hand import HandState
 from app.rules.shanten import UNHELD, shanten, shanten_after_discard
+from app.rules.state import HandState
 from app.rules.tiles import Tile
 
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.rules.scoring import MeldRecord, ScoreSheet
 from app.rules.tiles import Tile
 from app.rules.wall import Dice
-
-if TYPE_CHECKING:
-    from app.rules.scoring import ScoreSheet
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,16 +230,6 @@ class TransferRecord:
     payee: int
     points: int
     reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class MeldRecord:
-    """A declared set as revealed at the end of a hand (a 暗杠's tiles too)."""
-
-    meld: str
-    tiles: tuple[Tile, ...]
-    claimed: Tile | None
-    from_seat: int | None
 
 
 @dataclass(frozen=True, slots=True)

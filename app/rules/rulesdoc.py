@@ -22,10 +22,11 @@ from app.rules.examples import huzhou as huzhou_example
 from app.rules.examples import lishui as lishui_example
 from app.rules.examples import shanghai as shanghai_example
 from app.rules.examples import wenzhou as wenzhou_example
-from app.rules.hand import HandState
 from app.rules.scoring import RULE_TEXTS, Payment, ScoreSheet, Term
+from app.rules.state import HandState
 from app.rules.tiles import chinese_name, format_tiles
 from app.rules.variants import fuzhou, huzhou, lishui, shanghai, wenzhou
+from app.rules.variants.base import Ruleset
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
@@ -128,8 +129,9 @@ def render() -> str:
     for title, module, run in SECTIONS:
         out += [f"## {title}", "", inspect.cleandoc(module.__doc__ or ""), ""]
         description, state, events = run()
-        out += ["### How a win's score adds up", "", _wrap(RULE_TEXTS[state.ruleset.score_rule]),
-                ""]
+        ruleset = state.ruleset
+        assert isinstance(ruleset, Ruleset)  # the hand knows it only as its `HandRules`
+        out += ["### How a win's score adds up", "", _wrap(RULE_TEXTS[ruleset.score_rule]), ""]
         out += ["### Worked example", ""]
         out += _example(description, state, events)
         out.append("")

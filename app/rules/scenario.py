@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from app.rules.hand import Preset
+from app.rules.state import Preset
 from app.rules.tiles import Tile, parse, parse_one
 from app.rules.variants.base import Ruleset
 from app.rules.wall import Dice, Wall, deal

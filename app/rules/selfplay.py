@@ -21,9 +21,9 @@ from tqdm import tqdm
 
 from app.rules.actions import Action
 from app.rules.bots import Bot, GreedyBot, RandomBot
+from app.rules.context import Settlement, TableContext
 from app.rules.events import Event
 from app.rules.hand import (
-    HandState,
     full_census,
     legal_actions,
     new_hand,
@@ -32,8 +32,9 @@ from app.rules.hand import (
     step,
     tile_census,
 )
+from app.rules.state import HandState
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import Ruleset, Settlement, TableContext
+from app.rules.variants.base import Ruleset
 from app.rules.wall import roll_dice
 
 BotFactory = Callable[[int, int], Bot]  # (hand seed, seat) -> bot

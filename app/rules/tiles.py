@@ -123,7 +123,13 @@ def format_tiles(tiles: Iterable[Tile]) -> str:
 
 def tile_code(tile: Tile) -> str:
     """One tile's notation: ``tile_code(0) == "1m"``."""
-    return f"{rank_of(tile)}{suit_of(tile)}"
+    if 0 <= tile < NUM_ALL_KINDS:
+        return _CODES[tile]
+    raise TileError(f"no tile kind {tile}")
+
+
+# every view and event names its tiles by code: a lookup, not two calls and a format each
+_CODES = tuple(f"{rank_of(t)}{suit_of(t)}" for t in range(NUM_ALL_KINDS))
 
 
 def chinese_name(tile: Tile) -> str:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from app.rules.hand import HandState, Meld, legal_actions, pending_seats
+from app.rules.hand import legal_actions, pending_seats
+from app.rules.state import HandState, Meld
 from app.rules.tiles import tiles_of
 from app.rules.wall import commitment
 
@@ -73,6 +74,16 @@ def seat_view(state: HandState, seat: int | None) -> dict[str, Any]:
         "commitment": None if state.arranged else commitment(state.seed),
         "seed": state.seed.hex() if ended and not state.arranged else None,
     }
+
+
+def revealed_view(state: HandState) -> dict[str, Any]:
+    """An administrator's view: an observer's, with every seat's concealed tiles (what
+    `seat_view(state, s)` shows seat `s` of its own hand). A 暗杠 stays face down, as the
+    table showed it."""
+    view = seat_view(state, None)
+    for s, shown in enumerate(view["seats"]):
+        shown["hand"] = tiles_of(state.concealed[s])
+    return view
 
 
 def _phase(state: HandState, seat: int | None) -> str:

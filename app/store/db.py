@@ -9,16 +9,24 @@ creation waited past the 10 s busy timeout now and then (the API answered `busy`
 
 Text with a NUL character (U+0000) is refused before any statement runs (`NulCharacter`), on
 every backend alike: PostgreSQL cannot store or even compare one (its driver fails), while
-SQLite would take it. The API answers it as `validation_error`."""
+SQLite would take it. The API answers it as `validation_error`.
+
+A SQLite database file is made readable and writable by its owner only (mode 0600) before
+SQLite opens it (`private_sqlite_file`): it holds the accounts' password hashes, and
+SQLite would make it with the process's umask, readable by every user of the machine as a
+rule. Its -wal and -shm files take the database file's mode (SQLite's own rule)."""
 
 from __future__ import annotations
 
+import logging
+import os
+import stat
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -37,6 +45,33 @@ def async_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+asyncpg://" + url.removeprefix(prefix)
     return url
+
+
+log = logging.getLogger(__name__)
+
+
+def private_sqlite_file(url: str) -> None:
+    """Make the SQLite database file of `url` with mode 0600 when it does not exist yet
+    (the module's docstring). Nothing for another database, an in-memory one, a URI
+    filename, or a folder that does not exist (SQLite then says so itself). An existing
+    file readable by others is left as the operator made it, with a warning."""
+    parsed = make_url(url)
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return
+    if database.startswith("file:"):
+        return
+    try:
+        fd = os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        mode = os.stat(database).st_mode
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            log.warning("the database %s (password hashes included) can be read by other "
+                        "users of this machine: chmod 600 %s", database, database)
+        return
+    except FileNotFoundError:
+        return
+    os.close(fd)  # an empty file is an empty SQLite database
 
 
 def sync_url(url: str) -> str:
@@ -121,6 +156,7 @@ class Database:
 
     @classmethod
     def connect(cls, url: str) -> Database:
+        private_sqlite_file(url)
         url = async_url(url)
         kwargs: dict[str, Any] = {}
         if url.startswith("postgresql"):

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Collection, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from sqlalchemy import BigInteger, Insert, Table, bindparam, case, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -20,7 +20,7 @@ from app.rules.variants import huzhou
 from app.store.models import VariantStats
 
 if TYPE_CHECKING:
-    from app.rules.hand import HandState
+    from app.rules.state import HandState
 
 # (lowest balance, title): 菜鸟 0-5999, 生手 6000-11999 ... 万赌之王 104857600 and up
 TITLES: tuple[tuple[int, str], ...] = (
@@ -61,6 +61,28 @@ class BoardEntry:
     account: int
     value: int
     rank: int
+
+
+class Boards(Protocol):
+    """The leaderboards as kept beside the database (the cluster's sorted sets,
+    app/cluster/boards.py); `DatabaseBoards`: none, the database answers."""
+
+    async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
+        """A page of a leaderboard (`silver`, `points:<variant>`); None: ask the database."""
+        ...
+
+    async def forget(self, account_ids: list[int]) -> None:
+        """Take accounts off the leaderboards (banned)."""
+
+
+class DatabaseBoards:
+    """`Boards` with nothing beside the database."""
+
+    async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
+        return None
+
+    async def forget(self, account_ids: list[int]) -> None:
+        return
 
 
 @dataclass(frozen=True, slots=True)

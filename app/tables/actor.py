@@ -74,27 +74,22 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from app.ops import logging as ops_logging
 from app.ops import metrics
 from app.rules.actions import Action, Escape
 from app.rules.bots import AutoplayBot, Bot, GreedyBot, TimeoutBot
+from app.rules.context import TableContext
 from app.rules.errors import IllegalAction
 from app.rules.events import Event, HandEnded
-from app.rules.hand import (
-    HandState,
-    Preset,
-    legal_actions,
-    new_hand,
-    pending_seats,
-    replay,
-    step,
-)
-from app.rules.variants.base import Ruleset, TableContext
+from app.rules.hand import legal_actions, new_hand, pending_seats, replay, step
+from app.rules.state import HandState, Preset
+from app.rules.variants.base import Ruleset
 from app.rules.views import seat_view
 from app.rules.wall import SEED_BYTES, hand_rng, roll_dice, seed_bytes, seed_int
 from app.tables.clock import Clock
+from app.tables.errors import TableError
 from app.tables.lane import Lane
 from app.tables.messages import (
     AdminDissolve,
@@ -108,22 +103,22 @@ from app.tables.messages import (
     ErrorOut,
     EventOut,
     Flush,
-    HandRecordData,
     Inbound,
     Leave,
     Outbound,
     PlayerAction,
     PromptOut,
     Ready,
-    Reseat,
     Resume,
     SeatedOut,
-    Silver,
+    Settled,
+    Sit,
     SnapshotOut,
     Stop,
     Tick,
 )
 from app.tables.seats import SeatState
+from app.tables.settlement.record import HandRecordData, Reseat, Silver
 from app.tables.timers import BotPace, Timers
 
 log = logging.getLogger(__name__)
@@ -242,6 +237,12 @@ class Table:
         self._events: list[Event] = []  # events[i] carries seq first_seq + i
         self._held: list[EventOut] = []  # the result, numbered, shown once stored
         self._storing = False
+        # the hand being stored (`_report`), beside the inbox; its `Settled` comes back there
+        self.settling_task: asyncio.Task[None] | None = None
+        self._reseat_after: Reseat | None = None  # the new seating, once the result shows
+        self._deferred: list[Inbound] = []  # actions and readies that came while storing
+        # the first and last event seq each seat's connection was sent (its outbox's)
+        self.sent: Callable[[int], tuple[int, int] | None] = lambda seat: None
         self._first_seq = 1
         self._prompts: dict[int, Prompt] = {}
         self._reported = True
@@ -258,6 +259,8 @@ class Table:
         self.may_deal: Callable[[], bool] | None = None
         # the spectators' copy of every event (no concealed tile); None: nobody watches
         self.public: Public | None = None
+        # told when a stored hand's result is shown (the seats' silver changed with it)
+        self.on_shown: Callable[[], None] | None = None
         # `tick_forever`: set when the next deadline may have moved; the one it slept on
         self.wake = asyncio.Event()
         self.wake_seen: float | None = None
@@ -393,6 +396,10 @@ class Table:
         )
 
     async def _dispatch(self, msg: Inbound) -> None:
+        if self._storing and isinstance(msg, PlayerAction | Ready):
+            # the hand is over and its result not shown yet: answered once it is, in order
+            self._deferred.append(msg)
+            return
         if isinstance(msg, PlayerAction):
             await self._on_action(msg)
         elif isinstance(msg, Tick):
@@ -408,6 +415,8 @@ class Table:
                 self.seats[msg.seat].connected = isinstance(msg, Connected)
         elif isinstance(msg, Leave):
             await self._on_leave(msg)
+        elif isinstance(msg, Sit):
+            self._on_sit(msg)
         elif isinstance(msg, AdminPause):
             self._pause()
         elif isinstance(msg, AdminResume):
@@ -418,6 +427,8 @@ class Table:
             await self._dissolve(msg)
         elif isinstance(msg, CloseIdle):
             self._close_idle(msg)
+        elif isinstance(msg, Settled):
+            await self._on_settled(msg)
         elif isinstance(msg, Flush):
             if not msg.done.done():
                 msg.done.set_result(None)
@@ -474,8 +485,7 @@ class Table:
             due = self._next_hand_at
             if due is not None and self.clock.now() >= due and self._seated() and self._dealing():
                 await self._lane.turn()
-                if self._seated():  # the registry may have freed a seat meanwhile
-                    await self._deal()
+                await self._deal()
             return
         while (state := self._live()) is not None:
             seat = self._due(state, self.clock.now())
@@ -510,6 +520,16 @@ class Table:
         if self._state is None:
             self._error(seat, "no_hand", "no hand has been played at this table", last_seq)
             return
+        sent = self.sent(seat)
+        if sent is not None:  # what this socket was sent (`Outbox.sent`), and `last_seq`
+            first, last = sent
+            if first == 0 or last_seq == first - 1:
+                # from before what this socket was sent (a reconnect's resume, sent before
+                # the replay arrived): only what it was not sent, each event once
+                last_seq = max(last_seq, last)
+            elif last_seq < first - 1:
+                last_seq = -1  # it also lacks events from before this socket: a snapshot
+            # else: it lacks events this socket was sent (a gap it saw): from last_seq again
         for item in self._missed(seat, last_seq):
             self._send(seat, item)
 
@@ -539,10 +559,7 @@ class Table:
                 items.append(EventOut(first + offset, self._hand_id, event.for_seat(seat)))
         else:
             remaining = prompt.remaining(now) if prompt is not None else None
-            view = seat_view(state, seat)
-            if self._held:  # the result, and with it the seed, is shown once stored
-                view["net"] = None
-                view["seed"] = None
+            view = self._shown_view(state, seat)
             items.append(SnapshotOut(shown, self._hand_id, view, remaining))
         if prompt is not None:
             items.append(self._prompt_out(prompt, now))
@@ -563,9 +580,17 @@ class Table:
         if state is None:
             return None
         view = seat_view(state, None)
-        if self._held:
+        if self._held:  # the points come with ``hand_ended``, once stored
             view["net"] = None
         return SnapshotOut(self.shown_seq, self._hand_id, view, None)
+
+    def _shown_view(self, state: HandState, seat: int) -> dict[str, Any]:
+        """`seat`'s view as shown: while the result is held (being stored) the hand has no
+        outcome, net or seed yet; they come with ``hand_ended``."""
+        view = seat_view(state, seat)
+        if self._held:
+            view["outcome"] = view["net"] = view["seed"] = None
+        return view
 
     async def _on_autoplay(self, msg: Autoplay) -> None:
         if not self._check_seat(msg.seat):
@@ -601,12 +626,47 @@ class Table:
         if prompt is not None:
             prompt.bot_at = None
 
+    def _on_sit(self, msg: Sit) -> None:
+        """Seat an account (the caller checked its standing: banned, balance, a seat at
+        another table); refused when it sits here already, or the seat is taken."""
+        if msg.done.done():
+            return  # the caller gave up waiting
+        seats = self.seats
+        if any(s.account == msg.account for s in seats):
+            msg.done.set_exception(TableError("already_seated", "you already sit at this table"))
+            return
+        seat = msg.seat
+        if seat is None:
+            seat = next((n for n, s in enumerate(seats) if s.account is None), None)
+            if seat is None:
+                msg.done.set_exception(TableError("table_full", "every seat is taken"))
+                return
+        elif not 0 <= seat < 4:
+            msg.done.set_exception(TableError("validation_error", f"no seat {seat!r}"))
+            return
+        elif seats[seat].account is not None:
+            msg.done.set_exception(TableError("seat_taken", f"seat {seat} is taken"))
+            return
+        seats[seat] = SeatState(msg.account, autoplay=msg.bot, house_bot=msg.bot)
+        msg.done.set_result(seat)
+
+    def ban(self, account: int) -> None:
+        """A ban (封号): from now on no action of the account's seat is applied, also one
+        already in the inbox; its seat escapes (during a hand) or is freed, through the
+        inbox."""
+        for seat, state in enumerate(self.seats):
+            if state.account == account:
+                state.banned = True
+                self.submit(Leave(seat, account))
+
     async def _on_leave(self, msg: Leave) -> None:
         """逃跑: leaving during a hand is an escape, which ends it (RULES.md 1), and the
         seat is freed with the hand's end (`_end_hand`); between hands the seat is simply
         freed."""
         if not self._check_seat(msg.seat):
             return
+        if msg.account is not None and self.seats[msg.seat].account != msg.account:
+            return  # it left already (and somebody else may sit there now)
         if self._live() is not None:
             await self._lane.turn()
             self._apply(Escape(msg.seat))
@@ -844,21 +904,40 @@ class Table:
                 self.seats[seat] = SeatState(None)
         self._tell_seats()
         # the result goes to the seats that played the hand, then the new seating (if any)
-        if await self._report(record) and reseat is not None:
-            self._reseat(reseat)
+        self._reseat_after = reseat
+        self._report(record)
 
-    async def _report(self, record: HandRecordData) -> bool:
-        """Hand the record over to be stored; once stored, show the held result to whoever
-        sits now (``hand_ended`` is alike for every seat) and start the ready timer."""
+    def _report(self, record: HandRecordData) -> None:
+        """Hand the record over to be stored, beside the inbox (the table goes on answering
+        its seats meanwhile, `settling`); `Settled` comes back once it is stored."""
         self._storing = True
-        try:
-            silver = await self._on_hand_end(record)
-            if silver is not None:
-                await self._lane.turn()
-        finally:
-            self._storing = False
-        if silver is None:  # another process owns the table and reports the hand
-            return False
+        self.settling_task = asyncio.create_task(
+            self._store(record), name=f"settle-{record.hand_id}"
+        )
+
+    async def _store(self, record: HandRecordData) -> None:
+        silver = await self._on_hand_end(record)
+        self.submit(Settled(record.hand_id, silver))
+
+    async def _on_settled(self, msg: Settled) -> None:
+        """The hand is stored: show the held result to whoever sits now (``hand_ended`` is
+        alike for every seat), start the ready timer, then seat the players anew if the
+        hand ended a 版 that redraws the seats. None: another process owns the table now
+        and reports the hand; nothing is shown or dealt here."""
+        if not self._storing or msg.hand_id != self._hand_id:
+            return
+        if msg.silver is not None:
+            await self._lane.turn()
+        self._storing = False
+        self.settling_task = None
+        deferred, self._deferred = self._deferred, []
+        if msg.silver is not None:
+            self._show(msg.silver)
+        for waiting in deferred:
+            await self._dispatch(waiting)
+
+    def _show(self, silver: Silver) -> None:
+        """Show the stored result, start the ready timer, and reseat after a 版."""
         held, self._held = self._paid(silver), []
         for item in held:
             for seat in range(4):
@@ -866,7 +945,13 @@ class Table:
             if self.public is not None:  # the result shows every hand: the same for all
                 self.public(item)
         self._next_hand_at = self.clock.now() + self.timers.ready
-        return True
+        if self._paused:  # the ready timer runs from the resume
+            self._ready_left = self.timers.ready
+        if self.on_shown is not None:  # the table is no longer settling: new balances
+            self.on_shown()
+        reseat, self._reseat_after = self._reseat_after, None
+        if reseat is not None:
+            self._reseat(reseat)
 
     def _paid(self, silver: Silver) -> list[EventOut]:
         """The held result with the silver each seat's balance moved by, also in the hand's
@@ -973,7 +1058,8 @@ class Table:
         self._held = []
         for seat in range(4):
             self._error(seat, "hand_voided", message)
-        await self._report(self._record(None, voided=True))
+        self._reseat_after = None
+        self._report(self._record(None, voided=True))
 
     def adopt(
         self,
@@ -981,12 +1067,17 @@ class Table:
         seq: int,
         ctx: TableContext | None,
         hand: AdoptedHand | None = None,
+        seats: Sequence[SeatState] | None = None,
     ) -> None:
         """Take over a table another process served (failover): the hands dealt so far, the
-        last seq and the next hand's context; with `hand`, the hand in play, rebuilt by
-        replaying its action log from its seed (ValueError when the log does not replay).
-        Call before `run`; the table is left paused, and `AdminResume` through the inbox
-        prompts the pending seats again with fresh deadlines."""
+        last seq, the next hand's context and who sat where as it was journaled; with
+        `hand`, the hand in play, rebuilt by replaying its action log from its seed
+        (ValueError when the log does not replay). Call before `run`; the table is left
+        paused, and `AdminResume` through the inbox prompts the pending seats again with
+        fresh deadlines."""
+        if seats is not None:
+            self.seats = list(seats)
+            self.wake.set()
         self._hands = hands
         self._seq = seq
         self._ctx = ctx

@@ -9,12 +9,13 @@ response and writes the audit row.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from app.rules.views import seat_view
-from app.tables.registry import LiveTable, TableError, TableRegistry
-
-AdminOp = Literal["list", "inspect", "pause", "resume", "kick", "dissolve", "close_abandoned"]
+from app.rules.views import revealed_view, seat_view
+from app.tables.errors import TableError
+from app.tables.host import LiveTable
+from app.tables.registry import TableRegistry
+from app.tables.remote import AdminOp
 
 
 def snapshot(live: LiveTable) -> dict[str, Any]:
@@ -55,10 +56,7 @@ async def run(
         state = live.table.hand
         view: dict[str, Any] | None = None
         if state is not None:
-            view = seat_view(state, None)
-            if reveal:
-                for number, shown in enumerate(view["seats"]):
-                    shown["hand"] = seat_view(state, number)["seats"][number]["hand"]
+            view = revealed_view(state) if reveal else seat_view(state, None)
         return {"table": snapshot(live), "view": view}
     if op == "pause":
         await registry.pause(table_id)
@@ -95,4 +93,4 @@ async def run_anywhere(
     (RemoteRefused `not_found` when no node has it)."""
     if registry.get(table_id) is not None:
         return await run(registry, op, table_id, seat=seat, reveal=reveal)
-    return await registry.network.admin(op, table_id, seat=seat, reveal=reveal)
+    return await registry.network.tables.admin(op, table_id, seat=seat, reveal=reveal)

@@ -14,22 +14,22 @@ from typing import Any
 
 from app.rules.actions import Action
 from app.rules.events import Event
-from app.rules.hand import HandState, Preset
-from app.rules.variants.base import Settlement, TableContext
-
-Silver = tuple[int, int, int, int]
-"""Per seat, the silver its balance moved by with a hand, as the ledger stored it."""
+from app.rules.state import Preset
+from app.tables.settlement.record import Silver
 
 # --- inbox ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerAction:
-    """A seat's answer to its prompt; `last_seq` is the last event seq the client saw."""
+    """A seat's answer to its prompt; `last_seq` is the last event seq the client saw;
+    `received`: when its frame arrived (`time.perf_counter()`, for the action latency
+    metric; 0: not stamped)."""
 
     seat: int
     action: Action
     last_seq: int
+    received: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +71,23 @@ class Connected:
 
 @dataclass(frozen=True, slots=True)
 class Leave:
-    """Leave the table: an escape (逃跑) during a hand, leaving the seat between hands."""
+    """Leave the table: an escape (逃跑) during a hand, leaving the seat between hands.
+    `account`: only if that account still sits there (a leave asked from outside, which
+    may arrive after the seat changed hands)."""
 
     seat: int
+    account: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sit:
+    """Seat `account` at `seat` (None: the first empty one); a `bot` seat is a house bot's,
+    on 托管 for good. `done` gets the seat taken, or the `TableError` that refused it."""
+
+    account: int
+    seat: int | None
+    bot: bool
+    done: asyncio.Future[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +135,15 @@ class CloseIdle:
 
 
 @dataclass(frozen=True, slots=True)
+class Settled:
+    """Hand `hand_id` is stored, and each seat's balance moved by `silver` (None: another
+    process owns the table now and reports the hand)."""
+
+    hand_id: str
+    silver: Silver | None
+
+
+@dataclass(frozen=True, slots=True)
 class Flush:
     """Answered (`done`) once every message submitted before it has been handled."""
 
@@ -128,8 +151,8 @@ class Flush:
 
 
 Inbound = (
-    PlayerAction | Resume | Autoplay | Ready | Connected | Disconnected | Leave | Tick
-    | AdminPause | AdminResume | AdminPreset | AdminDissolve | CloseIdle | Flush | Stop
+    PlayerAction | Resume | Autoplay | Ready | Connected | Disconnected | Leave | Sit | Tick
+    | AdminPause | AdminResume | AdminPreset | AdminDissolve | CloseIdle | Settled | Flush | Stop
 )
 
 # --- outbox ---------------------------------------------------------------------------
@@ -185,38 +208,3 @@ class SeatedOut:
 
 
 Outbound = EventOut | PromptOut | SnapshotOut | ErrorOut | SeatedOut
-
-# --- the end of a hand ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Reseat:
-    """The seats redrawn after a 版 (丽水, RULES.md 2): `order[new_seat]` is the seat its
-    player held before; drawn with `random.Random(seed)` (`draw_seats`)."""
-
-    seed: int
-    order: tuple[int, int, int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class HandRecordData:
-    """Everything the caller needs to settle silver and store a replayable record:
-    `replay(ruleset, seed, ctx, actions, preset)` gives `events` again. A voided hand (the
-    actor could not restore it) has no settlement and moves no silver."""
-
-    table_id: str
-    hand_id: str
-    variant: str
-    seed: bytes
-    ctx: TableContext
-    seats: tuple[int | None, ...]
-    actions: list[Action]
-    events: list[Event]
-    settlement: Settlement | None
-    state: HandState | None
-    preset: Preset | None = None
-    voided: bool = False
-    away: tuple[int, ...] = ()  # seats disconnected at the end: they leave the table
-    reseat: Reseat | None = None  # this hand ended a 版 and the seats were redrawn
-    session_end: bool = False  # this hand ended a 版 (four 圈), redrawn or not
-    options: Any = None  # the variant's options dataclass when not its defaults

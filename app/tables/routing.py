@@ -4,10 +4,10 @@ table's owner (`app.cluster`).
 
 - `ping` is answered with ``pong``;
 - a table this node does not hold goes to its owner when the network can forward it
-  (`Network.forward`: the owner answers), else ``wrong_table``, as for a table where the
+  (`Delivery.forward`: the owner answers), else ``wrong_table``, as for a table where the
   account does not sit;
 - `action`, `resume`, `autoplay`, `ready` and `leave` go to the inbox of the table's actor for the
-  seat the account holds there (`leave`: `TableRegistry.leave`);
+  seat the account holds there;
 - `watch` and `unwatch` (旁观), `chat` (快捷语), `mute` and `unmute` go to the registry
   (`TableRegistry.watch`, `chat`, `mute`): a spectator needs no seat. `via` names the node
   holding the socket when another node forwarded the message (a spectator there).
@@ -15,7 +15,8 @@ table's owner (`app.cluster`).
 
 from __future__ import annotations
 
-from app.ops import metrics
+import time
+
 from app.protocol import (
     ActionMessage,
     AutoplayMessage,
@@ -35,8 +36,9 @@ from app.protocol import (
     to_rules_action,
 )
 from app.protocol.parse import carried_seq
-from app.tables.messages import Autoplay, Ready, Resume
-from app.tables.registry import TableError, TableRegistry
+from app.tables.errors import TableError
+from app.tables.messages import Autoplay, Leave, PlayerAction, Ready, Resume
+from app.tables.registry import TableRegistry
 
 
 def _error(code: str, message: str, refused: ClientMessage) -> ErrorMessage:
@@ -51,7 +53,7 @@ def route(
         return PongMessage(nonce=message.nonce)
     live = registry.get(message.table_id)
     seat = live.seat_of(account_id) if live is not None else None
-    if live is None and registry.network.forward(account_id, message):
+    if live is None and registry.network.delivery.forward(account_id, message):
         return None  # the table lives on another node, which answers
     if isinstance(message, WatchMessage | UnwatchMessage | SendChatMessage | MuteMessage
                   | UnmuteMessage):
@@ -63,7 +65,7 @@ def route(
         return _error("wrong_table", "you do not sit at that table", message)
     if isinstance(message, ActionMessage):
         action = to_rules_action(message.action, seat)
-        live.table.submit(metrics.received_action(seat, action, message.seq))
+        live.table.submit(PlayerAction(seat, action, message.seq, time.perf_counter()))
     elif isinstance(message, ResumeMessage):
         live.table.submit(Resume(seat, message.last_seq))
         registry.announce(message.table_id, [seat], seated=True)
@@ -72,10 +74,7 @@ def route(
     elif isinstance(message, ReadyMessage):
         live.table.submit(Ready(seat))
     elif isinstance(message, LeaveMessage):
-        try:
-            registry.leave(message.table_id, account_id)
-        except TableError as refused:
-            return _error("wrong_table", refused.message, message)
+        live.table.submit(Leave(seat, account_id))
     return None
 
 

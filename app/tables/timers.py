@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from app.rules.hand import Phase
+from app.rules.state import Phase
 
 
 @dataclass(frozen=True, slots=True)

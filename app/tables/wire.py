@@ -7,7 +7,7 @@ is up), snapshots and errors, as models (`wire_message`) or straight as their JS
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app.protocol import (
     ERROR_CODES,
@@ -26,6 +26,8 @@ from app.protocol.encode import Encoded, event_text, message_text, prompt_text
 from app.protocol.vocabulary import as_variant
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import TimeoutBot
+from app.rules.events import Event
+from app.rules.state import HandState
 from app.tables.messages import (
     ErrorOut,
     EventOut,
@@ -35,13 +37,24 @@ from app.tables.messages import (
     SnapshotOut,
 )
 
-if TYPE_CHECKING:
-    from app.tables.registry import LiveTable
-
 _TIMEOUT = TimeoutBot()
 
 
-def wire_message(live: LiveTable, seat: int, item: Outbound) -> ServerMessage:
+class WireTable(Protocol):
+    """What the wire messages of a table's items need of the table: its id, variant and
+    stake, the hand in play (the prompt's timeout action), and the last event's text,
+    kept to share between the seats that see the same copy."""
+
+    table_id: str
+    variant: str
+    stake: int
+    last_event: tuple[int, Event, Encoded] | None
+
+    @property
+    def hand(self) -> HandState | None: ...
+
+
+def wire_message(live: WireTable, seat: int, item: Outbound) -> ServerMessage:
     """The wire message of one outbound item (events are already redacted for `seat`)."""
     table_id = live.table_id
     if isinstance(item, EventOut):
@@ -77,7 +90,7 @@ def wire_message(live: LiveTable, seat: int, item: Outbound) -> ServerMessage:
     return ErrorMessage(code=code, message=message, ref_seq=item.ref_seq)  # type: ignore[arg-type]
 
 
-def encoded_message(live: LiveTable, seat: int, item: Outbound) -> Encoded:
+def encoded_message(live: WireTable, seat: int, item: Outbound) -> Encoded:
     """`wire_message(live, seat, item)` as its JSON text, the same text the model writes.
     Events and prompts are written straight from the core's values (`app.protocol.encode`),
     and an event every seat sees alike is written once and shared: the last event's text
@@ -102,18 +115,18 @@ def encoded_message(live: LiveTable, seat: int, item: Outbound) -> Encoded:
     return message_text(wire_message(live, seat, item))
 
 
-def _timeout_action(live: LiveTable, seat: int, legal: Sequence[Action]) -> WireAction:
+def _timeout_action(live: WireTable, seat: int, legal: Sequence[Action]) -> WireAction:
     """What the server does when the time is up: pass in a claim window, else the clock's
     choice (`TimeoutBot`)."""
     choice = _timeout_choice(live, seat, legal)
     return PassAction() if choice is None else from_rules_action(choice)
 
 
-def _timeout_choice(live: LiveTable, seat: int, legal: Sequence[Action]) -> Action | None:
+def _timeout_choice(live: WireTable, seat: int, legal: Sequence[Action]) -> Action | None:
     """The core action behind `_timeout_action` (None: pass)."""
     if any(isinstance(a, Pass) for a in legal):
         return None
-    state = live.table.hand
+    state = live.hand
     if state is None or not legal:
         return None
     return _TIMEOUT.choose(state, seat, list(legal))

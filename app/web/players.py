@@ -76,7 +76,7 @@ async def players(
         timers = TimersOut(**asdict(live.timers))
         room, creator = live.room, live.creator
     else:  # another node's table (a cluster), or none
-        summary = await registry.network.summary(table_id)
+        summary = await registry.network.tables.summary(table_id)
         if summary is None:
             raise ApiError("not_found", f"no table {table_id!r}")
         variant, stake = str(summary["variant"]), int(summary["stake"])

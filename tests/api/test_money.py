@@ -360,7 +360,7 @@ async def test_a_bot_another_node_seats_meanwhile_is_skipped_not_seated_twice(
         async def racing(*args: Any) -> list[int]:
             bots = await chosen_by_both(*args)
             registry = args[2]
-            registry.sit(first, bots[0], bot=True)  # as another node would, first
+            await registry.sit(first, bots[0], bot=True)  # as another node would, first
             return bots
 
         monkeypatch.setattr(lobby, "house_bots", racing)

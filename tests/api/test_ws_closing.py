@@ -10,7 +10,7 @@ from typing import Any
 from app.api.ws import Connection, _read
 from app.store.db import Database
 from app.tables.registry import CLOSE_BANNED, TableRegistry
-from tests.tables.test_penalties import _accounts
+from tests.tables.settlement.test_penalties import _accounts
 
 QUEUE_BYTES = 1 << 20
 SEND_TIMEOUT = 10.0
@@ -37,7 +37,7 @@ async def test_frames_after_the_close_reach_no_table(db: Database) -> None:
         socket = FrameSocket(leave)
         connection = Connection(socket, QUEUE_BYTES, SEND_TIMEOUT)  # type: ignore[arg-type]
         registry.connect(account, connection)
-        registry.sit(live.table_id, account, 0)
+        await registry.sit(live.table_id, account, 0)
         connection.close(CLOSE_BANNED)  # queued: the frame already sent comes in after
         await asyncio.wait_for(_read(socket, connection, registry, account), 5)  # type: ignore[arg-type]
         assert live.accounts()[0] == account  # the leave was not applied

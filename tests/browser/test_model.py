@@ -13,9 +13,9 @@ from playwright.sync_api import Page
 from app.protocol import seat_payload, view_model
 from app.protocol.tiles import codes
 from app.rules.bots import Bot, GreedyBot, RandomBot
+from app.rules.context import TableContext
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.rules.views import seat_view
 
 SEEDS = (5, 6, 7, 8)  # even: the greedy bot (wins, kongs); odd: random legal actions; 福州

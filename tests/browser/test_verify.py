@@ -23,10 +23,10 @@ from playwright.sync_api import Page, WebSocketRoute
 from app.protocol.events import seat_payload
 from app.rules import verify
 from app.rules.bots import GreedyBot, RandomBot
+from app.rules.context import TableContext
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.tiles import parse_one, tile_code
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from tests.browser.conftest import Server
 from tests.browser.test_table import OPEN_TABLE
 from tests.browser.ui import PROMPTED, TABLE_SOCKET, first_decision, register, to_english

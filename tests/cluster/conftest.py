@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
+from app.loadtest.servers import UNBARRED_SIGNUPS
 from app.store import migrate
 from tests.cluster.processes import ROOT, Node, start_node, wait_up
 from tests.conftest import POSTGRES_URL, empty_database_url
@@ -73,8 +74,16 @@ def cluster_database(tmp_path: Path) -> str:
 
 
 @pytest.fixture
+def node_env() -> dict[str, str]:
+    """Settings a test module gives its node processes besides the fixture's (a module
+    overrides this fixture)."""
+    return {}
+
+
+@pytest.fixture
 def nodes(
-    cluster_database: str, redis_url: str, prefix: str, tmp_path: Path
+    cluster_database: str, redis_url: str, prefix: str, tmp_path: Path,
+    node_env: dict[str, str],
 ) -> Iterator[tuple[Node, Node]]:
     """Nodes a and b: two server processes on one database and Redis."""
     env = dict(os.environ) | {
@@ -88,7 +97,7 @@ def nodes(
         "LEASE_MS": str(LEASE_MS),
         "WATCH_INTERVAL_MS": "200",
         "PYTHONPATH": str(ROOT),
-    }
+    } | UNBARRED_SIGNUPS | node_env  # every player registers from 127.0.0.1
     started = [start_node("a", env, tmp_path), start_node("b", env, tmp_path)]
     try:
         for node in started:

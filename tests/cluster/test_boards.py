@@ -10,13 +10,13 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import update
 
-from app.cluster.node import RedisNetwork
+from app.cluster.boards import Boards
 from app.main import create_app
 from app.settings import Settings
 from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, VariantStats
-from app.tables.results import read_profiles
+from app.tables.settlement.results import read_profiles
 from tests.api.helpers import register, set_stats
 from tests.api.test_leaderboard import add_bots
 
@@ -46,8 +46,8 @@ async def test_redis_boards_match_the_database(
     plain = await anext(plain_gen)
     clustered = await anext(clustered_gen)
     try:
-        network = clustered_app.state.tables.network
-        assert isinstance(network, RedisNetwork) and network.boards is not None
+        network = clustered_app.state.network
+        assert isinstance(network.boards, Boards)
         names = ["ann", "bob", "cat", "dan", "eve", "fay"]
         ids = {name: int((await register(plain, name))["id"]) for name in names}
         for name, amount in (("bob", 90000), ("cat", 2000), ("dan", 2000)):

@@ -10,8 +10,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
 
 from app.cluster.keys import Keys
+from app.cluster.lease import FENCE_TTL_MS
 from app.cluster.node import RedisNetwork
 from app.rules.hand import legal_actions, pending_seats
 from app.settings import Settings
@@ -46,7 +48,7 @@ async def _node(name: str, db: Database, redis_url: str, prefix: str) -> RedisNe
     )
     registry = TableRegistry(db.sessions)
     network = RedisNetwork(settings, registry)
-    registry.network = network
+    registry.network = network.parts()
     await network.start()
     return network
 
@@ -62,9 +64,9 @@ async def _stop(*nodes: RedisNetwork) -> None:
 async def _lishui_table(node: RedisNetwork, accounts: tuple[int, ...]) -> LiveTable:
     """A 丽水 table opened on `node`, `accounts` seated in seat order."""
     live = node.registry.create("lishui", 1, timers=SLOW)
-    await node.opened(live)
+    await node.ownership.opened(live)
     for account in accounts:
-        node.registry.sit(live.table_id, account)
+        await node.registry.sit(live.table_id, account)
     return live
 
 
@@ -123,7 +125,7 @@ async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
         live_a.table.submit(PlayerAction(seat, legal_actions(state, seat)[0], live_a.table.seq))
         await _until(lambda: a.registry.get(table_id) is None)
         assert await b.redis.llen(keys.actions(table_id)) == journaled  # nothing from A
-        assert await a.may_write([table_id]) == [False]
+        assert await a.ownership.may_write([table_id]) == [False]
 
         # B plays on and journals under its own token
         await _act(live_b, b.registry)
@@ -168,9 +170,32 @@ async def test_a_pause_of_the_whole_machine_moves_no_table(
         await a.writer.flush()
         assert await a.redis.llen(keys.actions(table_id)) == journaled + 1
         assert a.registry.get(table_id) is live_a
-        assert await a.may_write([table_id]) == [True]
+        assert await a.ownership.may_write([table_id]) == [True]
     finally:
         await _stop(a, b)
+
+
+async def test_a_dissolved_table_leaves_no_key_for_good(
+    database: Database, redis_url: str, prefix: str, redis: Redis
+) -> None:
+    """Its lease, journal and lobby line go at once; its fence stays long enough to keep
+    any late writer of an old token out, then expires (it had stayed for good: one key
+    per table ever opened)."""
+    a = await _node("a", database, redis_url, prefix)
+    keys = Keys(prefix)
+    try:
+        live = await _lishui_table(a, (21, 22))
+        table_id = live.table_id
+        await a.writer.flush()
+        assert await redis.exists(keys.config(table_id))
+        await a.registry.dissolve(table_id)
+        await a.writer.flush()
+        left = [key async for key in redis.scan_iter(match=f"{prefix}*{table_id}*")]
+        assert left == [keys.fence(table_id)]
+        assert not await redis.hexists(keys.directory, table_id)
+        assert 0 < await redis.pttl(keys.fence(table_id)) <= FENCE_TTL_MS
+    finally:
+        await _stop(a)
 
 
 async def test_a_clean_shutdown_hands_the_table_over(
@@ -180,12 +205,12 @@ async def test_a_clean_shutdown_hands_the_table_over(
     b = await _node("b", database, redis_url, prefix)
     try:
         live_a = a.registry.create("wenzhou", 2, timers=SLOW)
-        await a.opened(live_a)
+        await a.ownership.opened(live_a)
         table_id = live_a.table_id
-        a.registry.sit(table_id, 21)
-        a.registry.sit(table_id, 22, 3)
+        await a.registry.sit(table_id, 21)
+        await a.registry.sit(table_id, 22, 3)
         await a.writer.flush()
-        listed = await b.tables()
+        listed = await b.calls.tables()
         assert listed is not None and [t["id"] for t in listed] == [table_id]
         assert listed[0]["seats"] == [21, None, None, 22] and listed[0]["node"] == "a"
         await _stop(a)  # releases the lease: the table is not lost with the node
@@ -195,7 +220,7 @@ async def test_a_clean_shutdown_hands_the_table_over(
         assert live_b is not None and live_b.variant == "wenzhou" and live_b.stake == 2
         assert live_b.accounts() == [21, None, None, 22]
         await b.writer.flush()
-        listed = await b.tables()
+        listed = await b.calls.tables()
         assert listed is not None and listed[0]["node"] == "b"
     finally:
         await _stop(b)
@@ -210,7 +235,7 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
     try:
         live_a = await _lishui_table(a, (31, 32, 33))
         table_id = live_a.table_id
-        a.registry.sit(table_id, 34, bot=True)
+        await a.registry.sit(table_id, 34, bot=True)
         b.registry.connect(31, Sink())  # 31 plays through B, which lives on
         a.registry.connect(32, Sink())  # 32 played through A, which dies with its socket
         # 33 has no socket anywhere; 34 is a bot
@@ -295,9 +320,9 @@ async def test_a_burst_of_hand_endings_fences_every_store_however_many_at_once(
         tables = []
         for _ in range(250):
             live = node.registry.create("lishui", 1, timers=SLOW)
-            await node.opened(live)
+            await node.ownership.opened(live)
             tables.append(live.table_id)
-        assert await asyncio.gather(*(node.may_write([t]) for t in tables)) == [[True]] * 250
-        assert await node.may_write(tables) == [True] * 250  # a batch's fence: one read
+        assert await asyncio.gather(*(node.ownership.may_write([t]) for t in tables)) == [[True]] * 250
+        assert await node.ownership.may_write(tables) == [True] * 250  # a batch's fence: one read
     finally:
         await _stop(node)

@@ -9,7 +9,7 @@ from redis.asyncio import Redis
 
 from app.cluster.journal import APPEND, Journal
 from app.cluster.keys import Keys
-from app.cluster.lease import Leases
+from app.cluster.lease import FENCE_TTL_MS, Leases
 from app.rules.actions import Discard
 from app.rules.tiles import parse_one
 
@@ -99,3 +99,45 @@ async def test_renewing_many_leases_at_once(redis: Redis, prefix: str) -> None:
     assert await b.acquire("r2") is not None  # r2 moved to node b meanwhile
     assert await a.renew_all(held) == [True, False, True]
     assert await a.renew_all([]) == []
+
+
+async def test_a_fence_expires_only_long_after_its_lease_was_last_held(
+    redis: Redis, prefix: str
+) -> None:
+    """A closed table's `fence:` key goes in time (it had stayed for good, one per table
+    ever opened); while the lease is held, each renewal puts its expiry back."""
+    keys = Keys(prefix)
+    a = Leases(redis, keys, "node-a", 5000)
+    held = await a.acquire("f1")
+    assert held is not None
+    assert 5000 < await redis.pttl(keys.fence("f1")) <= FENCE_TTL_MS
+    await redis.pexpire(keys.fence("f1"), 60_000)  # as if the last renewal were long ago
+    assert await a.renew(held) is True
+    assert await redis.pttl(keys.fence("f1")) > FENCE_TTL_MS - 60_000
+    assert await a.is_current(held)
+
+
+async def test_a_fence_that_lapsed_while_its_table_lived_on_still_grows(
+    redis: Redis, prefix: str
+) -> None:
+    """A table whose journal outlived its fence (no node held it for a week: a whole
+    cluster stopped) is taken with a token above every earlier one, never 1 again."""
+    keys = Keys(prefix)
+    a = Leases(redis, keys, "node-a", 5000)
+    b = Leases(redis, keys, "node-b", 5000)
+    for _ in range(3):
+        lease = await a.acquire("f2")
+        assert lease is not None and await a.release(lease)
+    assert lease.token == 3
+    await redis.set(keys.config("f2"), "{}")  # the table's journal
+    await redis.delete(keys.fence("f2"))  # expired
+    taken = await b.acquire("f2")
+    assert taken is not None and taken.token > lease.token
+    assert await b.is_current(taken) and not await a.is_current(lease)
+    assert await b.owner("f2") == "node-b"
+    assert await b.renew(taken) is True
+    again = await b.release(taken) and await a.acquire("f2")
+    assert again and again.token == taken.token + 1
+    # a table never seen before starts at 1, as always
+    fresh = await a.acquire("f3")
+    assert fresh is not None and fresh.token == 1

@@ -31,7 +31,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.cluster.keys import Keys
-from app.loadtest.servers import free_port, free_ports
+from app.loadtest.servers import UNBARRED_SIGNUPS, free_port, free_ports
 from app.store.db import async_url
 from tests.cluster.processes import ROOT, Player, open_table, play, register
 from tests.conftest import POSTGRES_URL, empty_database_url
@@ -92,7 +92,7 @@ def _supervise(redis_url: str, prefix: str, tmp_path: Path, attempt: int) -> Ser
         "LOG_FORMAT": "json", "LOG_LEVEL": "info", "LEASE_MS": "1500",
         "WATCH_INTERVAL_MS": "200", "ARGON2_TIME_COST": "1", "ARGON2_MEMORY_KIB": "1024",
         "ARGON2_PARALLELISM": "1", "PYTHONPATH": str(ROOT), "METRICS_PORT": str(metrics),
-    }
+    } | UNBARRED_SIGNUPS  # every player registers from 127.0.0.1
     process = subprocess.Popen(
         [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log.open("wb"),
         stderr=subprocess.STDOUT,

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import NoReturn
 
 import httpx
+import pytest
 
 from app.protocol.rooms import RoomMessage
 from app.store.db import Database
+from app.tables.errors import UNAVAILABLE, RemoteRefused
 from app.tables.registry import TableRegistry
 from tests.api.helpers import fund_house, login, register
 from tests.cluster.test_lobby import Node, nodes  # noqa: F401  (the fixture)
@@ -83,3 +86,30 @@ async def test_a_room_across_two_nodes_is_joined_and_dissolved_by_vote(
     assert [h["outcome"] for h in final["scoreboard"]["hands"]] == ["voided"]
     for http, who in ((a, ann), (b, bob)):  # no silver moved
         assert (await http.get("/me", headers=who)).json()["balance"] == 10_000
+
+
+async def test_a_room_whose_table_is_moving_answers_table_unavailable(
+    nodes: tuple[Node, Node], db: Database, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """While the room's table fails over (its node gone, no other has taken it yet), the room
+    API answers 503 `table_unavailable` with Retry-After, as documented, and not 500."""
+    (_, a), (app_b, b) = nodes
+    ann = await _headers(a, "ann")
+    made = await a.post("/rooms", json={
+        "variant": "lishui", "stake": 1, "timers": LONG, "length": {"count": 4},
+    }, headers=ann)
+    code = made.json()["code"]
+    assert (await b.get(f"/rooms/{code}", headers=ann)).status_code == 200
+
+    async def moving(*_: object, **__: object) -> NoReturn:
+        raise RemoteRefused(UNAVAILABLE, "the table is moving to another server; try again")
+
+    registry_b: TableRegistry = app_b.state.tables
+    monkeypatch.setattr(registry_b.network.tables, "admin", moving)
+    for path in (f"/rooms/{code}", "/me/rooms"):
+        answer = await b.get(path, headers=ann)
+        assert answer.status_code == 503, (path, answer.text)
+        assert answer.json()["error"]["code"] == "table_unavailable"
+        assert answer.headers["Retry-After"] == "2"
+    dissolve = await b.post(f"/rooms/{code}/dissolve", headers=ann)
+    assert (dissolve.status_code, dissolve.json()["error"]["code"]) == (503, "table_unavailable")

@@ -102,6 +102,21 @@ async def test_a_flood_from_one_address_is_cut_to_its_bar_while_others_are_serve
         )
 
 
+async def test_the_addresses_of_one_ipv6_64_share_one_bar(server: tuple[str, Settings]) -> None:
+    """One host may take any address of its /64 (privacy addresses rotate by themselves):
+    a request from each new one counts against the same bar; another /64 has its own."""
+    address, settings = server
+    window = settings.rate_window_seconds
+    async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+        statuses = [
+            (await http.get("/variants", headers=at(f"2001:db8:0:1::{i + 1:x}"))).status_code
+            for i in range(BAR + 2)
+        ]
+        assert statuses[:BAR] == [200] * BAR and statuses[-1] == 429, statuses
+        assert_refused(await http.get("/variants", headers=at("2001:db8:0:1:ffff::9")), window)
+        assert (await http.get("/variants", headers=at("2001:db8:0:2::1"))).status_code == 200
+
+
 async def test_an_account_has_one_bar_whatever_address_it_calls_from(
     server: tuple[str, Settings],
 ) -> None:
@@ -169,6 +184,23 @@ async def test_websocket_handshakes_over_a_bar_are_refused_before_the_upgrade(
     assert opened[:WS_BAR] == [True] * WS_BAR and opened.count(True) in (WS_BAR, WS_BAR + 1)
     assert_refused_handshake(await _handshake(address, "", "203.0.113.20"))
     elsewhere = await _handshake(address, "", "203.0.113.21")
+    assert isinstance(elsewhere, ClientConnection)
+    await elsewhere.close()
+
+
+async def test_the_addresses_of_one_ipv6_64_share_one_handshake_bar(
+    server: tuple[str, Settings],
+) -> None:
+    address, _ = server
+    opened = []
+    for i in range(WS_BAR + 1):
+        result = await _handshake(address, "", f"2001:db8:0:5::{i + 1:x}")
+        if isinstance(result, ClientConnection):
+            await result.close()
+        opened.append(isinstance(result, ClientConnection))
+    assert opened[:WS_BAR] == [True] * WS_BAR, opened
+    assert_refused_handshake(await _handshake(address, "", "2001:db8:0:5:ffff::1"))
+    elsewhere = await _handshake(address, "", "2001:db8:0:6::1")
     assert isinstance(elsewhere, ClientConnection)
     await elsewhere.close()
 

@@ -197,6 +197,25 @@ async def test_sockets_per_address_are_capped_before_the_upgrade(tmp_path: Path)
                 await ws.close()
 
 
+async def test_the_addresses_of_one_ipv6_64_share_the_cap_on_sockets(tmp_path: Path) -> None:
+    """The test server trusts 127.0.0.1 as its proxy: X-Forwarded-For says who calls."""
+
+    async def from_(address: str, host: str) -> ClientConnection:
+        return await connect(
+            f"ws://{address}/ws", additional_headers={"X-Forwarded-For": host}
+        )
+
+    with _server(tmp_path, ws_connections_per_address=3, ws_hello_seconds=60.0) as address:
+        async with asyncio.timeout(30):
+            held = [await from_(address, f"2001:db8:0:1::{i}") for i in range(1, 4)]
+            with pytest.raises(websockets.InvalidStatus) as refused:
+                await from_(address, "2001:db8:0:1:ffff::1")
+            assert refused.value.response.status_code == 429
+            other = await from_(address, "2001:db8:0:2::1")  # another /64: its own cap
+            for ws in (*held, other):
+                await ws.close()
+
+
 async def test_a_frame_over_the_size_limit_closes_the_socket(tmp_path: Path) -> None:
     with _server(tmp_path) as address:
         async with asyncio.timeout(30), httpx.AsyncClient(base_url=f"http://{address}") as http:

@@ -21,9 +21,9 @@ from websockets.asyncio.client import ClientConnection
 
 from app.protocol import WireAction, to_rules_action
 from app.rules.actions import Escape
+from app.rules.context import TableContext
 from app.rules.hand import replay
 from app.rules.variants import get_ruleset
-from app.rules.variants.base import TableContext
 from app.store import house
 from app.store.db import Database
 from tests.api.helpers import HOUSE_FLOAT

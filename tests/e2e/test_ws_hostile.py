@@ -44,10 +44,11 @@ from app.protocol.base import MAX_SEQ
 from app.protocol.errors import ERROR_CODES
 from app.protocol.parse import parse_client
 from app.rules.actions import Action, Escape
+from app.rules.context import TableContext
 from app.rules.events import Event
-from app.rules.hand import HandState, new_hand, step
+from app.rules.hand import new_hand, step
+from app.rules.state import HandState
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.rules.views import seat_view
 from tests.e2e import test_ws_hand
 from tests.e2e.test_ws_hand import WIRE_ACTION, Message, Player, _register

@@ -1,19 +1,23 @@
 """`PROCESSES=N python -m app` refuses what cannot work, before it touches anything, and
-stops with status 1 when a worker cannot start (app/ops/supervisor.py). A hand played over
-two processes sharing a port is in tests/cluster/test_processes.py."""
+stops with status 1 when a worker cannot start (app/ops/supervisor.py); the handoff
+directory of a supervisor killed with SIGKILL is removed by the next one's start. A hand
+played over two processes sharing a port is in tests/cluster/test_processes.py."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from app.loadtest.servers import free_port
+from app.ops.handoff import DIRECTORY_PREFIX, handoff_directory, remove_abandoned
 from app.ops.supervisor import (
     MAX_QUICK_DEATHS,
     STABLE_SECONDS,
@@ -139,3 +143,66 @@ def test_a_worker_that_cannot_start_stops_them_all(tmp_path: Path) -> None:
     ]
     assert any("before every worker served: stopping" in message for message in said), said
     assert not any(message.startswith("serving on") for message in said)
+
+
+def _cannot_serve(tmp_path: Path, temp: Path) -> dict[str, str]:
+    """A supervisor's environment whose workers fail their start (Redis does not answer),
+    with `temp` as its temporary directory."""
+    return {
+        "PROCESSES": "2", "DATABASE_URL": POSTGRES, "MIGRATE_ON_START": "false",
+        "HOUSE_FLOAT": "0", "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",
+        "JWT_SECRET": SECRET, "NODE_ID": "gone", "PORT": str(free_port()),
+        "LOG_FORMAT": "json", "LOG_LEVEL": "info", "TMPDIR": str(temp),
+    }
+
+
+def test_the_next_start_removes_the_handoff_directory_of_a_killed_supervisor(
+    tmp_path: Path,
+) -> None:
+    """A supervisor killed with SIGKILL cannot remove its directory of workers' sockets;
+    the next supervisor to start removes it (they had piled up, one per kill)."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = dict(os.environ) | {"PYTHONPATH": str(ROOT)} | _cannot_serve(tmp_path, temp)
+    killed = subprocess.Popen(
+        [sys.executable, "-m", "app"], cwd=tmp_path, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list(temp.glob(f"{DIRECTORY_PREFIX}*")):  # made before any worker starts
+            assert killed.poll() is None and time.monotonic() < deadline, "no directory made"
+            time.sleep(0.02)
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(10)
+    finally:
+        if killed.poll() is None:
+            killed.kill()
+            killed.wait(10)
+    assert len(list(temp.glob(f"{DIRECTORY_PREFIX}*"))) == 1  # left behind
+
+    done = _run(_cannot_serve(tmp_path, temp), tmp_path, 120)
+    assert done.returncode == 1, done.stderr  # its workers could not start either
+    assert list(temp.glob(f"{DIRECTORY_PREFIX}*")) == []  # neither its own nor the other
+    assert "its supervisor is gone" in done.stderr
+
+
+def test_only_directories_of_supervisors_no_longer_running_are_removed(tmp_path: Path) -> None:
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # its pid names no process now
+    dead = tmp_path / f"{DIRECTORY_PREFIX}{ended.pid}-abc"
+    alive = tmp_path / f"{DIRECTORY_PREFIX}{os.getpid()}-def"
+    older = tmp_path / f"{DIRECTORY_PREFIX}k2j4_x9q"  # an older version's: no pid in its name
+    for folder in (dead, alive, older):
+        folder.mkdir(mode=0o700)
+        (folder / "node-1").touch()
+    not_a_folder = tmp_path / f"{DIRECTORY_PREFIX}{ended.pid}-ghi"
+    not_a_folder.touch()
+    assert remove_abandoned(tmp_path) == [dead]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (alive, older, not_a_folder)
+    )
+    with handoff_directory(tmp_path) as made:  # a start: its own is named after its pid
+        assert made.name.startswith(f"{DIRECTORY_PREFIX}{os.getpid()}-")
+        assert made.stat().st_mode & 0o777 == 0o700
+    assert not made.exists()

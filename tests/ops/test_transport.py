@@ -25,7 +25,15 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.sync.client import connect as ws_connect
 
 from app.ops.serve import FEW_FILES, raise_open_file_limit
-from app.ops.transport import HOOKS, Parser, StalledWrites, TrustedPeers, check_hooks, http_protocol
+from app.ops.transport import (
+    HOOKS,
+    Parser,
+    PeerConnections,
+    StalledWrites,
+    TrustedPeers,
+    check_hooks,
+    http_protocol,
+)
 from tests.live import live_server, sqlite_settings
 
 LIMIT = 1.0  # the request time limit of these servers, seconds
@@ -421,3 +429,38 @@ def test_trusted_peers_read_as_uvicorn_reads_them() -> None:
     assert "::ffff:10.1.0.9" in trusted and "/run/proxy.sock" in trusted
     assert "127.0.0.2" not in trusted and "10.2.0.1" not in trusted
     assert "203.0.113.9" in TrustedPeers("*")
+
+
+class _Peer(asyncio.BaseTransport):
+    """A transport as `PeerConnections` sees one: a peer address, open until closed."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__()
+        self.host, self.closed = host, False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return (self.host, 40000, 0, 0) if name == "peername" else default
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+
+def test_the_addresses_of_one_ipv6_64_share_the_connection_cap() -> None:
+    """One host can take any address of its /64: they all count as one peer; another /64
+    is another peer, and a closed connection gives its place back."""
+    peers = PeerConnections(3, TrustedPeers("10.0.0.1"))
+    held = [_Peer(f"2001:db8:0:1::{i}") for i in range(1, 4)]
+    assert all(peers.admit(peer) for peer in held)
+    assert not peers.admit(_Peer("2001:db8:0:1::99"))
+    assert not peers.admit(_Peer("2001:db8:0:1:ffff:ffff:ffff:ffff"))
+    assert peers.admit(_Peer("2001:db8:0:2::1"))
+    held[0].closed = True
+    peers.forget(held[0])
+    assert peers.admit(_Peer("2001:db8:0:1::99"))
+
+
+def test_a_trusted_proxy_is_exempt_by_its_own_address_not_its_64() -> None:
+    peers = PeerConnections(2, TrustedPeers("2001:db8:0:1::1"))
+    assert all(peers.admit(_Peer("2001:db8:0:1::1")) for _ in range(5))
+    assert peers.admit(_Peer("2001:db8:0:1::2")) and peers.admit(_Peer("2001:db8:0:1::3"))
+    assert not peers.admit(_Peer("2001:db8:0:1::4"))

@@ -39,10 +39,10 @@ from app.protocol.transcript import transcript
 from app.rules import actions as rules
 from app.rules import errors as rules_errors
 from app.rules.actions import Escape
+from app.rules.context import TableContext
 from app.rules.hand import replay
 from app.rules.selfplay import HandRun, bot_factory, play_hand
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.rules.views import seat_view
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,8 @@ import pytest
 
 from app.rules.actions import Action, Discard, Pass
 from app.rules.errors import IllegalAction
-from app.rules.hand import HandState, full_census, pending_seats, step, tile_census
+from app.rules.hand import full_census, pending_seats, step, tile_census
+from app.rules.state import HandState
 from app.rules.tiles import parse_one
 
 PASS = "pass"  # in a script: every seat the open claim window waits for passes

@@ -35,21 +35,15 @@ from app.rules.actions import (
     Pung,
     Special,
 )
+from app.rules.context import TableContext
 from app.rules.events import Discarded, Drew, ExhaustiveDraw, Flowered, GoldRobbed, WildTurned
 from app.rules.examples.fuzhou import example
-from app.rules.hand import (
-    HandState,
-    RiverTile,
-    full_census,
-    legal_actions,
-    new_hand,
-    pending_seats,
-    step,
-    tile_census,
-)
+from app.rules.explain import explain_win
+from app.rules.hand import full_census, legal_actions, new_hand, pending_seats, step, tile_census
 from app.rules.scenario import arrange
+from app.rules.scoring import Score
+from app.rules.state import HandState, RiverTile
 from app.rules.tiles import counts_of, full_set, parse, parse_one
-from app.rules.variants.base import Score, TableContext
 from app.rules.variants.fuzhou import Fuzhou, FuzhouOptions
 from app.rules.winning import winning_tiles
 from tests.rules.script import PASS, T, discard, idle, net, play, refused
@@ -718,11 +712,37 @@ def test_the_table_base_is_an_option():
     five = Fuzhou(options=FuzhouOptions(base=5))
     state = deal([QA + "8m", QB, W1, QC], flowers=("", "", "1f5z", ""), ruleset=five)
     state = play(state, discard(0, "8m"), Hu(2))
-    assert net(state) == (-14, 0, 14, 0)  # 2 x (5 + 2)
+    assert net(state) == (-30, 0, 30, 0)  # 2 x (5 + 2 x 5): each 花分 point is worth a base
     state = play(deal([H0, QB, QC, QA], ruleset=five), Hu(0))
     assert net(state) == (450, -150, -150, -150)  # 平胡 and 抢金: 30 x 5
     state = play(deal([QD, QB, QC, W1], ruleset=five), Escape(1))
     assert net(state) == (13, -40, 14, 13)
+
+
+def test_each_flower_point_is_worth_the_base():
+    """Seed 004: "每朵花的银两与底分相同", "每张金的银两与底分相同": at base 2 a plain win on a
+    discard with 2 flowers is worth 2 + 2 x 2 = 6, and the discarder pays 2 x 6 = 12."""
+    two = Fuzhou(options=FuzhouOptions(base=2))
+    state = deal([QA + "8m", QB, W1, QC], flowers=("", "", "1f5z", ""), ruleset=two)
+    state = play(state, discard(0, "8m"), Hu(2))
+    assert explain_win(state, state.wins[0]).total == 6
+    assert paid(state) == {(0, 2, "deal_in"): 12}
+    # a special: 30 x base + 2 x 花分 x base from each other seat (抢金, one flower)
+    state = play(deal([H0, QB, QC, QA], flowers=("1f", "", "", ""), ruleset=two), Hu(0))
+    assert net(state) == (192, -64, -64, -64)  # 30 x 2 + 2 x 1 x 2
+
+
+def test_on_a_streak_a_flower_point_is_worth_the_table_base_unless_the_option_says():
+    def dealer_self_draws(ruleset: Fuzhou) -> HandState:
+        state = deal([W1 + "2p", QB, QC, QA], flowers=("1f", "", "", ""), draws="1s6s5p5m",
+                     streak=1, ruleset=ruleset)
+        return play(idle(play(state, discard(0, "2p")), 3), Hu(0))
+
+    state = dealer_self_draws(Fuzhou(options=FuzhouOptions(base=2)))
+    assert net(state) == (30, -10, -10, -10)  # 2 x ((2 + 1) + 1 x 2) each
+    state = dealer_self_draws(Fuzhou(options=FuzhouOptions(
+        base=2, flower_points_at_streak_base=True)))
+    assert net(state) == (36, -12, -12, -12)  # 2 x ((2 + 1) + 1 x 3) each
 
 
 # --------------------------------------------------------------------------- self-play

@@ -13,11 +13,11 @@ import random
 import pytest
 
 from app.rules.bots import Bot, GreedyBot, RandomBot
+from app.rules.context import TableContext
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.shanten import UNHELD, shanten, shanten_after_discard
 from app.rules.tiles import counts_of, full_set, parse
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.rules.wall import roll_dice
 from bench import greedy_before
 from bench.greedy_before import GreedyBotBefore

@@ -23,9 +23,9 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
+from app.rules.context import TableContext
 from app.rules.errors import IllegalAction
 from app.rules.hand import (
-    HandState,
     full_census,
     legal_actions,
     new_hand,
@@ -34,8 +34,8 @@ from app.rules.hand import (
     step,
     tile_census,
 )
+from app.rules.state import HandState
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.rules.variants.lishui import Lishui
 from app.rules.views import seat_view
 from app.rules.wall import Wall

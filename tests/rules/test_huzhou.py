@@ -30,20 +30,13 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
+from app.rules.context import TableContext
 from app.rules.events import WildTurned, Won
 from app.rules.examples import huzhou as huzhou_example
-from app.rules.hand import (
-    HandState,
-    full_census,
-    legal_actions,
-    new_hand,
-    pending_seats,
-    step,
-    tile_census,
-)
+from app.rules.hand import full_census, legal_actions, new_hand, pending_seats, step, tile_census
 from app.rules.scenario import arrange
+from app.rules.state import HandState, WildSetup
 from app.rules.tiles import parse, parse_one
-from app.rules.variants.base import TableContext, WildSetup
 from app.rules.variants.huzhou import LEVELS, Huzhou, HuzhouOptions, level_of, wild_for
 from app.rules.wall import roll_dice, shuffled
 from tests.rules.script import PASS, T, discard, idle, paid, play, refused

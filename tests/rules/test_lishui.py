@@ -30,19 +30,13 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
+from app.rules.context import TableContext
 from app.rules.events import Penalized, WildTurned
-from app.rules.hand import (
-    HandState,
-    full_census,
-    legal_actions,
-    new_hand,
-    pending_seats,
-    step,
-    tile_census,
-)
+from app.rules.explain import explain_win
+from app.rules.hand import full_census, legal_actions, new_hand, pending_seats, step, tile_census
 from app.rules.scenario import arrange
+from app.rules.state import HandState
 from app.rules.tiles import WHITE, parse, parse_one
-from app.rules.variants.base import TableContext
 from app.rules.variants.lishui import SPECIALS, Lishui, LishuiOptions
 from app.rules.wall import roll_dice, shuffled
 from app.rules.winning import is_standard_win
@@ -332,6 +326,20 @@ def test_dealer_wins_by_self_draw_and_on_a_discard(
     assert paid(state) == {(1, 0): 3 * discard_mult, (2, 0): 3 * discard_mult,
                            (3, 0): 3 * discard_mult + 1}
     assert net(state)[0] == 9 * discard_mult + 1
+
+
+def test_a_plain_self_drawn_win_is_named_zimo_and_a_plain_win_on_a_discard_pinghu():
+    """Seed 000: "平胡 胡他人打出的牌" and "平胡一倍，自摸的牌型若非特殊牌型則是二倍": the score
+    sheet names a plain self-drawn win 自摸 (x2); only a plain win on a discard is 平胡 (x1)."""
+    state = deal([WAIT_1S_4S + "6z", QA, QB, QC], draws="1z2z3z1s")
+    state = play(idle(play(state, discard(0, "6z")), 3), Hu(0))
+    sheet = explain_win(state, state.wins[0])
+    assert [(it.key, it.name, it.value) for it in sheet.items] == [("self_drawn", "自摸", 2)]
+    state = deal([WAIT_1S_4S + "6z", QA, QB, QC], draws="1z2z1s")
+    state = idle(play(state, discard(0, "6z")), 2)
+    state = play(play(state, Discard(3, T("1s"))), Hu(0))
+    sheet = explain_win(state, state.wins[0])
+    assert [(it.key, it.name, it.value) for it in sheet.items] == [("plain", "平胡", 1)]
 
 
 def test_non_dealer_wins_seven_pairs_and_bu_da_on_a_discard():

@@ -14,10 +14,11 @@ import pytest
 
 from app.rules import selfplay
 from app.rules.actions import Discard, Escape
+from app.rules.context import TableContext
 from app.rules.events import HandEnded
 from app.rules.hand import legal_actions, new_hand, step
 from app.rules.variants import VARIANTS
-from app.rules.variants.base import Ruleset, TableContext
+from app.rules.variants.base import Ruleset
 from app.rules.variants.options import (
     OptionError,
     OptionSpec,

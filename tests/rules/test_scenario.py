@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from app.rules.actions import Decide
+from app.rules.context import TableContext
 from app.rules.hand import new_hand, pending_seats, step
 from app.rules.scenario import arrange
 from app.rules.tiles import parse, parse_one
 from app.rules.variants import get_ruleset
-from app.rules.variants.base import TableContext
 
 HANDS_13 = ["123456789m1234p9m", "123456789p5678s", "123456789s1234m", "5678m5678p12345s"]
 HANDS_16 = ["123456789m12345p999m", "123456789p56789s11m", "123456789s12345m11s",

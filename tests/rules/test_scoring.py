@@ -14,13 +14,14 @@ import pytest
 
 from app.rules.actions import Action, Hu, Special
 from app.rules.bots import RandomBot
+from app.rules.context import TableContext
 from app.rules.events import HandEnded, Won
 from app.rules.examples import fuzhou as fuzhou_example
 from app.rules.examples import huzhou as huzhou_example
 from app.rules.examples import lishui as lishui_example
 from app.rules.examples import shanghai as shanghai_example
 from app.rules.examples import wenzhou as wenzhou_example
-from app.rules.hand import HandState, legal_actions, new_hand, pending_seats, revealed_hand, step
+from app.rules.hand import legal_actions, new_hand, pending_seats, revealed_hand, step
 from app.rules.scoring import (
     BASE_MULTIPLE,
     DOUBLING,
@@ -32,9 +33,10 @@ from app.rules.scoring import (
     ScoreSheet,
     formula_points,
 )
+from app.rules.state import HandState
 from app.rules.tiles import format_tiles
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import Ruleset, TableContext
+from app.rules.variants.base import Ruleset
 from app.rules.wall import roll_dice
 from tests.rules import test_lishui, test_shanghai, test_wenzhou
 from tests.rules.script import discard, idle, play

@@ -12,12 +12,12 @@ import pytest
 from app.rules import selfplay
 from app.rules.actions import Chow, Decide, Discard, Hu, Pass
 from app.rules.bots import AutoplayBot, GreedyBot, RandomBot
+from app.rules.context import Settlement, TableContext, Transfer
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.scenario import arrange
 from app.rules.shanten import shanten
 from app.rules.tiles import parse_one
 from app.rules.variants import VARIANTS
-from app.rules.variants.base import Settlement, TableContext, Transfer
 from app.rules.variants.lishui import Lishui
 
 RULES = Lishui()

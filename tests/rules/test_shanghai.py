@@ -29,21 +29,13 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
+from app.rules.context import TableContext
 from app.rules.events import Drew, Flowered, WildTurned
 from app.rules.examples.shanghai import example
-from app.rules.hand import (
-    HandState,
-    Meld,
-    full_census,
-    legal_actions,
-    new_hand,
-    pending_seats,
-    step,
-    tile_census,
-)
+from app.rules.hand import full_census, legal_actions, new_hand, pending_seats, step, tile_census
 from app.rules.scenario import arrange
+from app.rules.state import NO_WILD, HandState, Meld
 from app.rules.tiles import FLOWERS, parse
-from app.rules.variants.base import NO_WILD, TableContext
 from app.rules.variants.shanghai import (
     LA_HANDS,
     Shanghai,

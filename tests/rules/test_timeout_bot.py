@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from app.rules.actions import Decide, Discard, Hu, Pass, Pung
 from app.rules.bots import TimeoutBot
-from app.rules.hand import HandState, legal_actions, new_hand, pending_seats, step
+from app.rules.context import TableContext
+from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.scenario import arrange
+from app.rules.state import HandState
 from app.rules.tiles import parse_one
 from app.rules.variants import get_ruleset
-from app.rules.variants.base import TableContext
 
 LISHUI = get_ruleset("lishui")
 BOT = TimeoutBot()

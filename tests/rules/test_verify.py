@@ -21,12 +21,12 @@ from app.protocol.transcript import transcript
 from app.rules import verify
 from app.rules.actions import Action
 from app.rules.bots import GreedyBot, RandomBot
+from app.rules.context import TableContext
 from app.rules.events import Event
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.scenario import arrange
 from app.rules.tiles import parse_one, tile_code
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.rules.wall import commitment, hand_rng, roll_dice, seed_bytes, shuffled
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"

@@ -31,20 +31,13 @@ from app.rules.actions import (
     Pass,
     Pung,
 )
+from app.rules.context import TableContext
 from app.rules.events import Decided, WildTurned
 from app.rules.examples.wenzhou import example
-from app.rules.hand import (
-    HandState,
-    full_census,
-    legal_actions,
-    new_hand,
-    pending_seats,
-    step,
-    tile_census,
-)
+from app.rules.hand import full_census, legal_actions, new_hand, pending_seats, step, tile_census
 from app.rules.scenario import arrange
+from app.rules.state import HandState
 from app.rules.tiles import WHITE, parse, parse_one
-from app.rules.variants.base import TableContext
 from app.rules.variants.wenzhou import SPECIALS, Wenzhou, WenzhouOptions
 from app.rules.wall import roll_dice, shuffled
 from app.rules.winning import is_standard_win

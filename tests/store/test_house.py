@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from sqlalchemy import func, select
 
-from app.rules.variants.base import Settlement, Transfer
+from app.rules.context import Settlement, Transfer
 from app.settings import Settings
 from app.store import house, ledger
 from app.store.db import Database

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from sqlalchemy import select, text
 
-from app.rules.variants.base import Settlement, Transfer
+from app.rules.context import Settlement, Transfer
 from app.store import ledger
 from app.store.db import Database
 from app.store.models import Account, LedgerEntry, VariantStats

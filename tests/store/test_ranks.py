@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from app.rules.actions import Escape
+from app.rules.context import TableContext
 from app.rules.hand import new_hand, step
 from app.rules.selfplay import bot_factory, play_hand
 from app.rules.variants import VARIANTS
-from app.rules.variants.base import TableContext
 from app.store.ranks import SeatResult, level_of, results_from, title_of
 
 # RULES.md 2: 菜鸟 0-5999, 生手 6000-11999 ... 万赌之王 104857600 and up

@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import func, select
 
 from app.rules.actions import Escape
+from app.rules.context import Settlement, TableContext, Transfer
 from app.rules.hand import new_hand, step
 from app.rules.selfplay import bot_factory, play_hand
 from app.rules.variants import VARIANTS
-from app.rules.variants.base import Settlement, TableContext, Transfer
 from app.store import ledger
 from app.store.db import Database
 from app.store.ledger import settlement as ledger_settlement

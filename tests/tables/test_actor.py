@@ -11,12 +11,13 @@ import pytest
 
 from app.rules.actions import Action, Chow, Discard, ExposedKong, Hu, Pass, Pung
 from app.rules.bots import GreedyBot, TimeoutBot
+from app.rules.context import TableContext
 from app.rules.events import Dealt, Drew, Won
 from app.rules.hand import legal_actions, pending_seats, replay, step
 from app.rules.scenario import arrange
 from app.rules.tiles import parse_one
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import Ruleset, TableContext
+from app.rules.variants.base import Ruleset
 from app.tables import actor as actor_module
 from app.tables.actor import Table
 from app.tables.clock import FakeClock
@@ -27,7 +28,6 @@ from app.tables.messages import (
     Disconnected,
     ErrorOut,
     EventOut,
-    HandRecordData,
     Inbound,
     Leave,
     Outbound,
@@ -35,12 +35,12 @@ from app.tables.messages import (
     PromptOut,
     Ready,
     Resume,
-    Silver,
     SnapshotOut,
     Stop,
     Tick,
 )
 from app.tables.seats import SeatState
+from app.tables.settlement.record import HandRecordData, Silver
 from app.tables.timers import Timers
 
 TIMERS = Timers(discard=15, claim=8, decide=8, ready=15)
@@ -90,9 +90,12 @@ class Harness:
         return stored_silver(record)
 
     async def handle(self, msg: Inbound) -> list[tuple[int, Outbound]]:
-        """Handle one message; what it sent."""
+        """Handle one message; what it sent, and, when it ended a hand, what the table sent
+        once the hand was stored (the `Settled` that came back to its inbox)."""
         before = len(self.out)
+        storing = self.table.settling_task
         await self.table.handle(msg)
+        await settle(self.table, storing)
         return self.out[before:]
 
     async def deal(self) -> None:
@@ -130,6 +133,15 @@ class Harness:
     async def play_out(self) -> None:
         while self.pending():
             await self.bot_turn(self.pending()[0])
+
+
+async def settle(table: Table, storing: asyncio.Task[None] | None = None) -> None:
+    """Wait for the hand the table handed over to be stored (one it handed over since
+    `storing`), and handle what that sent back to its inbox, as its loop would."""
+    while (task := table.settling_task) is not None and task is not storing:
+        await task
+        while not table.inbox.empty():
+            await table.handle(table.inbox.get_nowait())
 
 
 def stored_silver(record: HandRecordData) -> Silver:
@@ -406,7 +418,8 @@ async def _won_while_storing() -> tuple[SlowStore, int, asyncio.Task[Any]]:
     await h.act(0, Discard(0, T("5m")))
     await h.act(3, Pass(3), h.prompt(3).seq)
     winning = asyncio.create_task(h.act(2, Hu(2)))
-    await asyncio.sleep(0)
+    while not h.records:  # the table handed the hand over to be stored
+        await asyncio.sleep(0)
     return h, seen, winning
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from app.rules.actions import Action, Discard, Pass
-from app.rules.hand import Preset
-from app.rules.variants.base import TableContext
+from app.rules.context import TableContext
+from app.rules.state import Preset
 from app.settings import Settings
 from app.tables.actor import Table
 from app.tables.messages import (

@@ -17,7 +17,8 @@ from app.rules.variants import get_ruleset
 from app.rules.verify import check_hand
 from app.tables import actor as actor_module
 from app.tables.actor import random_seed
-from app.tables.messages import EventOut, HandRecordData, Resume, Silver, SnapshotOut, Tick
+from app.tables.messages import EventOut, Resume, SnapshotOut, Tick
+from app.tables.settlement.record import HandRecordData, Silver
 from tests.tables.test_actor import TWO_WAIT_ON_5M, Harness
 
 LISHUI = get_ruleset("lishui")

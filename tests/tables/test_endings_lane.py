@@ -14,7 +14,7 @@ from app.protocol import EventMessage, PromptMessage, ServerMessage
 from app.protocol.actions import to_rules_action
 from app.store.db import Database
 from app.tables.lane import Lane
-from app.tables.messages import PlayerAction
+from app.tables.messages import Leave, PlayerAction
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.funded import funded_accounts
@@ -115,7 +115,7 @@ async def test_a_burst_of_escapes_does_not_hold_another_tables_turn(
                 account = accounts[4 * t + s]
                 seats[account] = Seat(f"{t}:{s}", timeline)
                 registry.connect(account, seats[account])
-                registry.sit(live.table_id, account, s)
+                await registry.sit(live.table_id, account, s)
         await until(lambda: all(any(seats[a].prompts for a in accounts[4 * t:4 * t + 4])
                                 for t in range(burst + 1)), 30, "every table's first prompt")
         player = next(a for a in accounts[4 * burst:] if seats[a].prompts)
@@ -124,8 +124,8 @@ async def test_a_burst_of_escapes_does_not_hold_another_tables_turn(
         seat = accounts.index(player) % 4
         timeline.clear()
 
-        for t in range(burst):  # every leave arrives together, then the discard
-            registry.leave(tables[t].table_id, accounts[4 * t])
+        for t in range(burst):  # every leave arrives together (from sockets), then the discard
+            registry.submit(tables[t].table_id, Leave(0, accounts[4 * t]))
         registry.submit(tables[burst].table_id,
                         PlayerAction(seat, to_rules_action(discard, seat), prompt.seq))
 

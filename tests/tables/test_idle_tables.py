@@ -14,21 +14,22 @@ import pytest
 from app.store.db import Database
 from app.tables.actor import Table
 from app.tables.clock import FakeClock
+from app.tables.directory import OneNodeDirectory
 from app.tables.messages import CloseIdle, Tick
-from app.tables.network import LocalNetwork
+from app.tables.network import Network
 from app.tables.registry import TableRegistry
 from app.tables.seats import SeatState
 from app.tables.timers import Timers
 from tests.sinks import LONG, Sink
+from tests.tables.settlement.test_penalties import _accounts, _books_balance
 from tests.tables.test_actor import Harness
-from tests.tables.test_penalties import _accounts, _books_balance
 from tests.tables.test_table_seats import _records
 
 IDLE = 300.0
 QUICK = Timers(**{**LONG, "ready": 0.2})  # bots deal again soon after each hand
 
 
-class Owner(LocalNetwork):
+class Owner(OneNodeDirectory):
     """One process that notes what it is told, and that may lose its tables' fence."""
 
     def __init__(self) -> None:
@@ -46,7 +47,7 @@ def _registry(db: Database) -> tuple[TableRegistry, FakeClock, Owner]:
     clock = FakeClock()
     registry = TableRegistry(db.sessions, idle_close_seconds=IDLE, clock=clock)
     network = Owner()
-    registry.network = network
+    registry.network = Network(directory=network)
     return registry, clock, network
 
 
@@ -64,13 +65,13 @@ async def test_a_table_left_to_bots_closes_after_the_idle_time_and_frees_them(
     try:
         live = registry.create("lishui", 1, timers=Timers(**LONG))
         registry.connect(player, Sink())
-        registry.sit(live.table_id, player, 0)
+        await registry.sit(live.table_id, player, 0)
         for bot in bots[:2]:
-            registry.sit(live.table_id, bot, bot=True)
+            await registry.sit(live.table_id, bot, bot=True)
         clock.advance(10 * IDLE)
         assert await registry.close_idle() == []  # a player sits there: never idle
 
-        registry.leave(live.table_id, player)  # between hands: the seat is free at once
+        await registry.leave(live.table_id, player)  # between hands: the seat is free at once
         clock.advance(IDLE - 1)
         assert await registry.close_idle() == []
         assert registry.get(live.table_id) is live
@@ -96,12 +97,12 @@ async def test_an_empty_table_closes_too_and_a_player_sitting_down_stops_the_clo
         joined = registry.create("wenzhou", 1, timers=Timers(**LONG))
         clock.advance(IDLE - 10)
         registry.connect(player, Sink())
-        registry.sit(joined.table_id, player)
+        await registry.sit(joined.table_id, player)
         clock.advance(10)
         assert await registry.close_idle() == [empty.table_id]
         assert [live.table_id for live in registry.all()] == [joined.table_id]
 
-        registry.leave(joined.table_id, player)  # its idle time starts now, not at creation
+        await registry.leave(joined.table_id, player)  # its idle time starts now, not at creation
         clock.advance(IDLE - 1)
         assert await registry.close_idle() == []
         clock.advance(1)
@@ -116,7 +117,7 @@ async def test_four_bots_playing_are_closed_between_hands_no_hand_voided(db: Dat
     try:
         live = registry.create("lishui", 1, timers=QUICK)
         for bot in bots:
-            registry.sit(live.table_id, bot, bot=True)
+            await registry.sit(live.table_id, bot, bot=True)
         await _until(lambda: int(live.table.hand_id.rpartition("-")[2] or 0) >= 3)  # they play on
         clock.advance(IDLE)
         closed: list[str] = []

@@ -15,19 +15,19 @@ from app.store.ranks import title_of
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.sinks import Sink
-from tests.tables.test_penalties import _accounts
+from tests.tables.settlement.test_penalties import _accounts
 
 
 async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Database) -> None:
     ids = await _accounts(db)
     registry = TableRegistry(db.sessions)
-    read_profiles = registry._profiles
+    read_profiles = registry.parts.reads
 
     async def slow_profiles(accounts: set[int]) -> dict[int, tuple[str, int]]:
         await asyncio.sleep(0.3)  # a busy database: table_state lags behind the events
         return await read_profiles(accounts)
 
-    registry._profiles = slow_profiles  # type: ignore[method-assign]
+    registry.parts.reads = slow_profiles  # type: ignore[assignment]
     # a short ready timer: the test sees each deal (with none, hands follow at once)
     live = registry.create("lishui", 1, timers=Timers(ready=0.1))
     sinks = {account: Sink() for account in ids}
@@ -35,7 +35,7 @@ async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Datab
         for account in ids:
             registry.connect(account, sinks[account])
         for seat, account in enumerate(ids):
-            registry.sit(live.table_id, account, seat, bot=True)  # 托管: hands play themselves
+            await registry.sit(live.table_id, account, seat, bot=True)  # 托管: hands play themselves
         reseat: dict[str, list[int]] | None = None
         async with asyncio.timeout(120):
             while reseat is None:

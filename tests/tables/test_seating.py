@@ -16,18 +16,18 @@ from app.tables.clock import FakeClock
 from app.tables.messages import (
     Autoplay,
     Disconnected,
-    HandRecordData,
+    Inbound,
     Leave,
     Outbound,
     PlayerAction,
     PromptOut,
     Resume,
-    Silver,
     SnapshotOut,
     Tick,
 )
+from app.tables.settlement.record import HandRecordData, Silver
 from app.tables.timers import Timers
-from tests.tables.test_actor import stored_silver
+from tests.tables.test_actor import settle, stored_silver
 
 TIMERS = Timers(discard=15, claim=8, decide=8, ready=15)
 LISHUI = get_ruleset("lishui")
@@ -57,10 +57,16 @@ class Bots:
         self.records.append(record)
         return stored_silver(record)
 
+    async def handle(self, msg: Inbound) -> None:
+        """Handle one message, and what a hand it ended sent back once stored."""
+        storing = self.table.settling_task
+        await self.table.handle(msg)
+        await settle(self.table, storing)
+
     async def hand(self) -> HandRecordData:
         before = len(self.records)
         self.clock.advance(TIMERS.ready)
-        await self.table.handle(Tick())
+        await self.handle(Tick())
         assert len(self.records) == before + 1
         return self.records[-1]
 
@@ -123,7 +129,7 @@ async def test_the_hand_before_a_reseat_cannot_be_resumed_from_the_new_seats() -
     while not bots.records or bots.records[-1].reseat is None:
         await bots.hand()
     before = len(bots.out)
-    await bots.table.handle(Resume(0, 0))
+    await bots.handle(Resume(0, 0))
     sent = bots.out[before:]
     assert [type(i).__name__ for _, i in sent] == ["ErrorOut"]  # no_hand: nothing of old seats
     assert not any(isinstance(i, SnapshotOut) for _, i in sent)
@@ -134,30 +140,30 @@ async def test_seat_changes_are_reported_and_other_messages_are_not() -> None:
     for seat in bots.table.seats:
         seat.autoplay = False
     bots.clock.advance(TIMERS.ready)
-    await bots.table.handle(Tick())
+    await bots.handle(Tick())
     assert bots.changes == 1  # a hand is in play
     hand = bots.table.hand
     assert hand is not None
     dealer = hand.ctx.dealer
     prompt = next(i for s, i in reversed(bots.out) if s == dealer and isinstance(i, PromptOut))
     discard = next(a for a in legal_actions(hand, dealer) if isinstance(a, Discard))
-    await bots.table.handle(PlayerAction(dealer, discard, prompt.seq))
+    await bots.handle(PlayerAction(dealer, discard, prompt.seq))
     assert bots.changes == 1  # an action of a player not on 托管 changes no seat
-    await bots.table.handle(Disconnected(1))
+    await bots.handle(Disconnected(1))
     assert bots.changes == 2
-    await bots.table.handle(Disconnected(1))
+    await bots.handle(Disconnected(1))
     assert bots.changes == 2  # already away
-    await bots.table.handle(Resume(1, bots.table.seq))
+    await bots.handle(Resume(1, bots.table.seq))
     assert bots.changes == 3  # back
-    await bots.table.handle(Autoplay(2, False))
+    await bots.handle(Autoplay(2, False))
     assert bots.changes == 3  # it was off
-    await bots.table.handle(Autoplay(2, True))
-    await bots.table.handle(Autoplay(2, False))
+    await bots.handle(Autoplay(2, True))
+    await bots.handle(Autoplay(2, False))
     assert bots.changes == 5
-    await bots.table.handle(Leave(3))  # an escape ends the hand and frees the seat: once
+    await bots.handle(Leave(3))  # an escape ends the hand and frees the seat: once
     assert bots.changes == 6 and bots.table.hand is None
     assert bots.table.seats[3].account is None
-    await bots.table.handle(Leave(3))  # an empty seat: nothing changes
+    await bots.handle(Leave(3))  # an empty seat: nothing changes
     assert bots.changes == 6
 
 
@@ -166,15 +172,15 @@ async def test_a_seat_away_when_the_deal_is_due_is_freed_and_no_hand_is_dealt() 
     is then freed (no penalty: no hand is recorded) and nothing is dealt to three."""
     bots = Bots()
     await bots.hand()
-    await bots.table.handle(Disconnected(2))
+    await bots.handle(Disconnected(2))
     bots.clock.advance(TIMERS.ready - 1)
-    await bots.table.handle(Tick())
+    await bots.handle(Tick())
     assert bots.table.seats[2].account == ACCOUNTS[2]  # held until the deal is due
     changes = bots.changes
     bots.clock.advance(1)
-    await bots.table.handle(Tick())
+    await bots.handle(Tick())
     assert [s.account for s in bots.table.seats] == [11, 12, None, 14]
     assert bots.table.hand is None and len(bots.records) == 1
     assert bots.changes == changes + 1  # the table is told
-    await bots.table.handle(Tick())
+    await bots.handle(Tick())
     assert bots.table.hand is None and len(bots.records) == 1

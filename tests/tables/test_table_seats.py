@@ -29,13 +29,14 @@ from app.rules.hand import legal_actions, pending_seats
 from app.store.db import Database
 from app.store.models import Disconnect, HandRecord, LedgerEntry
 from app.store.ranks import SeatResult, record_stats, stats_of
-from app.tables import registry as registry_module
+from app.tables.errors import TableError
 from app.tables.messages import Disconnected, PlayerAction
-from app.tables.registry import CLOSE_BANNED, LiveTable, TableError, TableRegistry
+from app.tables.registry import CLOSE_BANNED, LiveTable, TableRegistry
+from app.tables.settlement import service as settlement_module
 from app.tables.timers import Timers
 from tests.outage import shown_ended
 from tests.sinks import LONG, Sink
-from tests.tables.test_penalties import _accounts, _books_balance
+from tests.tables.settlement.test_penalties import _accounts, _books_balance
 
 WAIT = Timers(**{**LONG, "ready": 0.3})  # nobody times out; the next deal comes soon
 
@@ -75,12 +76,12 @@ async def _points(db: Database, account_id: int, points: int, variant: str = "hu
         await record_stats(s, account_id, variant, SeatResult(points=points))
 
 
-def _seat_all(registry: TableRegistry, live: LiveTable, ids: list[int]) -> dict[int, Sink]:
+async def _seat_all(registry: TableRegistry, live: LiveTable, ids: list[int]) -> dict[int, Sink]:
     sinks = {}
     for seat, account in enumerate(ids):
         sinks[account] = Sink()
         registry.connect(account, sinks[account])
-        registry.sit(live.table_id, account, seat)
+        await registry.sit(live.table_id, account, seat)
     return sinks
 
 
@@ -99,12 +100,12 @@ async def test_huzhou_bases_come_from_the_accounts_points(db: Database) -> None:
     registry = TableRegistry(db.sessions)
     live = registry.create("huzhou", 1, timers=WAIT)
     try:
-        _seat_all(registry, live, masters)
+        await _seat_all(registry, live, masters)
         await _dealt(live, 1)
         hand = live.table.hand
         assert hand is not None and hand.ctx.seat_points == (5000, 5000, 5000, 5000)
 
-        registry.leave(live.table_id, masters[3])  # 逃跑: 8 x base 50, shared by the others
+        await registry.leave(live.table_id, masters[3])  # 逃跑: 8 x base 50, shared by the others
         first = (await _stored(db, live.table_id, 1))[0]
         assert json.loads(first.ctx)["seat_points"] == [5000] * 4
         assert await _penalties(db, masters[3]) == [("escape_penalty", -400)]
@@ -112,7 +113,7 @@ async def test_huzhou_bases_come_from_the_accounts_points(db: Database) -> None:
 
         # a 科员 (0 积分) takes the seat: the next hand's base is the lowest seat's, 2
         registry.connect(newcomer, Sink())
-        registry.sit(live.table_id, newcomer, 3)
+        await registry.sit(live.table_id, newcomer, 3)
         await _dealt(live, 2)
         hand = live.table.hand
         assert hand is not None
@@ -120,7 +121,7 @@ async def test_huzhou_bases_come_from_the_accounts_points(db: Database) -> None:
             settled = [(await stats_of(s, a))["huzhou"].points for a in masters[:3]]
         assert sorted(settled) == [5133, 5133, 5134]  # 5000 + the shares of the 400
         assert hand.ctx.seat_points == (*settled, 0)
-        registry.leave(live.table_id, newcomer)
+        await registry.leave(live.table_id, newcomer)
         second = (await _stored(db, live.table_id, 2))[1]
         assert json.loads(second.ctx)["seat_points"] == [*settled, 0]
         assert await _penalties(db, newcomer) == [("escape_penalty", -16)]  # 8 x 2
@@ -136,7 +137,7 @@ async def test_other_variants_keep_their_context(db: Database) -> None:
     registry = TableRegistry(db.sessions)
     live = registry.create("lishui", 1, timers=WAIT)
     try:
-        _seat_all(registry, live, ids)
+        await _seat_all(registry, live, ids)
         await _dealt(live, 1)
         hand = live.table.hand
         assert hand is not None and hand.ctx.seat_points == (0, 0, 0, 0)  # unused there
@@ -152,12 +153,12 @@ async def test_a_player_away_at_the_deal_loses_the_seat_without_penalty(db: Data
     registry = TableRegistry(db.sessions)
     live = registry.create("lishui", 1, timers=Timers(**{**LONG, "ready": 2.0}))
     try:
-        sinks = _seat_all(registry, live, ids)
+        sinks = await _seat_all(registry, live, ids)
         await _dealt(live, 1)
-        registry.leave(live.table_id, ids[0])  # the first hand ends (an escape)
+        await registry.leave(live.table_id, ids[0])  # the first hand ends (an escape)
         await _stored(db, live.table_id, 1)
         await _until(lambda: live.accounts()[0] is None)
-        registry.sit(live.table_id, ids[0], 0)  # back before the next deal
+        await registry.sit(live.table_id, ids[0], 0)  # back before the next deal
         # seat 2's player closes the tab between hands
         for table_id, seat in registry.disconnect(ids[2], sinks[ids[2]]):
             registry.submit(table_id, Disconnected(seat))
@@ -185,9 +186,9 @@ async def test_bots_and_connected_players_are_dealt_in(db: Database) -> None:
     live = registry.create("lishui", 1, timers=WAIT)
     try:
         registry.connect(ids[0], Sink())
-        registry.sit(live.table_id, ids[0], 0)
+        await registry.sit(live.table_id, ids[0], 0)
         for seat, bot in enumerate(ids[1:], start=1):
-            registry.sit(live.table_id, bot, seat, bot=True)
+            await registry.sit(live.table_id, bot, seat, bot=True)
         await _dealt(live, 1)
         assert live.accounts() == ids
     finally:
@@ -204,7 +205,7 @@ async def test_a_ban_escapes_the_seat_closes_the_socket_and_refuses_actions_in_f
     registry = TableRegistry(db.sessions)
     live = registry.create("lishui", 1, timers=WAIT)
     try:
-        sinks = _seat_all(registry, live, ids)
+        sinks = await _seat_all(registry, live, ids)
         await _dealt(live, 1)
         hand = live.table.hand
         assert hand is not None
@@ -239,7 +240,7 @@ async def test_a_ban_between_hands_frees_the_seat(db: Database) -> None:
         for seat, account in enumerate(ids[:3]):
             sinks[account] = Sink()
             registry.connect(account, sinks[account])
-            registry.sit(live.table_id, account, seat)
+            await registry.sit(live.table_id, account, seat)
         await registry.ban(ids[1])
         assert live.accounts() == [ids[0], None, ids[2], None]
         assert sinks[ids[1]].closed == CLOSE_BANNED
@@ -264,10 +265,10 @@ async def test_an_account_sits_at_one_table_at_a_time(db: Database) -> None:
         assert refused.value.code == "seated_elsewhere"
         assert refused.value.details == {"table_id": first.table_id}
         with pytest.raises(TableError) as refused:
-            registry.sit(second.table_id, ids[0], bot=True)
+            await registry.sit(second.table_id, ids[0], bot=True)
         assert refused.value.code == "seated_elsewhere"
         assert second.accounts() == [None] * 4
-        registry.leave(first.table_id, ids[0])
+        await registry.leave(first.table_id, ids[0])
         assert await registry.take_seat(second.table_id, ids[0]) == 0
     finally:
         await registry.stop()
@@ -279,7 +280,7 @@ async def test_an_account_sits_at_one_table_at_a_time(db: Database) -> None:
 async def test_an_escaper_sits_again_while_the_hand_is_stored_and_keeps_the_seat(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = registry_module.store_hands
+    real = settlement_module.store_hands
     stored = asyncio.Event()
     release = asyncio.Event()
 
@@ -290,15 +291,15 @@ async def test_an_escaper_sits_again_while_the_hand_is_stored_and_keeps_the_seat
         finally:
             stored.set()
 
-    monkeypatch.setattr(registry_module, "store_hands", slow_store)
+    monkeypatch.setattr(settlement_module, "store_hands", slow_store)
     ids = await _accounts(db, 4)
     registry = TableRegistry(db.sessions)
     live = registry.create("lishui", 1, timers=WAIT)
     try:
-        sinks = _seat_all(registry, live, ids)
+        sinks = await _seat_all(registry, live, ids)
         await _dealt(live, 1)
         hand_id = live.table.hand_id
-        registry.leave(live.table_id, ids[2])
+        await registry.leave(live.table_id, ids[2])
         await _until(lambda: live.accounts()[2] is None)  # freed, the hand not stored yet
         assert live.table.settling and not stored.is_set()
         assert await registry.take_seat(live.table_id, ids[2]) == 2

@@ -12,7 +12,7 @@ import pytest
 from app.protocol import EventMessage, TableStateMessage
 from app.store import ledger
 from app.store.db import Database
-from app.tables import registry as registry_module
+from app.tables import announce as announce_module
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.funded import funded_accounts
@@ -30,20 +30,20 @@ async def test_after_each_hand_the_table_shows_the_balances_the_ledger_left(
     accounts = await funded_accounts(db, 4, "shown", balance=START)
     registry = TableRegistry(db.sessions)
     reads = 0
-    real = registry._profiles
+    real = registry.parts.reads
 
     async def counted(wanted: set[int]) -> Any:
         nonlocal reads
         reads += 1
         return await real(wanted)
 
-    monkeypatch.setattr(registry, "_profiles", counted)
+    monkeypatch.setattr(registry.parts, "reads", counted)
     sink = Sink()
     try:
         live = registry.create("lishui", 10, timers=FAST)
         for account in accounts:
             registry.connect(account, sink if account == accounts[0] else Sink())
-            registry.sit(live.table_id, account, bot=True)
+            await registry.sit(live.table_id, account, bot=True)
         await until(lambda: len(_ended(sink)) >= HANDS, 60, "hands shown")
     finally:
         await registry.stop()
@@ -71,15 +71,15 @@ async def test_after_each_hand_the_table_shows_the_balances_the_ledger_left(
 async def test_an_adjustment_made_away_from_the_table_shows_once_the_copy_is_old(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(registry_module, "PROFILES_FRESH", 0.3)
+    monkeypatch.setattr(announce_module, "PROFILES_FRESH", 0.3)
     accounts = await funded_accounts(db, 2, "adjusted", balance=START)
     registry = TableRegistry(db.sessions)
     sink = Sink()
     try:
         live = registry.create("lishui", 10, timers=FAST)
         registry.connect(accounts[0], sink)
-        registry.sit(live.table_id, accounts[0])
-        registry.sit(live.table_id, accounts[1])
+        await registry.sit(live.table_id, accounts[0])
+        await registry.sit(live.table_id, accounts[1])
         await until(lambda: _balance(sink, accounts[0]) == START, 10, "the first table_state")
         async with db.sessions() as s:
             await ledger.adjust(s, accounts[0], 500, "a refund", admin_id=accounts[1])

@@ -39,7 +39,7 @@ async def test_a_thinking_table_gets_no_tick_until_its_deadline(db: Database) ->
     try:
         for seat, account in enumerate(ids):
             registry.connect(account, sinks[account])
-            registry.sit(live.table_id, account, seat)
+            await registry.sit(live.table_id, account, seat)
         await until(lambda: any(isinstance(m, PromptMessage) for s in sinks.values()
                                 for m in s.messages), 10, "the dealer's prompt")
         before = ticks
@@ -60,11 +60,11 @@ async def test_a_table_deals_once_its_fourth_player_sits(db: Database) -> None:
     try:
         for seat, account in enumerate(ids[:3]):
             registry.connect(account, sinks[account])
-            registry.sit(live.table_id, account, seat)
+            await registry.sit(live.table_id, account, seat)
         await asyncio.sleep(0.5)
         assert live.table.hand is None and live.table.next_wake() is None  # nothing due
         registry.connect(ids[3], sinks[ids[3]])
-        registry.sit(live.table_id, ids[3], 3)  # no message to the actor: the registry pokes
+        await registry.sit(live.table_id, ids[3], 3)  # no message to the actor: the registry pokes
         await until(lambda: _events(sinks[ids[3]], "hand_started"), 5, "the deal")
     finally:
         await registry.stop()

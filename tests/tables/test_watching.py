@@ -34,7 +34,7 @@ from app.tables.registry import TableRegistry
 from app.tables.routing import route
 from app.tables.timers import Timers
 from tests.sinks import LONG, Sink
-from tests.tables.test_penalties import _accounts
+from tests.tables.settlement.test_penalties import _accounts
 
 QUICK = Timers(**{**LONG, "ready": 0.0})  # bots deal the next hand at once
 
@@ -84,7 +84,7 @@ async def test_a_spectator_gets_the_public_view_in_order_from_a_snapshot(db: Dat
     try:
         registry.connect(watcher, sink)
         for bot in bots:
-            registry.sit(live.table_id, bot, bot=True)  # hands play themselves
+            await registry.sit(live.table_id, bot, bot=True)  # hands play themselves
         await _until(lambda: live.table.seq > 30)  # mid-hand, or later
         assert _send(registry, watcher, WatchMessage(table_id=live.table_id)) is None
         await _until(lambda: int(live.table.hand_id.rpartition("-")[2] or 0) >= 4)
@@ -119,7 +119,7 @@ async def test_who_may_watch(db: Database) -> None:
     try:
         for account, sink in sinks.items():
             registry.connect(account, sink)
-        registry.sit(table_id, player, 0)
+        await registry.sit(table_id, player, 0)
         assert _code(_send(registry, player, WatchMessage(table_id=table_id))) == "seated_here"
         assert _code(_send(registry, other, WatchMessage(table_id="gone"))) == "no_table"
         # a table that never dealt: watching, and no snapshot yet
@@ -133,7 +133,7 @@ async def test_who_may_watch(db: Database) -> None:
         assert _of(sinks[player], TableStateMessage)[-1].spectators == 2  # type: ignore[attr-defined]
 
         # a spectator who sits down plays, and watches no more
-        registry.sit(table_id, third, 1)
+        await registry.sit(table_id, third, 1)
         assert set(live.spectators) == {other}
         _send(registry, other, UnwatchMessage(table_id=table_id))
         _send(registry, other, UnwatchMessage(table_id=table_id))  # nothing to end: no answer
@@ -173,7 +173,7 @@ async def test_chat_reaches_the_table_and_its_spectators_within_the_limit(db: Da
         for account, sink in sinks.items():
             registry.connect(account, sink)
         for seat, account in enumerate((a, b, c)):
-            registry.sit(table_id, account, seat)
+            await registry.sit(table_id, account, seat)
         _send(registry, watcher, WatchMessage(table_id=table_id))
 
         def heard(account: int) -> list[tuple[int, str]]:
@@ -216,8 +216,8 @@ async def test_chat_reaches_the_table_and_its_spectators_within_the_limit(db: Da
         assert _send(registry, a, SendChatMessage(table_id=table_id, phrase="bye")) is None
         assert heard(b)[-1] == (0, "bye") and heard(watcher)[-1] != (0, "bye")
         # a mute is by player: it follows a to another seat
-        registry.leave(table_id, a)
-        registry.sit(table_id, a, 3)
+        await registry.leave(table_id, a)
+        await registry.sit(table_id, a, 3)
         assert _send(registry, watcher, WatchMessage(table_id=table_id)) is None  # again
         assert _of(sinks[watcher], MutedMessage)[-1] == MutedMessage(table_id=table_id, seats=[3])
         # a mute ends when the muter leaves the table

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from app.rules.actions import Action, ConcealedKong, Discard, Hu, Pass
+from app.rules.context import TableContext
 from app.rules.events import Event
-from app.rules.hand import HandState, new_hand, step
+from app.rules.hand import new_hand, step
 from app.rules.scenario import arrange
+from app.rules.state import HandState
 from app.rules.tiles import parse, parse_one
-from app.rules.variants.base import TableContext
 from app.rules.variants.fuzhou import Fuzhou
 
 DESCRIPTION = (

@@ -1,84 +1,23 @@
 """What a variant is: plain data plus a few pure hooks the hand state machine calls.
 
-The state machine never branches on a variant's name; it asks its `Ruleset`. A new variant
-is a subclass in a module of its own.
+The state machine never branches on a variant's name; it asks its `Ruleset`, which it knows
+as `HandRules` (app/rules/state.py: the members it asks for, so that it imports no variant).
+A new variant is a subclass in a module of its own.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from app.rules.scoring import Appraisal, Payment, ScoreSheet, explain_win
+from app.rules.actions import Special
+from app.rules.context import Settlement, TableContext, Transfer
+from app.rules.events import Event
+from app.rules.explain import explain_win
+from app.rules.scoring import Appraisal, Payment, Score, ScoreSheet
+from app.rules.state import NO_WILD, HandState, WildSetup, WinRecord
 from app.rules.tiles import Tile, full_set
 from app.rules.wall import Dice, Wall, first_dealer
-
-if TYPE_CHECKING:
-    from app.rules.actions import Special
-    from app.rules.events import Event
-    from app.rules.hand import HandState, WinRecord
-
-
-@dataclass(frozen=True, slots=True)
-class WildSetup:
-    """The hand's wild tile (财神 / 百搭 / 金) and what plays as its face.
-
-    `wild` is the tile kind whose copies are wild; `substitute` is the kind that plays as an
-    ordinary copy of the wild's face (白板 in 丽水 and 温州), or None.
-    """
-
-    wild: Tile | None = None
-    indicator: Tile | None = None
-    substitute: Tile | None = None
-    dice: Dice | None = None
-    dealer_flowers: tuple[Tile, ...] = ()  # flowers turned before the wild: the dealer's (福州)
-
-
-NO_WILD = WildSetup()
-
-
-@dataclass(frozen=True, slots=True)
-class TableContext:
-    """What a hand needs to know about the table it is played at."""
-
-    dealer: int = 0
-    # the dealer's streak before this hand: consecutive wins (丽水 牢庄, 福州 连庄) or
-    # consecutive deals (温州); each variant's docstring says which
-    streak: int = 0
-    seat_points: tuple[int, int, int, int] = (0, 0, 0, 0)  # each seat's 积分 in this variant (湖州)
-    draw_bonus: int = 0  # 上海 荒番 count carried from earlier hands
-
-
-@dataclass(frozen=True, slots=True)
-class Transfer:
-    """Points moving from one seat to another for one reason. Never negative, never a float."""
-
-    payer: int
-    payee: int
-    points: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Settlement:
-    transfers: tuple[Transfer, ...] = ()
-    house: tuple[int, int, int, int] = (0, 0, 0, 0)  # points from the house, not from seats
-    house_silver: tuple[int, int, int, int] = (0, 0, 0, 0)  # silver from the house (湖州 500000)
-
-    def net(self) -> tuple[int, int, int, int]:
-        totals = list(self.house)
-        for t in self.transfers:
-            totals[t.payer] -= t.points
-            totals[t.payee] += t.points
-        return (totals[0], totals[1], totals[2], totals[3])
-
-
-@dataclass(frozen=True, slots=True)
-class Score:
-    """How a win is valued: its named specials and the resulting multiplier."""
-
-    specials: tuple[str, ...]
-    multiplier: int
 
 
 def win_transfers(ruleset: Ruleset, state: HandState, win: WinRecord) -> list[Transfer]:

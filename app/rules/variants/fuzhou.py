@@ -24,15 +24,16 @@ non-dealer's counts, unless the dealer's is 天胡. 平胡 (no flower and no kon
 抢金. 三金倒 40 x base. 金雀 (the pair is two 金) 60 x base, and it beats any other 胡 on the
 same discard whatever the seats.
 
-花分 (flower points) of the winner: each flower 1, each 金 held 1, each 明杠 1, each 暗杠 2; a
-set of four like flowers counts 6 instead of 4. A plain win is worth base + 花分, a special
-special x base + 2 x 花分. 自摸 (抢金 and 三金倒 always are): each other seat pays 2 x a plain
-value, or a special's value. On a discard (or a robbed kong) the discarder alone pays 2 x
-the value (谁放冲谁负责). 连庄: with c = `TableContext.streak`, the dealer's consecutive wins
-so far, every payment to or from the dealer uses base + c, and a non-dealer winner collects
-c more from the dealer (抓庄). A seat loses at most 100 x base in a hand (封顶). Escape:
-8 x base shared by the other three. A drawn hand pays nothing. The dealer deals again after
-winning; otherwise (a draw and an escape included) the next seat deals.
+花分 (flower points) of the winner: each flower 1, each 金 held 1, each 明杠 1, each 暗杠 2; a set
+of four like flowers counts 6 instead of 4. Each 花分 point is worth one base (每朵花的银两与底分相同).
+A plain win is worth base + 花分 x base, a special special x base + 2 x 花分 x base. 自摸 (抢金 and
+三金倒 always are): each other seat pays 2 x a plain value, or a special's value. On a discard
+(or a robbed kong) the discarder alone pays 2 x the value (谁放冲谁负责). 连庄: with c =
+`TableContext.streak`, the dealer's consecutive wins so far, every payment to or from the
+dealer uses base + c, and a non-dealer winner collects c more from the dealer (抓庄). A seat
+loses at most 100 x base in a hand (封顶). Escape: 8 x base shared by the other three. A
+drawn hand pays nothing. The dealer deals again after winning; otherwise (a draw and an
+escape included) the next seat deals.
 
 Choices where RULES.md is silent (each an option of `FuzhouOptions` where it can vary): 天胡
 is declared with 胡 on the dealer's first turn and scored as 抢金. A `rob_gold` puts its tile
@@ -44,6 +45,8 @@ so its dealt 16 tiles plus the 金 must complete, in the standard shape. The pri
 the dealer and a non-dealer is settled when the dealer robs: the first non-dealer in turn
 order whose 16 tiles plus the 金 complete takes the 金 instead. The loss cap is on the
 table's base and cuts 抓庄 before the win payment; a dealer who escapes pays 8 x (base + c).
+A 花分 point is worth the table's base, not base + c: the streak adds to the base term only
+("要根据连庄的次数加底分"; option `flower_points_at_streak_base`).
 """
 
 from __future__ import annotations
@@ -51,9 +54,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from app.rules.actions import Special
+from app.rules.context import Settlement, TableContext, Transfer
 from app.rules.events import Discarded, Event, GoldRobbed
 from app.rules.scoring import (
     ANY_SHAPE,
@@ -64,28 +68,18 @@ from app.rules.scoring import (
     Appraisal,
     BaseReason,
     Payment,
+    Score,
     ScoreItem,
     Term,
     formula_points,
     item,
     pays,
 )
+from app.rules.state import HandState, RiverTile, WildSetup, WinRecord
 from app.rules.tiles import EAST, FLOWERS, HONOURS, Tile
-from app.rules.variants.base import (
-    Ruleset,
-    Score,
-    Settlement,
-    TableContext,
-    Transfer,
-    WildSetup,
-    split,
-    win_transfers,
-)
+from app.rules.variants.base import Ruleset, split, win_transfers
 from app.rules.wall import Dice, Wall
 from app.rules.winning import is_standard_win
-
-if TYPE_CHECKING:
-    from app.rules.hand import HandState, WinRecord
 
 ROB_GOLD = "rob_gold"  # 抢金
 FLOWERLESS = "flowerless"  # 平胡: no flower and no kong
@@ -125,6 +119,11 @@ class FuzhouOptions:
     golden_pair_multiple: int = 60
     # "four like flowers (four 东, or 春夏秋冬, or 梅兰竹菊) count 6 instead of 4."
     flower_set_points: int = 6
+    # Seed 004: "每朵花的银两与底分相同", "每张金的银两与底分相同": each 花分 point is worth one
+    # base. Choice (the seed is silent on 连庄): the table's base, whatever the dealer's
+    # streak (the streak adds to the base term only, "要根据连庄的次数加底分"); True: each
+    # 花分 point is worth the payment's base, base + c between the dealer and another seat.
+    flower_points_at_streak_base: bool = False
     # "Loss cap per hand (封顶) [decided]: 100 x base per seat (option)." None: no cap.
     loss_cap_multiple: int | None = 100
     # "Escape: 8 x base."
@@ -274,8 +273,6 @@ class Fuzhou(Ruleset):
         ends); the turned 金 leaves the indicator's place (`wild.indicator` becomes None) for
         the winner's hand. If the dealer robs without a 天胡 while a non-dealer's hand plus
         the 金 is complete, the first such non-dealer in turn order takes the 金 and wins."""
-        from app.rules.hand import RiverTile, WinRecord
-
         assert action.name == ROB_GOLD
         seat, tile = action.seat, action.tile
         gold = state.wild.indicator
@@ -330,6 +327,7 @@ class Fuzhou(Ruleset):
         c = state.ctx.streak
         dealer_won = win.seat == state.dealer
         base = o.base + (c if dealer_won else 0)
+        flower = base if o.flower_points_at_streak_base else o.base
         counts, wilds = state.winning_counts(win)
         return Appraisal(
             base=base,
@@ -337,7 +335,7 @@ class Fuzhou(Ruleset):
                                    streak=c),
             items=tuple(items),
             rule=self.score_rule,
-            total=formula_points(self._value_terms(items, base), ()),
+            total=formula_points(self._value_terms(items, base, flower), ()),
             shape=STANDARD if is_standard_win(counts, wilds) else ANY_SHAPE,
             wild_pair=chosen == GOLDEN_PAIR,
         )
@@ -361,13 +359,15 @@ class Fuzhou(Ruleset):
         return [item(key, value, FLOWER_POINTS, count) for key, count, value in found if count]
 
     @staticmethod
-    def _value_terms(items: Sequence[ScoreItem], base: int) -> list[Term]:
-        """The hand's value at `base` as terms: base + 花分, or special x base + 2 x 花分."""
+    def _value_terms(items: Sequence[ScoreItem], base: int, flower: int) -> list[Term]:
+        """The hand's value at `base`, each 花分 point worth `flower`, as terms: base + 花分 x
+        flower, or special x base + 2 x 花分 x flower."""
         flowers = sum(it.value for it in items if it.kind == FLOWER_POINTS)
         special = [it for it in items if it.kind == BASE_MULTIPLE and it.counted]
         if special:
-            return [Term("special", special[0].value, base), Term("flower_points", flowers, 2)]
-        return [Term("base", base), Term("flower_points", flowers)]
+            return [Term("special", special[0].value, base),
+                    Term("flower_points", flowers, 2 * flower)]
+        return [Term("base", base), Term("flower_points", flowers, flower)]
 
     def score(self, state: HandState, win: WinRecord) -> Score:
         """The highest special (multiplier = its multiple of the base), or a plain win (1)."""
@@ -418,7 +418,8 @@ class Fuzhou(Ruleset):
         owed: dict[int, list[Payment]] = {}
         for payer in payers:
             streak = c if dealer in (winner, payer) else 0
-            terms = self._value_terms(appraisal.items, o.base + streak)
+            flower = o.base + streak if o.flower_points_at_streak_base else o.base
+            terms = self._value_terms(appraisal.items, o.base + streak, flower)
             if not special and streak:
                 terms[0:1] = [Term("base", o.base), Term("dealer_streak", streak)]
             if win.from_seat is not None:

@@ -42,8 +42,9 @@ hands the same seat has dealt (it changes no payment).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from app.rules.context import Settlement, TableContext, Transfer
 from app.rules.scoring import (
     ANY_SHAPE,
     DOUBLING,
@@ -54,27 +55,17 @@ from app.rules.scoring import (
     Appraisal,
     BaseReason,
     Payment,
+    Score,
     ScoreItem,
     Term,
     item,
     pays,
 )
+from app.rules.state import HandState, WildSetup, WinRecord
 from app.rules.tiles import EAST, GREEN, NORTH, RED, WHITE, Tile
-from app.rules.variants.base import (
-    Ruleset,
-    Score,
-    Settlement,
-    TableContext,
-    Transfer,
-    WildSetup,
-    split,
-    win_transfers,
-)
+from app.rules.variants.base import Ruleset, split, win_transfers
 from app.rules.wall import Dice, Wall
 from app.rules.winning import is_standard_win
-
-if TYPE_CHECKING:
-    from app.rules.hand import HandState, WinRecord
 
 
 @dataclass(frozen=True)

@@ -11,23 +11,24 @@ triplets); seven pairs (七对子, four alike count as two pairs); or 不搭 (�
 different tiles, honours all different, tiles of one suit at least 3 apart).
 
 **How a hand is scored**: the multiplier is the sum of every special that applies
-(self-drawn / on a discard): 清一色 8/4, 字一色 8/4, 七对子 4/2, 大对子 4/2, 不搭 4/2,
-财神会 4 (self-drawing a 财神 while holding another), 抢杠 4, 天胡 8, 地胡 4, 杠上开花 4;
-a plain win is 2 self-drawn, 1 on a discard. The base (底) is 3 for a dealer's first hand,
-then 5, 7, 9 while the dealer keeps winning (牢庄). If the dealer wins, each other seat pays
-base x multiplier; if another seat wins, the dealer pays base x multiplier and the other two
-1 x multiplier. The discarder (犯枪) pays 1 point more. Penalties: 被跟 (your discard
-followed by the same tile from the next three seats: you pay each other seat 1); 统包 (a
-seat that fed three 吃 to its next seat pays everyone's share if either of the two wins);
-抢杠 (the robbed seat pays everyone's share). The dealer keeps the deal only by winning.
-Leaving during a hand costs 10 x base, shared by the other three.
+(self-drawn / on a discard): 清一色 8/4, 字一色 8/4, 七对子 4/2, 大对子 4/2, 不搭 4/2, 财神会 4
+(self-drawing a 财神 while holding another), 抢杠 4, 天胡 8, 地胡 4, 杠上开花 4; a win with no
+special is 2 self-drawn (自摸), 1 on a discard (平胡). The base (底) is 3 for a dealer's first
+hand, then 5, 7, 9 while the dealer keeps winning (牢庄). If the dealer wins, each other
+seat pays base x multiplier; if another seat wins, the dealer pays base x multiplier and
+the other two 1 x multiplier. The discarder (犯枪) pays 1 point more. Penalties: 被跟 (your
+discard followed by the same tile from the next three seats: you pay each other seat 1);
+统包 (a seat that fed three 吃 to its next seat pays everyone's share if either of the two
+wins); 抢杠 (the robbed seat pays everyone's share). The dealer keeps the deal only by
+winning. Leaving during a hand costs 10 x base, shared by the other three.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from app.rules.context import Settlement, TableContext, Transfer
 from app.rules.events import Event, Penalized
 from app.rules.scoring import (
     BU_DA,
@@ -38,27 +39,17 @@ from app.rules.scoring import (
     Appraisal,
     BaseReason,
     Payment,
+    Score,
     ScoreItem,
     Term,
     item,
     pays,
 )
+from app.rules.state import HandState, WildSetup, WinRecord
 from app.rules.tiles import WHITE, Tile
-from app.rules.variants.base import (
-    Ruleset,
-    Score,
-    Settlement,
-    TableContext,
-    Transfer,
-    WildSetup,
-    split,
-    win_transfers,
-)
+from app.rules.variants.base import Ruleset, split, win_transfers
 from app.rules.wall import Dice, Wall
 from app.rules.winning import is_bu_da, is_seven_pairs, is_standard_win
-
-if TYPE_CHECKING:
-    from app.rules.hand import HandState, WinRecord
 
 
 @dataclass(frozen=True)
@@ -91,7 +82,10 @@ SPECIALS: dict[str, tuple[int | None, int | None]] = {
     "earthly": (4, None),  # 地胡
     "kong_win": (4, None),  # 杠上开花
 }
-PLAIN = (2, 1)
+# 自摸 / 平胡: a win with no special is 2 self-drawn, 1 on a discard. Seed 000: "15、平胡 胡他人打出的
+# 牌" and "平胡一倍，自摸的牌型若非特殊牌型則是二倍": only the win on a discard is 平胡; a plain
+# self-drawn win is called 自摸.
+PLAIN = (("self_drawn", 2), ("plain", 1))
 
 
 def _pung_cost(c: int) -> int:
@@ -207,11 +201,13 @@ class Lishui(Ruleset):
             value = SPECIALS[name][column]
             if value is not None:
                 applied.append(item(name, value, MULTIPLIER))
-        return tuple(applied) or (item("plain", PLAIN[column], MULTIPLIER),)
+        key, value = PLAIN[column]
+        return tuple(applied) or (item(key, value, MULTIPLIER),)
 
     def score(self, state: HandState, win: WinRecord) -> Score:
         appraisal = self.appraise(state, win)
-        return Score(tuple(k for k in appraisal.item_keys() if k != "plain"), appraisal.total)
+        plain = {key for key, _ in PLAIN}
+        return Score(tuple(k for k in appraisal.item_keys() if k not in plain), appraisal.total)
 
     # --- penalties during play ---------------------------------------------------------
 

@@ -176,6 +176,9 @@ _FUZHOU = (
        1, 200),
     # below 4 a set would score less than its four flowers
     _o("flower_set_points", "四张同类花一起算的花分", "花分 of a set of four like flowers", 4, 12),
+    _o("flower_points_at_streak_base", "连庄时每点花分也按底加连庄数算",
+       "On a dealer's streak each 花分 point is worth base + streak (not the table's base)",
+       silent=CHOICE),
     _o("loss_cap_multiple", "封顶：每人每局最多输底的几倍（空为不封顶）",
        "封顶: a seat loses at most this x base in a hand (none: no cap)", 1, 1000,
        nullable=True),

@@ -53,8 +53,8 @@ payment).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from app.rules.context import Settlement, TableContext, Transfer
 from app.rules.scoring import (
     ANY_SHAPE,
     FAN,
@@ -66,27 +66,18 @@ from app.rules.scoring import (
     Appraisal,
     BaseReason,
     Payment,
+    Score,
     ScoreItem,
     Term,
     formula_points,
     item,
     pays,
 )
+from app.rules.state import HandState, Meld, WinRecord
 from app.rules.tiles import FLOWERS, NUM_KINDS, Tile
-from app.rules.variants.base import (
-    Ruleset,
-    Score,
-    Settlement,
-    TableContext,
-    Transfer,
-    split,
-    win_transfers,
-)
+from app.rules.variants.base import Ruleset, split, win_transfers
 from app.rules.wall import Dice
 from app.rules.winning import is_standard_win
-
-if TYPE_CHECKING:
-    from app.rules.hand import HandState, Meld, WinRecord
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,9 @@ or an escape passes the deal to the next seat (k = 1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from app.rules.context import Settlement, TableContext, Transfer
 from app.rules.scoring import (
     ANY_SHAPE,
     EIGHT_PAIRS,
@@ -48,21 +49,14 @@ from app.rules.scoring import (
     Appraisal,
     BaseReason,
     Payment,
+    Score,
     Term,
     item,
     pays,
 )
+from app.rules.state import HandState, WildSetup, WinRecord
 from app.rules.tiles import HONOURS, WHITE, Tile
-from app.rules.variants.base import (
-    Ruleset,
-    Score,
-    Settlement,
-    TableContext,
-    Transfer,
-    WildSetup,
-    split,
-    win_transfers,
-)
+from app.rules.variants.base import Ruleset, split, win_transfers
 from app.rules.wall import Dice, Wall
 from app.rules.winning import (
     eight_pairs_readings,
@@ -70,9 +64,6 @@ from app.rules.winning import (
     is_standard_win,
     standard_readings,
 )
-
-if TYPE_CHECKING:
-    from app.rules.hand import HandState, WinRecord
 
 BUY, COUNTER, DECLINE = "buy", "counter", "decline"
 

@@ -18,8 +18,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.schema import ScalarElementColumnDefault
 
+from app.rules.context import Settlement, Transfer
 from app.rules.variants import VARIANTS
-from app.rules.variants.base import Settlement, Transfer, split
+from app.rules.variants.base import split
 from app.store.ledger.posting import (
     LedgerError,
     _book,

@@ -341,7 +341,7 @@ const ITEM_GLOSSES = {
   single_wait: "single wait", concealed_hand: "concealed hand", eight_flowers: "eight flowers",
   flowerless: "no flowers", three_golds: "three golds", golden_pair: "golden pair",
   rob_gold: "robbing the gold", loose_honours: "loose honours", big_crane: "big crane",
-  draw_bonus: "after drawn hands", plain: "plain win", soft: "soft win (a wild stands in)",
+  draw_bonus: "after drawn hands", plain: "plain win", self_drawn: "self-drawn win", soft: "soft win (a wild stands in)",
   base_flowers: "base flowers", flowers: "flowers", flower_sets: "flower sets", golds: "golds",
   wind_pungs: "wind pungs", dragon_pungs: "dragon pungs", exposed_kongs: "exposed kongs",
   concealed_kongs: "concealed kongs", wind_exposed_kongs: "wind exposed kongs",

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from app.ops import metrics
 from app.ops.tasks import cancel_and_wait
-from app.tables.results import Job, Stored
+from app.tables.settlement.results import Job, Stored
 
 log = logging.getLogger(__name__)
 

@@ -28,8 +28,8 @@ from app.rules.variants import get_ruleset
 from app.rules.variants.base import Ruleset
 from app.store import house, ledger, ranks
 from app.store.models import Account, HandRecord, LedgerEntry, VariantStats
-from app.tables.messages import HandRecordData, Silver
-from app.tables.penalties import DisconnectPolicy, settle_disconnects
+from app.tables.settlement.penalties import DisconnectPolicy, settle_disconnects
+from app.tables.settlement.record import HandRecordData, Silver
 
 log = logging.getLogger(__name__)
 

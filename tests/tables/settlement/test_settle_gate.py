@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from app.store.db import Database
-from app.tables import registry as registry_module
 from app.tables.registry import TableRegistry
-from app.tables.results import Job, Stored
-from app.tables.settler import Settler, room
+from app.tables.settlement import service as settlement_module
+from app.tables.settlement.results import Job, Stored
+from app.tables.settlement.settler import Settler, room
 from app.tables.timers import Timers
 from tests.funded import funded_accounts
 from tests.outage import check_hands_paid, shown_ended
@@ -33,7 +33,7 @@ GATE = 2
 async def test_a_burst_of_endings_is_stored_in_batches_and_every_hand_is_paid(
     db: Database, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = registry_module.store_hands
+    real = settlement_module.store_hands
     in_flight, most, stored = 0, 0, 0
     batches: list[int] = []
 
@@ -50,7 +50,7 @@ async def test_a_burst_of_endings_is_stored_in_batches_and_every_hand_is_paid(
         finally:
             in_flight -= 1
 
-    monkeypatch.setattr(registry_module, "store_hands", slow_store)
+    monkeypatch.setattr(settlement_module, "store_hands", slow_store)
     accounts = await funded_accounts(db, 4 * TABLES, "g")
     registry = TableRegistry(db.sessions, store_concurrency=GATE, store_batch=4)
     sinks = {a: Sink() for a in accounts}
@@ -59,7 +59,7 @@ async def test_a_burst_of_endings_is_stored_in_batches_and_every_hand_is_paid(
             live = registry.create("lishui", 1, timers=FAST)
             for account in accounts[4 * t: 4 * t + 4]:
                 registry.connect(account, sinks[account])
-                registry.sit(live.table_id, account, bot=True)
+                await registry.sit(live.table_id, account, bot=True)
         # bots play at once: every table ends a hand within moments of the others
         await until(lambda: stored >= 4 * TABLES, 60, "four hands per table stored")
     finally:

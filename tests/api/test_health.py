@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from app.ops.health import readiness
+from app.api.health import readiness
 from app.settings import Settings
 from app.store.db import Database
 from tests.api.helpers import app_client, assert_error

@@ -12,8 +12,8 @@ from pathlib import Path
 import jwt
 import pytest
 
-from app.api.secret import SecretError, secret_path
 from app.main import create_app
+from app.ops.secret import SecretError, secret_path
 from app.settings import Settings
 from app.store.db import Database
 from tests.api.helpers import admin, app_client, assert_error, login, register

@@ -12,22 +12,23 @@ import pytest
 from sqlalchemy import func, select
 
 from app.rules.actions import Decide, Escape
-from app.rules.hand import HandState, legal_actions, new_hand, pending_seats, step
+from app.rules.context import TableContext
+from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.selfplay import bot_factory, play_hand
+from app.rules.state import HandState
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.variants.base import TableContext
 from app.store import disconnects
 from app.store.db import Database
 from app.store.models import Account, LedgerEntry
 from app.store.ranks import stats_of
-from app.tables.messages import HandRecordData
-from app.tables.penalties import (
+from app.tables.registry import TableRegistry
+from app.tables.settlement.penalties import (
     DisconnectPolicy,
     disconnect_points,
     hand_base,
     settle_disconnects,
 )
-from app.tables.registry import TableRegistry
+from app.tables.settlement.record import HandRecordData
 from tests.funded import funded_accounts
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.rules.hand import HandState
+from app.rules.state import HandState
 from app.rules.variants.base import Ruleset
 from app.rules.variants.fuzhou import Fuzhou
 from app.rules.variants.huzhou import Huzhou
@@ -34,7 +34,7 @@ from app.rules.variants.lishui import Lishui
 from app.rules.variants.shanghai import Shanghai
 from app.rules.variants.wenzhou import Wenzhou
 from app.store import disconnects, ledger
-from app.tables.messages import HandRecordData
+from app.tables.settlement.record import HandRecordData
 
 log = logging.getLogger(__name__)
 
