@@ -119,6 +119,19 @@ def _sqlite_pragmas(engine: AsyncEngine) -> None:
     def _on_begin(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
+    engine.sync_engine.dialect.do_terminate = _close_at_once  # type: ignore[method-assign]
+
+
+def _close_at_once(dbapi_connection: Any) -> None:
+    """Close a connection SQLAlchemy gives up on (a statement cancelled in the driver) on its
+    own thread, without waiting. SQLAlchemy's way for aiosqlite, a graceful close in a task of
+    its own and a forced one if its caller is cancelled meanwhile, left that task waiting
+    for a thread the forced close had ended: forever, and one cancel did not end it, so an
+    event loop closing waited for it for good (tests/store/test_cancel_sqlite.py). A
+    file's connection has nothing to say goodbye to: SQLite rolls back what was not
+    committed when it closes."""
+    dbapi_connection._terminate_force_close()
+
 
 IDLE_PING_SECONDS = 5.0
 
