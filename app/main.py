@@ -17,6 +17,7 @@ from app.api import (
     auth,
     errors,
     health,
+    house_bots,
     leaderboard,
     lobby,
     openapi,
@@ -70,7 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store_batch=settings.store_batch,
             endings_per_pass=settings.endings_per_pass,
         )
-        queue: MatchQueue = MemoryMatchQueue(app.state.tables.has_socket)
+        queue: MatchQueue = MemoryMatchQueue(app.state.tables.sockets.__contains__)
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.matchqueue import RedisMatchQueue
             from app.cluster.node import RedisNetwork
@@ -121,7 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.limits = limits_storage(settings)  # rate-limit counters (app/ops/limits_storage.py)
     app.state.login_limits = LoginLimits(app.state.limits, settings)  # app/api/ratelimit.py
     app.state.signup_limits = SignupLimits(app.state.limits, settings)  # app/api/signups.py
-    app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/lobby.py
+    app.state.bot_quota = MemoryQuota(settings.bot_seats_per_hour, 3600)  # app/api/house_bots.py
     app.state.replays = ReplayCache.from_settings(settings)  # app/api/replay.py
     app.state.ws_slots = ws.AddressSlots(settings.ws_connections_per_address)  # app/api/ws.py
     errors.install(app)
@@ -140,6 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         admin.router,
         admin_tables.router,
         lobby.router,
+        house_bots.router,
         rooms.router,
         quickmatch.router,
         admin_levels.router,

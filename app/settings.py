@@ -185,7 +185,7 @@ class Settings(BaseSettings):
     # (app/tables/lane.py); 0: no limit
     endings_per_pass: int = Field(default=2, ge=0, le=1000)
     # a table where no person sits (every seat empty or a bot's) for this many seconds is
-    # closed between hands by the node that owns it (app/tables/registry.py); 0: never
+    # closed between hands by the node that owns it (app/tables/idle.py); 0: never
     table_idle_close_seconds: int = Field(default=300, ge=0)
     # a private room's dissolve vote: how long its players have to agree (docs/rooms.md)
     room_vote_seconds: float = Field(default=60.0, gt=0, le=600)

@@ -92,8 +92,7 @@ class ModelSink:
         if message.get("type") == "prompt":
             action = choose_answer(message["legal_actions"], self.rng)
             self.counter["actions"] += 1
-            self.registry.submit(
-                self.table_id,
+            self.registry.require(self.table_id).table.submit(
                 PlayerAction(
                     self.seat, to_rules_action(_WIRE_ACTION.validate_python(action), self.seat),
                     message["seq"],

@@ -124,7 +124,7 @@ class Seat:
         if turn and not self.in_burst:
             self.sent_at = now
         rules_action = to_rules_action(_WIRE_ACTION.validate_python(action), self.seat)
-        self.registry.submit(self.table_id, PlayerAction(self.seat, rules_action, seq,
+        self.registry.require(self.table_id).table.submit(PlayerAction(self.seat, rules_action, seq,
                                                            received=now))
 
 
@@ -172,7 +172,7 @@ async def one_run(db: Database, ids: list[int], tables: int, think: tuple[float,
             if seat is not leaver:
                 seat.left_at = at
         account = ids[seats.index(leaver)]  # a socket's leave goes to the table's inbox
-        registry.submit(leaver.table_id, Leave(table.index(leaver), account))
+        registry.require(leaver.table_id).table.submit(Leave(table.index(leaver), account))
     await asyncio.sleep(window)
     stop.set()
     await ticker

@@ -19,7 +19,7 @@ Rules:
   revoked; access tokens are refused because each request reads the account) and reaches
   its live session on every node once committed: its socket closes with code 4004
   (`banned`) and its seat escapes during a hand (the escape penalty, as a kick) or is
-  freed between hands (`TableRegistry.ban`); an administrator cannot ban themselves, and
+  freed between hands (`app.tables.bans.ban`); an administrator cannot ban themselves, and
   nobody bans or unbans the house account (`forbidden`: it stays banned, which keeps it
   off the leaderboards); unbanning lets the account log in again.
 """
@@ -44,6 +44,7 @@ from app.api.schemas import AccountOut, LedgerEntryOut, LedgerPage
 from app.api.security import ADMIN_ERRORS, AdminAccount
 from app.store import accounts, audit, house, ledger
 from app.store.models import Account, LedgerEntry
+from app.tables import bans
 from app.tables.registry import TableRegistry
 
 router = APIRouter(prefix="/admin", tags=["admin"])
@@ -311,7 +312,7 @@ async def _set_banned(
             {"reason": reason, "was_banned": was, "revoked_tokens": revoked},
         )
     if banned and registry is not None:  # committed: the live session ends now
-        await registry.ban(account_id)
+        await bans.ban(registry, account_id)
     return account_out(target)
 
 

@@ -18,11 +18,12 @@ answer instead of the upgrade); the login endpoint answers it too for repeated f
 logins. `too_large` (413, `details: {"max_bytes": limit}`, the connection closed after
 it): the request body is over `max_body_bytes` (app/api/body_limit.py).
 
-The lobby's limits (app/api/lobby.py): `too_many_tables` (409: the account already has
-`max_open_tables` open tables with players at them), `too_many_bots` (429 with Retry-After:
-`bot_seats_per_hour` bot seats called in the last hour), `house_funds_low` (503: the house
-account cannot fund the bots to the table's minimum; an operator must fund it) and
-`no_bots_free` (503 with Retry-After: every bot of the house's pool is seated).
+The lobby's limits (app/api/lobby.py, app/api/house_bots.py): `too_many_tables` (409: the
+account already has `max_open_tables` open tables with players at them), `too_many_bots`
+(429 with Retry-After: `bot_seats_per_hour` bot seats called in the last hour),
+`house_funds_low` (503: the house account cannot fund the bots to the table's minimum; an
+operator must fund it) and `no_bots_free` (503 with Retry-After: every bot of the house's
+pool is seated).
 Replays (app/api/replay_cache.py): `rate_limited` (429 with Retry-After and
 `details: {"retry_after": seconds}`): the account had `replay_builds_per_account` replays
 built on this node in the window (a kept replay is still served); `busy` (503, Retry-After:

@@ -42,7 +42,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.api.errors import ApiError
-from app.api.lobby import filling_lock, house_bots  # the lobby's bot fill: one path, one lock
+from app.api.house_bots import filling_lock, house_bots  # the lobby's bot fill: one path, one lock
 from app.api.ratelimit import MemoryQuota
 from app.ops.tasks import cancel_and_wait
 from app.rules.variants import VARIANTS

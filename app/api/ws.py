@@ -338,7 +338,7 @@ async def _serve(websocket: WebSocket, account_id: int, settings: Settings) -> N
             task.cancel()
         await asyncio.gather(writer, reader, return_exceptions=True)
         for table_id, seat in registry.disconnect(account_id, connection):
-            registry.submit(table_id, Disconnected(seat))
+            registry.require(table_id).table.submit(Disconnected(seat))
 
 
 async def _read(

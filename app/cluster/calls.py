@@ -25,13 +25,12 @@ from app.cluster.ownership import summary_of
 from app.cluster.routing import Routing
 from app.tables import admin as table_admin
 from app.tables.errors import UNAVAILABLE, RemoteRefused, TableError
-from app.tables.registry import ADMIN_WAIT_SECONDS
 
 log = logging.getLogger(__name__)
 
 CALL_TIMEOUT = 5.0
 # an admin command waits up to ADMIN_WAIT_SECONDS for the owner's actor; the bus adds little
-ADMIN_CALL_TIMEOUT = ADMIN_WAIT_SECONDS + 2.0
+ADMIN_CALL_TIMEOUT = table_admin.ADMIN_WAIT_SECONDS + 2.0
 
 
 def _load(raw: str) -> dict[str, Any]:

@@ -80,7 +80,7 @@ class Close(_Model):
 
 class Banned(_Model):
     """An administrator banned the account on `by_node`: close its socket here and give up
-    its seats at this node's tables (`TableRegistry.ban_here`)."""
+    its seats at this node's tables (`app.tables.bans.ban_here`)."""
 
     kind: Literal["banned"] = "banned"
     account: int

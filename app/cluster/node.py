@@ -55,6 +55,7 @@ from app.cluster.writer import Writer
 from app.ops.tasks import cancel_and_wait
 from app.settings import Settings
 from app.store.ranks import DatabaseBoards
+from app.tables import bans
 from app.tables.network import Network
 from app.tables.registry import TableRegistry
 from app.tables.settlement.service import HandSettled
@@ -232,7 +233,7 @@ class RedisNetwork:
         elif isinstance(message, Close):
             self.routing.close(message)
         elif isinstance(message, Banned):
-            self.registry.ban_here(message.account)
+            bans.ban_here(self.registry, message.account)
         elif isinstance(message, Call):
             await self.calls.answer(message)
         elif isinstance(message, AdminCall):

@@ -126,7 +126,7 @@ class Ownership(HandObserver):
             options=live.options,
             room=live.room,
             creator=live.creator,
-            spectators=live.spectators_allowed,
+            spectators=live.watchers.allowed,
         )
         self._store(live, clear_hand=True)
         await self._node.writer.flush()  # listed before the creator is answered
@@ -316,7 +316,7 @@ class Ownership(HandObserver):
             options=config.options, room=config.room,
         )
         live.creator = config.creator
-        live.spectators_allowed = config.spectators
+        live.watchers.allowed = config.spectators
         # a player is there only with a live socket on some node; one whose socket died
         # with the old owner starts disconnected (the usual disconnect and 托管 rules)
         seats = [

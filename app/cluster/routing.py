@@ -325,8 +325,8 @@ class Routing:
         """The account's socket is gone: its seat at the table is disconnected (the seat),
         its watch of the table ends."""
         live = self._node.registry.get(table_id)
-        if live is not None and account_id in live.spectators:
-            self._node.registry.unwatch(table_id, account_id)
+        if live is not None and account_id in live.watchers.spectators:
+            live.watchers.unwatch(account_id)
         seat = live.seat_of(account_id) if live is not None else None
         if live is not None and seat is not None:
             live.table.submit(Disconnected(seat))
@@ -420,7 +420,10 @@ class Routing:
         telling (its node died) or the account logged in elsewhere. The (table, account)
         pairs ended."""
         node = self._node
-        watching = [w for w in node.registry.remote_spectators() if self._owns(w[0])]
+        # (table, account, node) of every spectator whose socket is on another node
+        watching = [(live.table_id, account, held_by)
+                    for live in node.registry.all() if self._owns(live.table_id)
+                    for account, held_by in live.watchers.remote()]
         if not watching:
             return []
         accounts = sorted({account for _, account, _ in watching})
@@ -429,7 +432,9 @@ class Routing:
         ended = []
         for table_id, account, held_by in watching:
             if now[account] != held_by:
-                node.registry.unwatch(table_id, account)
+                live = node.registry.get(table_id)
+                if live is not None:
+                    live.watchers.unwatch(account)
                 ended.append((table_id, account))
         return ended
 

@@ -102,7 +102,7 @@ class Rooms:
                                     options=options, room=code)
         live.creator = owner
         live.session_over = False
-        live.spectators_allowed = spectators
+        live.watchers.allowed = spectators
         await self.registry.network.directory.opened(live)
         return room
 
@@ -149,7 +149,7 @@ class Rooms:
         in it before), the players see how far the session is; at its end it closes."""
         if self.registry.get(live.table_id) is live:
             try:
-                await self.registry.flush(live.table_id)
+                await live.flush()
             except (TableError, TimeoutError):  # closed meanwhile, or stuck: tell anyway
                 log.warning("room table %s: not flushed after its hand", live.table_id)
         self._tell(info, live.accounts())
@@ -291,7 +291,7 @@ class Rooms:
     def _tell(self, info: RoomInfo, accounts: list[int | None]) -> None:
         message = RoomMessage(room=info)
         for account in {a for a in accounts if a is not None}:
-            self.registry.tell(account, message)
+            self.registry.sockets.tell(account, message)
 
     # --- dissolving -------------------------------------------------------------------------------
 

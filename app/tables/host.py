@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import asdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from typing import Literal, TypeVar
 
 from app.protocol import MutedMessage
@@ -36,17 +36,17 @@ from app.tables.messages import (
     AdminDissolve,
     CloseIdle,
     Connected,
-    EventOut,
     Flush,
     Leave,
     Sit,
-    SnapshotOut,
 )
 from app.tables.outbox import Outbox
 from app.tables.seats import SeatState
+from app.tables.settlement.record import HandRecordData, Silver
+from app.tables.settlement.service import Settlement
 from app.tables.sockets import Sockets
 from app.tables.timers import Timers
-from app.tables.watchers import ChatLimits, Spectator, Watchers
+from app.tables.watchers import ChatLimits, Watchers
 
 log = logging.getLogger(__name__)
 
@@ -73,19 +73,17 @@ MOVES: dict[Lifetime, frozenset[Lifetime]] = {
 """The lifetime's transitions: from each state, the states it may move to."""
 
 
+@dataclass(slots=True)
 class TableParts:
     """What every table of this node shares: the sockets, the clock, the chat limits, the
-    profile reads and the spectators' limit."""
+    profile reads, the spectators' limit and the hands' settlement."""
 
-    def __init__(
-        self, sockets: Sockets, clock: Clock, chat: ChatLimits, reads: ProfileReads,
-        max_spectators: int,
-    ) -> None:
-        self.sockets = sockets
-        self.clock = clock
-        self.chat = chat
-        self.reads = reads
-        self.max_spectators = max_spectators
+    sockets: Sockets
+    clock: Clock
+    chat: ChatLimits
+    reads: ProfileReads
+    max_spectators: int
+    settlement: Settlement
 
 
 class LiveTable:
@@ -115,9 +113,10 @@ class LiveTable:
         self.session_over: bool | None = None
         self.lifetime = Lifetime.OPENING
         self._sockets = parts.sockets
+        self._settlement = parts.settlement
         self.outbox = Outbox(self, parts.sockets)
         table.sent = self.outbox.sent  # a resume answers what its connection was not sent
-        self.watchers = Watchers(self, parts.sockets, parts.chat, parts.clock,
+        self.watchers = Watchers(self, table, parts.sockets, parts.chat, parts.clock,
                                  parts.max_spectators)
         self.announcer = Announcer(self, self.outbox, parts.sockets, parts.reads, parts.clock)
         self._held: frozenset[int] = frozenset()  # the accounts seated as last reported
@@ -132,6 +131,15 @@ class LiveTable:
         log.debug("table %s: %s -> %s", self.table_id, self.lifetime.value, to.value)
         self.lifetime = to
         return True
+
+    async def settle(self, record: HandRecordData) -> Silver | None:
+        """The actor's ended hand, to its settlement (app/tables/settlement), which stores and
+        pays it, retrying until the database has it (``table_state`` says `settling` from
+        the first failure); what each seat's balance moved by, and only then does the
+        table show its result and deal on. None: a newer owner of the table exists and
+        stores the hand from the journal itself."""
+        stored = await self._settlement.settle(record, self.stake, retrying=self.announce)
+        return None if stored is None else stored.silver
 
     # --- who sits where (read; the actor writes) ------------------------------------------
 
@@ -220,34 +228,6 @@ class LiveTable:
     ) -> None:
         """``table_state`` to `seats` soon (`Announcer.announce`)."""
         self.announcer.announce(seats, seated=seated, new_connection=new_connection)
-
-    # --- spectators, as the watchers ask --------------------------------------------------
-
-    @property
-    def spectators(self) -> dict[int, Spectator]:
-        return self.watchers.spectators
-
-    @property
-    def mutes(self) -> dict[int, set[int]]:
-        return self.watchers.mutes
-
-    @property
-    def spectators_allowed(self) -> bool:
-        return self.watchers.allowed
-
-    @spectators_allowed.setter
-    def spectators_allowed(self, allowed: bool) -> None:
-        self.watchers.allowed = allowed
-
-    @property
-    def shown_seq(self) -> int:
-        return self.table.shown_seq
-
-    def public_snapshot(self) -> SnapshotOut | None:
-        return self.table.public_snapshot()
-
-    def watched(self, public: Callable[[EventOut], None] | None) -> None:
-        self.table.public = public
 
     # --- what the announcer asks ------------------------------------------------------------
 

@@ -3,34 +3,27 @@
 clock and a tick task), finds it (`get`, `require`), routes to it what the lobby, the
 sockets and the cluster ask, and closes it (`_close`: dissolved, idle) or drops it
 (another node owns it now). What a table is, sends and owns is its host's
-(app/tables/host.py); who sits where on this node and the seat claims are `Seating`'s;
-a hand's road to the ledger is the settlement's (app/tables/settlement).
+(app/tables/host.py: a message for its actor, `live.table.submit`; `live.flush`; its
+spectators and chat, `live.watchers`); who sits where on this node and the seat claims
+are `Seating`'s; a hand's road to the ledger is the settlement's (app/tables/settlement).
+Not the index's either: idle tables close by `IdleTables` (app/tables/idle.py, `idle`),
+an administrator's pause, resume and kick are app/tables/admin.py's, a ban's reach is
+app/tables/bans.py's.
 
 - sitting, leaving, bans, kicks and dissolving are asked of the table through its inbox,
   and answered (app/tables/host.py); the actor reports its seats after every message it
   handled (`_seats_changed`): every seat is told (``table_state``), newcomers first get
   ``seated``, and those who left give their seat claims back;
-- a kicked account is told (``error`` code ``kicked``) and, sitting nowhere else, its
-  socket is closed with `CLOSE_KICKED`;
-- a ban (`ban`, 封号) reaches the live session on every node: the account's socket closes
-  with `CLOSE_BANNED`, its seat escapes during a hand (逃跑, as `kick`) or is freed between
-  hands, and no action of that seat is applied from then on (`SeatState.banned`);
 - 湖州 (`POINTS_VARIANTS`): each hand's context gets the four seated accounts' stored 积分
   when it is dealt (`Table.seat_points`, read from `variant_stats`, so after the last
   hand's settlement and with a new occupant's own points);
 - a hand stored (`_hand_settled`, the settlement's fact): the table's copy of the names
-  and silver, a private room's session count (before any deal), the cluster's journal;
-- idle tables close (`close_idle`): a table of this node where no person has sat (every
-  seat empty or a house bot's) for `idle_close_seconds` on the registry's `clock` is
-  closed between hands, as a dissolve closes it (its bots sit nowhere then, free for the
-  next fill; its claims, lease and lobby line go), once this node is still its owner (the
-  fence, `Directory.may_write`). A sweeper task looks every few seconds.
+  and silver, a private room's session count (before any deal), the cluster's journal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -41,7 +34,6 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.ops.tasks import cancel_and_wait
-from app.protocol import ErrorMessage, MutedMessage, ServerMessage
 from app.rules.context import TableContext
 from app.rules.state import Preset
 from app.rules.variants import get_ruleset
@@ -50,13 +42,13 @@ from app.tables.actor import Table, tick_forever
 from app.tables.announce import ProfileReads
 from app.tables.clock import Clock, MonotonicClock
 from app.tables.errors import TableError, seated_elsewhere
-from app.tables.host import ANSWER_SECONDS, Lifetime, LiveTable, TableParts
+from app.tables.host import Lifetime, LiveTable, TableParts
+from app.tables.idle import IdleTables
 from app.tables.lane import ENDINGS_PER_PASS, Lane
-from app.tables.messages import AdminPause, AdminResume, Inbound, Leave, Stop
+from app.tables.messages import Stop
 from app.tables.network import Network
 from app.tables.seating import Seating
 from app.tables.settlement.penalties import DEFAULT_POLICY, DisconnectPolicy
-from app.tables.settlement.record import HandRecordData, Silver
 from app.tables.settlement.service import HandSettled, Settlement
 from app.tables.sockets import Sink, Sockets
 from app.tables.timers import BotPace, Timers
@@ -68,13 +60,9 @@ MIN_BALANCE_PER_STAKE = 100
 """To sit at a table a player needs at least 100 x its stake in silver (银两)."""
 
 STOP_GRACE = 2.0  # seconds a stopping actor has to finish storing a hand
-CLOSE_KICKED = 4003  # the WebSocket close code of a kicked account that sits nowhere else
-CLOSE_BANNED = 4004  # the WebSocket close code of a banned account's sockets, at once
 POINTS_VARIANTS = frozenset({"huzhou"})
 """Variants whose hand base comes from the seats' 积分 (湖州, RULES.md 4: the base of the
 lowest-level player), read from the store at each deal."""
-ADMIN_WAIT_SECONDS = ANSWER_SECONDS  # how long an admin command waits for the actor
-IDLE_SWEEP_SECONDS = 5.0  # how often idle tables are looked for (at most)
 MAX_SPECTATORS = 50  # per table (the setting max_spectators_per_table)
 CHAT_BURST = 3  # quick chat: phrases at once (chat_burst) ...
 CHAT_REFILL_SECONDS = 3.0  # ... then one more every this many seconds (chat_refill_seconds)
@@ -123,16 +111,18 @@ class TableRegistry:
         self.settlement.subscribe(self._hand_settled)
         self.endings = Lane(endings_per_pass)  # the hands' endings, a few per pass
         self.bot_pace = bot_pace or BotPace()  # how fast bots and 托管 play (settings)
-        # a table where no person sits closes after this long (0: never), on this clock
-        self.idle_close_seconds = idle_close_seconds
         self.clock: Clock = clock or MonotonicClock()
         self.sockets = Sockets()
         self.parts = TableParts(
             self.sockets, self.clock, ChatLimits(chat_burst, chat_refill_seconds),
-            ProfileReads(sessions), max_spectators,
+            ProfileReads(sessions), max_spectators, self.settlement,
         )
-        self._sweeper: asyncio.Task[None] | None = None
         self._tables: dict[str, LiveTable] = {}
+        # a table where no person sits closes after `idle_close_seconds` (0: never)
+        self.idle = IdleTables(
+            idle_close_seconds, self.clock, self._tables.values,
+            lambda: self.network.directory, self._close,
+        )
         self.seating = Seating(self._tables.get)
         self._network = Network()
         # private rooms' sessions (app.rooms.service.Rooms), set by the app
@@ -181,7 +171,7 @@ class TableRegistry:
         table = Table(
             table_id, ruleset, [None] * 4, MonotonicClock(),
             lambda seat, item: live.outbox.send(seat, item),
-            self._on_hand_end,
+            lambda record: live.settle(record),
             timers=chosen, preset=preset, ctx=ctx,
             on_seats_changed=lambda: self._seats_changed(live),
             bot_pace=self.bot_pace, lane=self.endings,
@@ -202,9 +192,8 @@ class TableRegistry:
         live.move(Lifetime.LIVE)
         self._tables[table_id] = live
         self.seating.hold(table_id, frozenset())
-        self._note_idle(live)
-        if self.idle_close_seconds > 0 and self._sweeper is None:
-            self._sweeper = asyncio.create_task(self._sweep_forever(), name="idle-tables")
+        self.idle.note(live)
+        self.idle.start()
         return live
 
     def get(self, table_id: str) -> LiveTable | None:
@@ -220,12 +209,13 @@ class TableRegistry:
             raise TableError("not_found", f"no table {table_id!r}")
         return live
 
-    def submit(self, table_id: str, msg: Inbound) -> None:
-        self.require(table_id).table.submit(msg)
-
-    async def flush(self, table_id: str) -> None:
-        """`LiveTable.flush` of the table."""
-        await self.require(table_id).flush()
+    async def dissolve(self, table_id: str) -> str | None:
+        """Dissolve the table (解散): its hand in play is voided (no silver moves, a voided
+        record is stored), every seat is freed and the table stops. The voided hand's id."""
+        live = self.require(table_id)
+        voided = await live.dissolve()
+        await self._close(live)
+        return voided
 
     async def _close(self, live: LiveTable) -> None:
         """Stop a table whose seats are free and forget it here and in the cluster."""
@@ -252,9 +242,7 @@ class TableRegistry:
         """Stop every table's actor and ticker. A hand being stored is given `STOP_GRACE`
         seconds, then given up: its result was never shown, and with a cluster its journal
         keeps the hand for the node that takes the table over."""
-        if self._sweeper is not None:
-            await cancel_and_wait([self._sweeper])
-            self._sweeper = None
+        await self.idle.stop()
         tables = list(self._tables.values())
         await _stop_tables(tables)
         await self.settlement.stop(STOP_GRACE)
@@ -295,7 +283,7 @@ class TableRegistry:
         if self._tables.get(live.table_id) is not live:
             return
         live.announce()
-        self._note_idle(live)
+        self.idle.note(live)
         before, now = live.seats_moved()
         if now == before:
             return
@@ -320,129 +308,6 @@ class TableRegistry:
     def seated_accounts(self) -> set[int]:
         """Every account sitting at a table of this process."""
         return {a for live in self._tables.values() for a in live.accounts() if a is not None}
-
-    # --- administration ---------------------------------------------------------------------
-
-    async def pause(self, table_id: str) -> None:
-        """Freeze the table: deadlines keep their remaining time, actions are refused."""
-        live = self.require(table_id)
-        live.table.submit(AdminPause())
-        await live.flush()
-        self.network.directory.pause_changed(live)
-
-    async def resume(self, table_id: str) -> None:
-        """Unfreeze the table: deadlines run again from their remaining time."""
-        live = self.require(table_id)
-        live.table.submit(AdminResume())
-        await live.flush()
-        self.network.directory.pause_changed(live)
-
-    async def kick(self, table_id: str, seat: int) -> int | None:
-        """Remove whoever sits at `seat`: during a hand an escape (逃跑, RULES.md 1) that
-        ends the hand and is settled as one, then the seat is freed. The account removed."""
-        live = self.require(table_id)
-        account = live.account_at(seat)
-        if account is None:
-            raise TableError("not_found", f"nobody sits at seat {seat}")
-        live.table.submit(Leave(seat, account))
-        await live.flush()
-        self._tell_kicked(account, table_id)
-        return account
-
-    def _tell_kicked(self, account_id: int, table_id: str) -> None:
-        """The kicked player learns it at once; sitting at no other table, its socket closes."""
-        told = ErrorMessage(
-            code="kicked", message=f"an administrator removed you from table {table_id}"
-        )
-        self.sockets.tell(account_id, told)
-        sink = self.sockets.get(account_id)
-        if sink is not None and self.seating.table_of(account_id) is None:
-            sink.close(CLOSE_KICKED)
-
-    async def ban(self, account_id: int) -> None:
-        """A ban (封号) reaches the account's live session at once, on every node
-        (`ban_here` here, `SeatClaims.banned` for the others); returns once this node's tables
-        have given its seats up."""
-        tables = self.ban_here(account_id)
-        await self.network.claims.banned(account_id)
-        for table_id in tables:
-            live = self._tables.get(table_id)
-            with contextlib.suppress(TableError):  # closed meanwhile, or stuck: it escapes
-                if live is not None:
-                    await live.flush()
-
-    def ban_here(self, account_id: int) -> list[str]:
-        """The banned account's socket on this node closes with `CLOSE_BANNED` and its seats
-        at this node's tables are given up: during a hand an escape (逃跑, as `kick`, then
-        freed), between hands freed. From now on no action of those seats is applied, also
-        one already in the table's inbox. The tables it sat at."""
-        sink = self.sockets.drop(account_id)
-        if sink is not None:
-            self.network.delivery.disconnected(account_id, sink)
-            sink.close(CLOSE_BANNED)
-        tables = []
-        for table_id, seat in self.seating.tables_of(account_id):
-            self._tables[table_id].table.ban(account_id)  # as `leave`: an escape in a hand
-            tables.append(table_id)
-            log.warning("table %s: banned account %d leaves seat %d", table_id, account_id,
-                        seat)
-        return tables
-
-    async def dissolve(self, table_id: str) -> str | None:
-        """Dissolve the table (解散): its hand in play is voided (no silver moves, a voided
-        record is stored), every seat is freed and the table stops. The voided hand's id."""
-        live = self.require(table_id)
-        voided = await live.dissolve()
-        await self._close(live)
-        return voided
-
-    # --- idle tables ------------------------------------------------------------------------
-
-    def _note_idle(self, live: LiveTable) -> None:
-        """Start (or stop) the table's idle time as its seats are now."""
-        if not live.nobody_plays():
-            live.idle_since = None
-        elif live.idle_since is None:
-            live.idle_since = self.clock.now()
-
-    async def close_idle(self) -> list[str]:
-        """Close every table of this node where no person has sat for `idle_close_seconds`,
-        between hands (a hand in play or being stored is let finish: the table closes at a
-        later sweep), and only while this node may still write for it; the tables closed."""
-        if self.idle_close_seconds <= 0:
-            return []
-        closed = []
-        for live in list(self._tables.values()):
-            self._note_idle(live)
-            since = live.idle_since
-            if since is None or self.clock.now() - since < self.idle_close_seconds:
-                continue
-            if live.table.hand is not None or live.table.settling:
-                continue
-            try:
-                if not (await self.network.directory.may_write([live.table_id]))[0]:
-                    continue  # another node owns it now: its owner decides
-                if not await live.close_if_idle():
-                    continue  # somebody sat down, or a hand was dealt, meanwhile
-                if live.lifetime is not Lifetime.LIVE:
-                    continue  # dropped or dissolved meanwhile
-                await self._close(live)
-            except Exception:
-                log.exception("table %s: closing it as idle failed", live.table_id)
-                continue
-            log.info("table %s closed: no player sat there for %.0f s",
-                     live.table_id, self.clock.now() - since)
-            closed.append(live.table_id)
-        return closed
-
-    async def _sweep_forever(self) -> None:
-        interval = min(IDLE_SWEEP_SECONDS, max(0.05, self.idle_close_seconds / 4))
-        while True:
-            await asyncio.sleep(interval)
-            try:
-                await self.close_idle()
-            except Exception:
-                log.exception("looking for idle tables failed")
 
     # --- sockets ----------------------------------------------------------------------------
 
@@ -473,11 +338,6 @@ class TableRegistry:
             return
         live.greet(seat, 0)  # seq 0 is before every hand: a snapshot
 
-    def has_socket(self, account_id: int) -> bool:
-        """A table socket of the account is open on this node (quick match seats only
-        players who have one, app/tables/matching.py)."""
-        return account_id in self.sockets
-
     def disconnect(self, account_id: int, sink: Sink) -> list[tuple[str, int]]:
         """Forget `sink` (unless a newer connection replaced it); the (table, seat) pairs
         the account holds, so that the caller can tell their actors."""
@@ -491,68 +351,7 @@ class TableRegistry:
             self._tables[table_id].announce()
         return held
 
-    def tell(self, account: int, message: ServerMessage) -> None:
-        """Send `message` to the account's socket: here, or on another node of the cluster."""
-        self.sockets.tell(account, message)
-
-    def announce(self, table_id: str, seats: Sequence[int] = range(4), *,
-                 seated: bool = False) -> None:
-        """``table_state`` (and ``seated``) to the table's `seats` soon; a ``resume``
-        (`seated`) on the seat's connection, not a new one."""
-        live = self._tables.get(table_id)
-        if live is not None:
-            live.announce(seats, seated=seated, new_connection=False)
-
-    # --- spectators and chat, at the table they name ----------------------------------------
-
-    def _watched(self, table_id: str) -> LiveTable:
-        live = self._tables.get(table_id)
-        if live is None:
-            raise TableError("no_table", f"no table {table_id!r}")
-        return live
-
-    def watch(
-        self, table_id: str, account_id: int, code: str | None = None, node: str | None = None
-    ) -> None:
-        """`Watchers.watch` at the table (TableError `no_table`: none here)."""
-        self._watched(table_id).watchers.watch(account_id, code, node)
-
-    def unwatch(self, table_id: str, account_id: int) -> None:
-        live = self._tables.get(table_id)
-        if live is not None:
-            live.watchers.unwatch(account_id)
-
-    def drop_spectators(self, table_id: str) -> None:
-        live = self._tables.get(table_id)
-        if live is not None:
-            live.watchers.disallow()
-
-    def remote_spectators(self) -> list[tuple[str, int, str]]:
-        """(table, account, node) of every spectator whose socket is on another node (the
-        cluster checks they are still there)."""
-        return [(live.table_id, account, node)
-                for live in self._tables.values() for account, node in live.watchers.remote()]
-
-    def chat(self, table_id: str, account_id: int, phrase: str) -> None:
-        self._watched(table_id).watchers.chat(account_id, phrase)
-
-    def mute(self, table_id: str, account_id: int, seat: int, on: bool) -> MutedMessage:
-        return self._watched(table_id).watchers.mute(account_id, seat, on)
-
     # --- the end of a hand ----------------------------------------------------------------
-
-    async def _on_hand_end(self, record: HandRecordData) -> Silver | None:
-        """Hand the ended hand to its settlement (app/tables/settlement), which stores it and
-        pays it, retrying until the database has it; once stored, what each seat's balance
-        moved by, and only then does the table show its result and deal on (`settling`
-        meanwhile, in ``table_state``). None: a newer owner of the table exists, and stores
-        the hand from the journal itself."""
-        live = self._tables.get(record.table_id)
-        stored = await self.settlement.settle(
-            record, live.stake if live is not None else 0,
-            retrying=live.announce if live is not None else None,  # settling, how long
-        )
-        return None if stored is None else stored.silver
 
     async def _hand_settled(self, settled: HandSettled) -> None:
         """A hand of this node is stored: the names and silver table_state shows next (once

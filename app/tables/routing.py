@@ -8,9 +8,10 @@ table's owner (`app.cluster`).
   account does not sit;
 - `action`, `resume`, `autoplay`, `ready` and `leave` go to the inbox of the table's actor for the
   seat the account holds there;
-- `watch` and `unwatch` (旁观), `chat` (快捷语), `mute` and `unmute` go to the registry
-  (`TableRegistry.watch`, `chat`, `mute`): a spectator needs no seat. `via` names the node
-  holding the socket when another node forwarded the message (a spectator there).
+- `watch` and `unwatch` (旁观), `chat` (快捷语), `mute` and `unmute` go to the table's
+  watchers (`Watchers.watch`, `chat`, `mute`; ``no_table`` when this node has no such
+  table): a spectator needs no seat. `via` names the node holding the socket when another
+  node forwarded the message (a spectator there).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from app.protocol import (
 )
 from app.protocol.parse import carried_seq
 from app.tables.errors import TableError
+from app.tables.host import LiveTable
 from app.tables.messages import Autoplay, Leave, PlayerAction, Ready, Resume
 from app.tables.registry import TableRegistry
 
@@ -58,7 +60,7 @@ def route(
     if isinstance(message, WatchMessage | UnwatchMessage | SendChatMessage | MuteMessage
                   | UnmuteMessage):
         try:
-            return _social(message, registry, account_id, via)
+            return _social(message, live, account_id, via)
         except TableError as refused:
             return _error(refused.code, refused.message, message)
     if live is None or seat is None:
@@ -68,7 +70,8 @@ def route(
         live.table.submit(PlayerAction(seat, action, message.seq, time.perf_counter()))
     elif isinstance(message, ResumeMessage):
         live.table.submit(Resume(seat, message.last_seq))
-        registry.announce(message.table_id, [seat], seated=True)
+        # ``table_state`` and a ``resume`` (``seated``) on the seat's connection, not a new one
+        live.announce([seat], seated=True, new_connection=False)
     elif isinstance(message, AutoplayMessage):
         live.table.submit(Autoplay(seat, message.on))
     elif isinstance(message, ReadyMessage):
@@ -80,18 +83,22 @@ def route(
 
 def _social(
     message: WatchMessage | UnwatchMessage | SendChatMessage | MuteMessage | UnmuteMessage,
-    registry: TableRegistry,
+    live: LiveTable | None,
     account_id: int,
     via: str | None,
 ) -> ServerMessage | None:
-    """What needs no seat: watching, chat and mutes (TableError when refused)."""
-    table_id = message.table_id
+    """What needs no seat: watching, chat and mutes at the table `live` (None: this node
+    has none) (TableError when refused)."""
+    if isinstance(message, UnwatchMessage):
+        if live is not None:
+            live.watchers.unwatch(account_id)
+        return None
+    if live is None:
+        raise TableError("no_table", f"no table {message.table_id!r}")
     if isinstance(message, WatchMessage):
-        registry.watch(table_id, account_id, message.code, via)
-    elif isinstance(message, UnwatchMessage):
-        registry.unwatch(table_id, account_id)
+        live.watchers.watch(account_id, message.code, via)
     elif isinstance(message, SendChatMessage):
-        registry.chat(table_id, account_id, message.phrase)
+        live.watchers.chat(account_id, message.phrase)
     else:
-        return registry.mute(table_id, account_id, message.seat, isinstance(message, MuteMessage))
+        return live.watchers.mute(account_id, message.seat, isinstance(message, MuteMessage))
     return None

@@ -35,7 +35,7 @@ class SeatClaims(Protocol):
 
     async def banned(self, account_id: int) -> None:
         """An account was banned: every other node closes its socket and gives up its seats
-        (`TableRegistry.ban_here`)."""
+        (`app.tables.bans.ban_here`)."""
 
 
 class OneNodeClaims:

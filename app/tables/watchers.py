@@ -122,25 +122,31 @@ class WatchedTable(Protocol):
     @property
     def bots(self) -> set[int]: ...
 
+    def announce(self) -> None:
+        """Tell every seat and spectator the table (``table_state``)."""
+
+
+class PublicSide(Protocol):
+    """What the watchers need of the table's actor: the observers' side of its hand."""
+
+    public: Callable[[EventOut], None] | None
+    """Where the observers' copy of every event goes from now on (None: nowhere)."""
+
     @property
     def shown_seq(self) -> int: ...
 
     def public_snapshot(self) -> SnapshotOut | None: ...
-
-    def watched(self, public: Callable[[EventOut], None] | None) -> None:
-        """Send the observers' copy of every event to `public` from now on (None: none)."""
-
-    def announce(self) -> None:
-        """Tell every seat and spectator the table (``table_state``)."""
 
 
 class Watchers:
     """The spectators, chat and mutes of one table (the module's rules)."""
 
     def __init__(
-        self, table: WatchedTable, sockets: Sockets, chat: ChatLimits, clock: Clock, limit: int
+        self, table: WatchedTable, actor: PublicSide, sockets: Sockets, chat: ChatLimits,
+        clock: Clock, limit: int,
     ) -> None:
         self._table = table
+        self._actor = actor  # the table's actor: its hand as observers see it
         self._sockets = sockets
         self._chat = chat
         self._clock = clock
@@ -176,10 +182,10 @@ class Watchers:
             return  # the socket closed meanwhile
         spectator = Spectator(account_id, sink, node)
         self.spectators[account_id] = spectator
-        snapshot = table.public_snapshot()
+        snapshot = self._actor.public_snapshot()
         watching = WatchingMessage(
             table_id=table.table_id, variant=as_variant(table.variant), stake=table.stake,
-            seq=table.shown_seq, spectators=len(self.spectators),
+            seq=self._actor.shown_seq, spectators=len(self.spectators),
         )
         self.send(message_text(watching), [spectator])
         if snapshot is not None:
@@ -273,7 +279,7 @@ class Watchers:
     def _changed(self) -> None:
         """The spectators came or went: the table sends them its events while there are
         any, and every seat and spectator is told how many there are."""
-        self._table.watched(self._public if self.spectators else None)
+        self._actor.public = self._public if self.spectators else None
         self._table.announce()
 
     def _public(self, item: EventOut) -> None:

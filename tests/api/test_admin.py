@@ -13,7 +13,8 @@ from sqlalchemy import select
 from app.store import accounts, house
 from app.store.db import Database
 from app.store.models import Account, AuditLog, LedgerEntry
-from app.tables.registry import CLOSE_BANNED, TableRegistry
+from app.tables.bans import CLOSE_BANNED
+from app.tables.registry import TableRegistry
 from tests.api.helpers import PASSWORD, admin, assert_error, fund_house, login, player
 from tests.sinks import Sink
 

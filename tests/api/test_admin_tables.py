@@ -162,16 +162,16 @@ async def test_pause_refuses_actions_and_resume_continues(
     assert paused.status_code == 200, paused.text
     assert paused.json()["paused"] is True
     seq = game.live.table.seq
-    game.registry.submit(game.table_id, PlayerAction(seat, discard, seq))
-    await game.registry.flush(game.table_id)
+    game.registry.require(game.table_id).table.submit(PlayerAction(seat, discard, seq))
+    await game.registry.require(game.table_id).flush()
     errors = [m for m in sink.messages if isinstance(m, ErrorMessage)]
     assert len(errors) == 1 and errors[0].code == "paused"
     assert game.live.table.seq == seq  # nothing happened
 
     resumed = await client.post(f"/admin/tables/{game.table_id}/resume", headers=h)
     assert resumed.json()["paused"] is False
-    game.registry.submit(game.table_id, PlayerAction(seat, discard, seq))
-    await game.registry.flush(game.table_id)
+    game.registry.require(game.table_id).table.submit(PlayerAction(seat, discard, seq))
+    await game.registry.require(game.table_id).flush()
     assert game.live.table.seq > seq  # the discard went through
     assert [a for a, _ in await _audit(db)] == ["pause_table", "resume_table"]
 
@@ -210,7 +210,8 @@ async def test_dissolve_voids_the_hand_and_frees_every_seat(
     game = await _game(client, app)
     _, h = await admin(client, db)
     seat, discard = _turn(game)
-    game.registry.submit(game.table_id, PlayerAction(seat, discard, game.live.table.seq))
+    game.registry.require(game.table_id).table.submit(
+        PlayerAction(seat, discard, game.live.table.seq))
     hand_id = game.live.table.hand_id
 
     done = await client.post(f"/admin/tables/{game.table_id}/dissolve", headers=h)
@@ -278,7 +279,7 @@ async def test_test_table_deals_exactly_the_arranged_hands(
     assert (timers.discard, timers.claim, timers.decide) == (90, 45, 8)  # the rest: the house's
     sink = Sink()
     game.registry.connect(game.ids[0], sink)  # the hand so far comes with the connection
-    await game.registry.flush(game.table_id)
+    await game.registry.require(game.table_id).flush()
     dealt = [m.event for m in sink.messages if isinstance(m, EventMessage)
              and m.event.kind == "dealt"]
     assert [(e.seat, e.tiles is not None) for e in dealt] == [  # type: ignore[union-attr]
@@ -320,7 +321,8 @@ async def test_replay_for_admin_player_and_outsider(
     _, h = await admin(client, db)
     _, outsider = await player(client, "eve")
     seat, discard = _turn(game)
-    game.registry.submit(game.table_id, PlayerAction(seat, discard, game.live.table.seq))
+    game.registry.require(game.table_id).table.submit(
+        PlayerAction(seat, discard, game.live.table.seq))
     hand_id = game.live.table.hand_id
     kicked = await client.post(f"/admin/tables/{game.table_id}/kick", json={"seat": 3},
                                headers=h)

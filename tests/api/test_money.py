@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from sqlalchemy import func, select
 
-from app.api import lobby
+from app.api import house_bots
 from app.main import create_app
 from app.settings import Settings
 from app.store.db import Database
@@ -355,7 +355,7 @@ async def test_a_bot_another_node_seats_meanwhile_is_skipped_not_seated_twice(
         first, second = await _open(http, ann), await _open(http, bob)
         await _sit(http, ann, first)
         await _sit(http, bob, second)
-        chosen_by_both = lobby.house_bots
+        chosen_by_both = house_bots.house_bots
 
         async def racing(*args: Any) -> list[int]:
             bots = await chosen_by_both(*args)
@@ -363,7 +363,7 @@ async def test_a_bot_another_node_seats_meanwhile_is_skipped_not_seated_twice(
             await registry.sit(first, bots[0], bot=True)  # as another node would, first
             return bots
 
-        monkeypatch.setattr(lobby, "house_bots", racing)
+        monkeypatch.setattr(house_bots, "house_bots", racing)
         filled = await http.post(f"/tables/{second}/fill-bots", headers=bob)
         assert filled.status_code == 200, filled.text
         assert filled.json()["seats_taken"] == 3

@@ -36,7 +36,8 @@ async def _played_hand(client: httpx.AsyncClient, app: FastAPI, db: Database
     assert (await client.post(f"/tables/{table_id}/sit", json={"seat": 0}, headers=ann)
             ).status_code == 200
     registry: TableRegistry = app.state.tables
-    registry.submit(table_id, Autoplay(0, True))  # before the deal: the server plays ann too
+    # before the deal: the server plays ann too
+    registry.require(table_id).table.submit(Autoplay(0, True))
     assert (await client.post(f"/tables/{table_id}/fill-bots", headers=ann)).status_code == 200
     async with asyncio.timeout(20):
         while True:

@@ -54,7 +54,8 @@ async def _played_hand(
     for seat, auth in enumerate(headers):
         sat = await client.post(f"/tables/{table_id}/sit", json={"seat": seat}, headers=auth)
         assert sat.status_code == 200, sat.text
-        registry.submit(table_id, Autoplay(seat, True))  # before the deal: the server plays
+        # before the deal: the server plays
+        registry.require(table_id).table.submit(Autoplay(seat, True))
     filled = await client.post(f"/tables/{table_id}/fill-bots", headers=headers[0])
     assert filled.status_code == 200, filled.text
     async with asyncio.timeout(20):

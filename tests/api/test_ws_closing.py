@@ -9,7 +9,8 @@ from typing import Any
 
 from app.api.ws import Connection, _read
 from app.store.db import Database
-from app.tables.registry import CLOSE_BANNED, TableRegistry
+from app.tables.bans import CLOSE_BANNED
+from app.tables.registry import TableRegistry
 from tests.tables.settlement.test_penalties import _accounts
 
 QUEUE_BYTES = 1 << 20

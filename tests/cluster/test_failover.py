@@ -19,6 +19,7 @@ from app.rules.hand import legal_actions, pending_seats
 from app.settings import Settings
 from app.store import migrate
 from app.store.db import Database
+from app.tables import admin as table_admin
 from app.tables.messages import PlayerAction
 from app.tables.registry import LiveTable, TableRegistry
 from app.tables.timers import Timers
@@ -82,8 +83,8 @@ async def _act(live: LiveTable, registry: TableRegistry) -> None:
     assert state is not None
     seat = pending_seats(state)[0]
     action = legal_actions(state, seat)[0]
-    registry.submit(live.table_id, PlayerAction(seat, action, live.table.seq))
-    await registry.flush(live.table_id)
+    registry.require(live.table_id).table.submit(PlayerAction(seat, action, live.table.seq))
+    await registry.require(live.table_id).flush()
 
 
 async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
@@ -99,7 +100,7 @@ async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
         for _ in range(9):
             await _act(live_a, a.registry)
         await a.writer.flush()
-        assert await a.redis.llen(keys.actions(table_id)) == len(live_a.table._actions)
+        assert await a.redis.llen(keys.actions(table_id)) == len(live_a.table._play.actions)
 
         # nobody else may take a held table
         assert await b.watch_once() == []
@@ -110,7 +111,7 @@ async def test_a_hand_restored_on_another_node_and_the_old_owner_fenced_off(
         assert await b.watch_once() == [table_id]
         live_b = b.registry.get(table_id)
         assert live_b is not None
-        await b.registry.flush(table_id)
+        await b.registry.require(table_id).flush()
         assert live_b.table.hand_id == live_a.table.hand_id
         assert live_b.table.seq == live_a.table.seq
         assert live_b.table.hand == live_a.table.hand  # the very same hand, by replay
@@ -241,7 +242,7 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
         # 33 has no socket anywhere; 34 is a bot
         await _until(lambda: live_a.table.hand is not None)
         await _act(live_a, a.registry)
-        await a.registry.pause(table_id)
+        await table_admin.pause(a.registry, table_id)
         await a.writer.flush()
         await b.writer.flush()
 
@@ -254,7 +255,7 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
         assert await b.watch_once() == [table_id]
         live_b = b.registry.get(table_id)
         assert live_b is not None
-        await b.registry.flush(table_id)
+        await b.registry.require(table_id).flush()
         assert live_b.table.hand == live_a.table.hand
         assert live_b.table.paused  # the administrator's pause outlived its node
         assert [s.connected for s in live_b.table.seats] == [True, False, False, True]
@@ -263,7 +264,7 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
         assert [s.house_bot for s in live_b.table.seats] == [False, False, False, True]
 
         # the restored table is resumed by an administrator, not by the takeover
-        await b.registry.resume(table_id)
+        await table_admin.resume(b.registry, table_id)
         assert not live_b.table.paused
         await b.writer.flush()
         config = await b.redis.get(keys.config(table_id))
@@ -294,7 +295,7 @@ async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_ex
             await a.redis.pexpire(keys.online(account), 1)
         await asyncio.sleep(0.05)
         assert sorted(await a.check_presence()) == [(table_id, 0), (table_id, 1)]
-        await a.registry.flush(table_id)
+        await a.registry.require(table_id).flush()
         assert [s.connected for s in live.table.seats] == [False, False, True, True]
         assert await a.check_presence() == []  # told once
 
@@ -303,7 +304,7 @@ async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_ex
         await a.writer.flush()
         await a.redis.set(keys.online(42), "c")
         assert await a.check_presence() == []
-        await a.registry.flush(table_id)
+        await a.registry.require(table_id).flush()
         assert [s.connected for s in live.table.seats] == [True, True, True, True]
     finally:
         await _stop(a, b)

@@ -20,7 +20,8 @@ from app.settings import Settings
 from app.store.db import Database
 from app.store.house import BOT_PREFIX
 from app.store.models import Account, LedgerEntry
-from app.tables.registry import CLOSE_BANNED, TableRegistry
+from app.tables.bans import CLOSE_BANNED
+from app.tables.registry import TableRegistry
 from tests.api.helpers import admin, fund_house, login, make_admin, register
 from tests.sinks import Sink
 

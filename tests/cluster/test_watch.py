@@ -67,8 +67,8 @@ async def test_a_spectator_on_another_node_watches_and_hears_the_chat(
     assert route(WatchMessage(table_id=table_id), registry_b, eve_id) is None
     live = registry_a.get(table_id)
     assert live is not None
-    await _until(lambda: eve_id in live.spectators)
-    assert live.spectators[eve_id].node == "b" and live.spectators[eve_id].sink is None
+    await _until(lambda: eve_id in live.watchers.spectators)
+    assert live.watchers.spectators[eve_id].node == "b" and live.watchers.spectators[eve_id].sink is None
     await _until(lambda: any(isinstance(m, WatchingMessage) for m in spectator.messages))
 
     # a hand played by the player's 托管 and three bots reaches B's socket, event by event
@@ -95,7 +95,7 @@ async def test_a_spectator_on_another_node_watches_and_hears_the_chat(
     assert route(SendChatMessage(table_id=table_id, phrase="thanks"), registry_a, ann_id) is None
     await _until(lambda: [m.phrase for m in player.messages if isinstance(m, ChatMessage)]
                  == ["hello", "thanks"])
-    await registry_a.flush(table_id)
+    await registry_a.require(table_id).flush()
     await asyncio.sleep(0.2)  # what A published meanwhile has reached B
     assert [m.phrase for m in spectator.messages if isinstance(m, ChatMessage)] == ["hello"]
 
@@ -107,7 +107,7 @@ async def test_a_spectator_on_another_node_watches_and_hears_the_chat(
 
     # B's socket closes: A forgets the spectator (`away`)
     registry_b.disconnect(eve_id, spectator)
-    await _until(lambda: eve_id not in live.spectators)
+    await _until(lambda: eve_id not in live.watchers.spectators)
 
     # watching again; then presence names another node (a login elsewhere, or B died
     # without a word): A ends the watch at its next look
@@ -115,16 +115,16 @@ async def test_a_spectator_on_another_node_watches_and_hears_the_chat(
     registry_b.connect(eve_id, Sink())
     await _until_present(redis, online, "b")
     route(WatchMessage(table_id=table_id), registry_b, eve_id)
-    await _until(lambda: eve_id in live.spectators)
+    await _until(lambda: eve_id in live.watchers.spectators)
     await redis.set(online, "c")
-    await _until(lambda: eve_id not in live.spectators)
+    await _until(lambda: eve_id not in live.watchers.spectators)
 
     # watching again, then the account connects on A itself: the watch through B ends
     await redis.set(online, "b")
     route(WatchMessage(table_id=table_id), registry_b, eve_id)
-    await _until(lambda: eve_id in live.spectators)
+    await _until(lambda: eve_id in live.watchers.spectators)
     registry_a.connect(eve_id, Sink())
-    assert eve_id not in live.spectators
+    assert eve_id not in live.watchers.spectators
 
 
 async def _until_present(redis: Redis, key: str, node: str) -> None:

@@ -18,7 +18,7 @@ from app.rules.scenario import arrange
 from app.rules.tiles import parse_one
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import Ruleset
-from app.tables import actor as actor_module
+from app.tables import play as play_module
 from app.tables.actor import Table
 from app.tables.clock import FakeClock
 from app.tables.messages import (
@@ -745,7 +745,7 @@ async def test_an_exception_in_one_message_restores_the_hand_and_the_table_goes_
     await h.deal()
     for _ in range(5):
         await h.bot_turn(h.pending()[0])
-    real = actor_module.legal_actions
+    real = play_module.legal_actions
     failures = iter([True])
 
     def flaky(state: Any, seat: int) -> list[Action]:
@@ -753,7 +753,7 @@ async def test_an_exception_in_one_message_restores_the_hand_and_the_table_goes_
             raise RuntimeError("injected")
         return real(state, seat)
 
-    monkeypatch.setattr(actor_module, "legal_actions", flaky)
+    monkeypatch.setattr(play_module, "legal_actions", flaky)
     await h.bot_turn(h.pending()[0])  # the step applied, then prompting blew up
     await h.play_out()
 
@@ -775,8 +775,8 @@ async def test_a_hand_that_cannot_be_restored_is_voided(monkeypatch: pytest.Monk
         raise RuntimeError("injected")
 
     with monkeypatch.context() as patch:
-        patch.setattr(actor_module, "legal_actions", broken)
-        patch.setattr(actor_module, "replay", broken)
+        patch.setattr(play_module, "legal_actions", broken)
+        patch.setattr(play_module, "replay", broken)
         reply = await h.act(dealer, action)
     assert [e.code for e in reply if isinstance(e, ErrorOut)] == ["hand_voided"]
 

@@ -40,7 +40,7 @@ def test_the_seed_is_32_bytes_from_secrets(monkeypatch: pytest.MonkeyPatch) -> N
 
 async def test_each_seat_gets_the_commitment_first_and_the_seed_only_at_the_end() -> None:
     harness = Harness()
-    harness.table._seed_source = random_seed  # the production seed source
+    harness.table._cycle.seed_source = random_seed  # the production seed source
     await harness.deal()
     # a resume from a seq the table never sent: a snapshot, which carries the commitment
     snapshot = [i for _, i in await harness.handle(Resume(2, 10**6)) if isinstance(i, SnapshotOut)]
@@ -75,7 +75,7 @@ async def test_a_result_not_stored_yet_reveals_no_seed() -> None:
         h.records.append(record)
         return None
 
-    h.table._on_hand_end = not_here  # type: ignore[assignment]
+    h.table._cycle.on_hand_end = not_here  # type: ignore[assignment]
     await h.deal()
     await h.play_out()
     assert h.records and h.table.hand is None

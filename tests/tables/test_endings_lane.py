@@ -125,9 +125,9 @@ async def test_a_burst_of_escapes_does_not_hold_another_tables_turn(
         timeline.clear()
 
         for t in range(burst):  # every leave arrives together (from sockets), then the discard
-            registry.submit(tables[t].table_id, Leave(0, accounts[4 * t]))
-        registry.submit(tables[burst].table_id,
-                        PlayerAction(seat, to_rules_action(discard, seat), prompt.seq))
+            registry.require(tables[t].table_id).table.submit(Leave(0, accounts[4 * t]))
+        registry.require(tables[burst].table_id).table.submit(
+            PlayerAction(seat, to_rules_action(discard, seat), prompt.seq))
 
         def escapes_seen() -> list[str]:
             return [n for n, m in timeline if _kind(m) == "escaped" and n.endswith(":1")]

@@ -69,16 +69,16 @@ async def test_a_table_left_to_bots_closes_after_the_idle_time_and_frees_them(
         for bot in bots[:2]:
             await registry.sit(live.table_id, bot, bot=True)
         clock.advance(10 * IDLE)
-        assert await registry.close_idle() == []  # a player sits there: never idle
+        assert await registry.idle.close_idle() == []  # a player sits there: never idle
 
         await registry.leave(live.table_id, player)  # between hands: the seat is free at once
         clock.advance(IDLE - 1)
-        assert await registry.close_idle() == []
+        assert await registry.idle.close_idle() == []
         assert registry.get(live.table_id) is live
 
         clock.advance(1)
-        with caplog.at_level(logging.INFO, logger="app.tables.registry"):
-            assert await registry.close_idle() == [live.table_id]
+        with caplog.at_level(logging.INFO, logger="app.tables.idle"):
+            assert await registry.idle.close_idle() == [live.table_id]
         assert registry.get(live.table_id) is None and registry.all() == []
         assert network.closed_tables == [live.table_id]  # off the lobby of every node
         assert registry.seated_accounts() == set()  # its bots sit nowhere: free again
@@ -99,14 +99,14 @@ async def test_an_empty_table_closes_too_and_a_player_sitting_down_stops_the_clo
         registry.connect(player, Sink())
         await registry.sit(joined.table_id, player)
         clock.advance(10)
-        assert await registry.close_idle() == [empty.table_id]
+        assert await registry.idle.close_idle() == [empty.table_id]
         assert [live.table_id for live in registry.all()] == [joined.table_id]
 
         await registry.leave(joined.table_id, player)  # its idle time starts now, not at creation
         clock.advance(IDLE - 1)
-        assert await registry.close_idle() == []
+        assert await registry.idle.close_idle() == []
         clock.advance(1)
-        assert await registry.close_idle() == [joined.table_id]
+        assert await registry.idle.close_idle() == [joined.table_id]
     finally:
         await registry.stop()
 
@@ -123,7 +123,7 @@ async def test_four_bots_playing_are_closed_between_hands_no_hand_voided(db: Dat
         closed: list[str] = []
         async with asyncio.timeout(10):
             while not closed:  # as the sweeper does: a hand in play or being stored waits
-                closed = await registry.close_idle()
+                closed = await registry.idle.close_idle()
                 await asyncio.sleep(0.01)
         assert closed == [live.table_id]
         records = await _records(db, live.table_id)
@@ -140,7 +140,7 @@ async def test_a_node_that_no_longer_owns_the_table_does_not_close_it(db: Databa
         live = registry.create("lishui", 1, timers=Timers(**LONG))
         network.owner = False  # a newer owner holds the fence: it decides
         clock.advance(IDLE)
-        assert await registry.close_idle() == []
+        assert await registry.idle.close_idle() == []
         assert registry.get(live.table_id) is live and network.closed_tables == []
     finally:
         await registry.stop()
@@ -152,7 +152,7 @@ async def test_no_idle_time_set_means_tables_stay(db: Database) -> None:
     try:
         live = registry.create("lishui", 1, timers=Timers(**LONG))
         clock.advance(100 * IDLE)
-        assert await registry.close_idle() == []
+        assert await registry.idle.close_idle() == []
         assert registry.get(live.table_id) is live
     finally:
         await registry.stop()

@@ -12,6 +12,7 @@ from app.protocol import EventMessage, SeatedMessage, TableStateMessage
 from app.store.db import Database
 from app.store.models import Account, HandRecord
 from app.store.ranks import title_of
+from app.tables import admin as table_admin
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.sinks import Sink
@@ -52,7 +53,7 @@ async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Datab
             number = int(reseat_hand.rsplit("-", 1)[1])
             while live.table.hand_id != f"{live.table_id}-{number + 1}":
                 await asyncio.sleep(0.02)  # the first hand of the new 版 is dealt
-            await registry.pause(live.table_id)  # no more hands
+            await table_admin.pause(registry, live.table_id)  # no more hands
             await asyncio.sleep(0.5)  # the last table_state is sent
         async with db.sessions() as s:
             rows = (await s.execute(select(Account.id, Account.username, Account.balance)

@@ -41,14 +41,14 @@ async def _table(db: Database) -> tuple[TableRegistry, str, int, Sink]:
     await registry.sit(live.table_id, player, 0)
     for seat, bot in enumerate(ids[1:], start=1):
         await registry.sit(live.table_id, bot, seat, bot=True)
-    registry.submit(live.table_id, Autoplay(0, True))  # 托管: the hands play themselves
+    registry.require(live.table_id).table.submit(Autoplay(0, True))  # 托管: the hands play themselves
     return registry, live.table_id, player, first
 
 
 def _drop(registry: TableRegistry, table_id: str, player: int, sink: Sink) -> None:
     """The socket closes, as app/api/ws.py tells the registry and the table."""
     for held_table, seat in registry.disconnect(player, sink):
-        registry.submit(held_table, Disconnected(seat))
+        registry.require(held_table).table.submit(Disconnected(seat))
 
 
 async def test_events_missed_while_away_come_once_with_or_without_a_resume(
@@ -64,7 +64,7 @@ async def test_events_missed_while_away_come_once_with_or_without_a_resume(
         second = Sink()
         registry.connect(player, second)
         route(ResumeMessage(table_id=table_id, last_seq=seen), registry, player)
-        await registry.flush(table_id)
+        await registry.require(table_id).flush()
         seqs = [m.seq for m in _events(second)]
         assert seqs, "the missed events came"
         assert len(seqs) == len(set(seqs)), f"an event came twice: {seqs}"
@@ -94,7 +94,7 @@ async def test_a_storm_of_reconnects_leaves_every_stream_whole(db: Database) -> 
             registry.connect(player, sinks[-1])
             if rng.random() < 0.8:
                 route(ResumeMessage(table_id=table_id, last_seq=seen), registry, player)
-        await registry.flush(table_id)
+        await registry.require(table_id).flush()
     finally:
         await registry.stop()
     for socket in sinks:

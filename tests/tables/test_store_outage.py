@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from app.protocol import TableStateMessage
 from app.store.db import Database
 from app.store.models import Account, HandRecord
+from app.tables import admin as table_admin
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
 from tests.conftest import POSTGRES_URL
@@ -66,7 +67,7 @@ async def test_hands_ending_while_the_database_is_away_are_stored_before_they_ar
         await until(lambda: len(set(shown_ended(sinks.values())) - after) >= 8, 60,
                     "hands after the outage")
         for live in tables:
-            await registry.pause(live.table_id)
+            await table_admin.pause(registry, live.table_id)
         await until(lambda: not any(live.table.settling for live in tables), 30,
                     "every result stored")
     finally:

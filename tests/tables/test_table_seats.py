@@ -29,9 +29,11 @@ from app.rules.hand import legal_actions, pending_seats
 from app.store.db import Database
 from app.store.models import Disconnect, HandRecord, LedgerEntry
 from app.store.ranks import SeatResult, record_stats, stats_of
+from app.tables import bans
+from app.tables.bans import CLOSE_BANNED
 from app.tables.errors import TableError
 from app.tables.messages import Disconnected, PlayerAction
-from app.tables.registry import CLOSE_BANNED, LiveTable, TableRegistry
+from app.tables.registry import LiveTable, TableRegistry
 from app.tables.settlement import service as settlement_module
 from app.tables.timers import Timers
 from tests.outage import shown_ended
@@ -161,8 +163,8 @@ async def test_a_player_away_at_the_deal_loses_the_seat_without_penalty(db: Data
         await registry.sit(live.table_id, ids[0], 0)  # back before the next deal
         # seat 2's player closes the tab between hands
         for table_id, seat in registry.disconnect(ids[2], sinks[ids[2]]):
-            registry.submit(table_id, Disconnected(seat))
-        await registry.flush(live.table_id)
+            registry.require(table_id).table.submit(Disconnected(seat))
+        await registry.require(live.table_id).flush()
         assert live.accounts() == ids  # the seat is held until the deal is due
         await _until(lambda: live.accounts()[2] is None, 5)
         assert live.table.hand is None and live.table.hand_id.endswith("-1")
@@ -213,8 +215,8 @@ async def test_a_ban_escapes_the_seat_closes_the_socket_and_refuses_actions_in_f
         banned = ids[banned_seat]
         discard = next(a for a in legal_actions(hand, banned_seat) if isinstance(a, Discard))
         # an action already on its way when the ban lands
-        registry.submit(live.table_id, PlayerAction(banned_seat, discard, live.table.seq))
-        await registry.ban(banned)
+        live.table.submit(PlayerAction(banned_seat, discard, live.table.seq))
+        await bans.ban(registry, banned)
         assert sinks[banned].closed == CLOSE_BANNED == 4004
         record = (await _stored(db, live.table_id, 1))[0]
         actions = json.loads(record.actions)
@@ -224,8 +226,8 @@ async def test_a_ban_escapes_the_seat_closes_the_socket_and_refuses_actions_in_f
         assert (await _penalties(db, banned))[0][0] == "escape_penalty"
         assert all(sinks[a].closed is None for a in ids if a != banned)
         # a later action of that seat reaches nothing
-        registry.submit(live.table_id, PlayerAction(banned_seat, Escape(banned_seat), 0))
-        await registry.flush(live.table_id)
+        live.table.submit(PlayerAction(banned_seat, Escape(banned_seat), 0))
+        await registry.require(live.table_id).flush()
         assert len(await _records(db, live.table_id)) == 1
     finally:
         await registry.stop()
@@ -241,7 +243,7 @@ async def test_a_ban_between_hands_frees_the_seat(db: Database) -> None:
             sinks[account] = Sink()
             registry.connect(account, sinks[account])
             await registry.sit(live.table_id, account, seat)
-        await registry.ban(ids[1])
+        await bans.ban(registry, ids[1])
         assert live.accounts() == [ids[0], None, ids[2], None]
         assert sinks[ids[1]].closed == CLOSE_BANNED
         assert sinks[ids[0]].closed is None
@@ -305,7 +307,7 @@ async def test_an_escaper_sits_again_while_the_hand_is_stored_and_keeps_the_seat
         assert await registry.take_seat(live.table_id, ids[2]) == 2
         release.set()
         await _stored(db, live.table_id, 1)
-        await registry.flush(live.table_id)
+        await registry.require(live.table_id).flush()
         assert live.accounts() == ids  # nothing freed the seat again
         assert hand_id in shown_ended([sinks[ids[2]]])  # the result of the escaped hand
         assert (await _penalties(db, ids[2]))[0][0] == "escape_penalty"

@@ -85,7 +85,7 @@ async def test_an_adjustment_made_away_from_the_table_shows_once_the_copy_is_old
             await ledger.adjust(s, accounts[0], 500, "a refund", admin_id=accounts[1])
 
         def shown() -> bool:
-            registry.announce(live.table_id)  # whatever makes the table send one
+            live.announce()  # whatever makes the table send one
             return _balance(sink, accounts[0]) == START + 500
 
         await until(shown, 10, "the adjustment")

@@ -29,6 +29,7 @@ from app.protocol import (
 )
 from app.protocol.encode import Encoded
 from app.store.db import Database
+from app.tables import admin as table_admin
 from app.tables.clock import FakeClock
 from app.tables.registry import TableRegistry
 from app.tables.routing import route
@@ -88,7 +89,7 @@ async def test_a_spectator_gets_the_public_view_in_order_from_a_snapshot(db: Dat
         await _until(lambda: live.table.seq > 30)  # mid-hand, or later
         assert _send(registry, watcher, WatchMessage(table_id=live.table_id)) is None
         await _until(lambda: int(live.table.hand_id.rpartition("-")[2] or 0) >= 4)
-        await registry.pause(live.table_id)
+        await table_admin.pause(registry, live.table_id)
         await asyncio.sleep(0.2)
         watching = sink.messages[0]
         assert isinstance(watching, WatchingMessage)
@@ -129,15 +130,15 @@ async def test_who_may_watch(db: Database) -> None:
         assert _code(_send(registry, fourth, WatchMessage(table_id=table_id))) == \
             "spectators_full"
         assert _send(registry, third, WatchMessage(table_id=table_id)) is None  # again: fine
-        await registry.flush(table_id)
+        await registry.require(table_id).flush()
         assert _of(sinks[player], TableStateMessage)[-1].spectators == 2  # type: ignore[attr-defined]
 
         # a spectator who sits down plays, and watches no more
         await registry.sit(table_id, third, 1)
-        assert set(live.spectators) == {other}
+        assert set(live.watchers.spectators) == {other}
         _send(registry, other, UnwatchMessage(table_id=table_id))
         _send(registry, other, UnwatchMessage(table_id=table_id))  # nothing to end: no answer
-        assert live.spectators == {}
+        assert live.watchers.spectators == {}
         assert live.table.public is None  # nobody watches: no copy is made
 
         # a private room: its code, and its owner's leave
@@ -146,18 +147,18 @@ async def test_who_may_watch(db: Database) -> None:
             assert _code(_send(registry, other, WatchMessage(table_id=table_id, code=code))) \
                 == "wrong_room_code"
         assert _send(registry, other, WatchMessage(table_id=table_id, code="123456")) is None
-        live.spectators_allowed = False
-        registry.drop_spectators(table_id)
+        live.watchers.allowed = False
+        registry.require(table_id).watchers.disallow()
         assert _code(sinks[other].messages[-1]) == "spectators_not_allowed"
-        assert live.spectators == {}
+        assert live.watchers.spectators == {}
         assert _code(_send(registry, other, WatchMessage(table_id=table_id, code="123456"))) \
             == "spectators_not_allowed"
 
         # a closed socket watches nothing
-        live.room, live.spectators_allowed = None, True
+        live.room, live.watchers.allowed = None, True
         assert _send(registry, fourth, WatchMessage(table_id=table_id)) is None
         registry.disconnect(fourth, sinks[fourth])
-        assert live.spectators == {}
+        assert live.watchers.spectators == {}
     finally:
         await registry.stop()
 
@@ -222,7 +223,7 @@ async def test_chat_reaches_the_table_and_its_spectators_within_the_limit(db: Da
         assert _of(sinks[watcher], MutedMessage)[-1] == MutedMessage(table_id=table_id, seats=[3])
         # a mute ends when the muter leaves the table
         _send(registry, watcher, UnwatchMessage(table_id=table_id))
-        assert watcher not in live.mutes
+        assert watcher not in live.watchers.mutes
     finally:
         await registry.stop()
 

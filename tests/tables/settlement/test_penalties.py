@@ -205,10 +205,10 @@ async def test_the_registry_counts_disconnects_and_escapes_at_a_hands_end(
         for n in range(3):
             now[0] = T0 + timedelta(hours=n)
             record = _record(f"{live.table_id}-{n}", seats, state, (1,), live.table_id)
-            await registry._on_hand_end(record)
+            await live.settle(record)
         escape, _ = new_hand(LISHUI, 5, TableContext())
         escape, _ = step(escape, Escape(3))
-        await registry._on_hand_end(
+        await live.settle(
             _record(f"{live.table_id}-x", seats, escape, (), live.table_id))
     finally:
         await registry.stop()

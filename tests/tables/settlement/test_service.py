@@ -113,7 +113,7 @@ async def test_the_registry_settles_behind_its_networks_fence(db: Database) -> N
     live = registry.create("lishui", STAKE)
     try:
         record = _record(f"{live.table_id}-1", seats, _finished(1), (), live.table_id)
-        assert await registry._on_hand_end(record) is None
+        assert await live.settle(record) is None
     finally:
         await registry.stop()
     assert fence.asked == [[live.table_id]]
