@@ -282,7 +282,7 @@ async def leave(table_id: str, account: CurrentAccount, request: Request) -> Tab
         return (await _elsewhere(registry, "leave", table_id, account, None)).table
     live = found_table(registry, table_id)
     try:
-        await registry.leave(table_id, account.id)
+        await registry.require(table_id).leave(account.id)
     except TableError as refused:
         raise ApiError(refused.code, refused.message) from None
     return table_out(live)

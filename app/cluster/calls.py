@@ -112,7 +112,7 @@ class Calls:
                         call.table_id, call.account, call.seat, bot=call.bot
                     )
                 else:
-                    await registry.leave(call.table_id, call.account)
+                    await registry.require(call.table_id).leave(call.account)
                 reply = Reply(id=call.id, table=summary_of(live, self._node.node_id), seat=seat)
             except TableError as refused:
                 reply = Reply(

@@ -39,7 +39,7 @@ from app.cluster.writer import Done
 from app.rules.actions import Action
 from app.rules.context import TableContext
 from app.rules.state import Preset
-from app.tables.actor import AdoptedHand, HandObserver, Table
+from app.tables.actor import AdoptedHand, HandObserver, TableActor
 from app.tables.messages import AdminResume
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable
 from app.tables.seats import SeatState
@@ -155,7 +155,7 @@ class Ownership(HandObserver):
         node.writer.put(self.leases._release, [node.keys.lease(table_id)], [lease.value])
 
     def hand_started(
-        self, table: Table, hands: int, seed: bytes, ctx: TableContext, preset: Preset | None
+        self, table: TableActor, hands: int, seed: bytes, ctx: TableContext, preset: Preset | None
     ) -> None:
         lease = self.leased.get(table.table_id)
         config = self._configs.get(table.table_id)
@@ -180,7 +180,7 @@ class Ownership(HandObserver):
         keys, args = self.journal.start_hand(lease.token, header, config, _json(summary))
         self._node.writer.put(self._start_hand, keys, args, self._fenced(table.table_id))
 
-    def action_applied(self, table: Table, action: Action) -> None:
+    def action_applied(self, table: TableActor, action: Action) -> None:
         lease = self.leased.get(table.table_id)
         if lease is None:
             return

@@ -208,9 +208,11 @@ class Client:
                 await post(self.http, f"/tables/{bot.table_id}/sit", "sit",
                            json={"seat": bot.seat}, headers=bearer(self.token(i)))
         except RuntimeError as refused:
-            # a retry after `table_unavailable` (the table's node answered too late) finds
-            # the seat taken by the first try: seated, as a client would conclude
+            # a retry after a 503 (the table's node answered too late) finds the seat taken
+            # by the first try: seated, as a client would conclude
             if "seated_elsewhere" in str(refused) and f'"{bot.table_id}"' in str(refused):
+                return
+            if '"already_seated"' in str(refused):  # this table: the first try sat
                 return
             bot.seated = False
             raise

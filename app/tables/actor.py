@@ -4,7 +4,7 @@ Everything that changes a table arrives in its inbox and is handled one message 
 time, so no locks are needed. The actor is made of parts, each the one owner of its state,
 given what they need explicitly (`app.tables.tableside`); only the actor writes the seats:
 
-- `Table` (here): the inbox (`submit`, `run`, `handle`), the seats and what is asked of
+- `TableActor` (here): the inbox (`submit`, `run`, `handle`), the seats and what is asked of
   them through the inbox (sit, leave, a ban, ready, 托管, connected or not, pause and
   resume, dissolve, close when idle), and what callers may read. `tick_forever`
   (`app.tables.ticker`) posts its `Tick` when its next deadline comes;
@@ -84,7 +84,7 @@ from app.tables.ticker import tick_forever
 from app.tables.timers import BotPace, Timers
 from app.tables.transcript import Transcript
 
-__all__ = ["ROUNDS_PER_SESSION", "AdoptedHand", "HandObserver", "Table", "draw_seats",
+__all__ = ["ROUNDS_PER_SESSION", "AdoptedHand", "HandObserver", "TableActor", "draw_seats",
            "random_seed", "tick_forever"]
 
 log = logging.getLogger(__name__)
@@ -100,10 +100,10 @@ class HandObserver(Protocol):
     so that another process can rebuild the hand by replay)."""
 
     def hand_started(
-        self, table: Table, hands: int, seed: bytes, ctx: TableContext, preset: Preset | None
+        self, table: TableActor, hands: int, seed: bytes, ctx: TableContext, preset: Preset | None
     ) -> None: ...
 
-    def action_applied(self, table: Table, action: Action) -> None: ...
+    def action_applied(self, table: TableActor, action: Action) -> None: ...
 
 
 DEFAULT_TIMERS = Timers()
@@ -116,7 +116,7 @@ def random_seed() -> bytes:
     return secrets.token_bytes(SEED_BYTES)
 
 
-class Table:
+class TableActor:
     """One table's actor. Feed it with `submit` (or `await handle(msg)` directly in tests)
     and run it with `await run()`; the first hand is dealt on the first `Tick`."""
 
@@ -285,11 +285,6 @@ class Table:
         if self._on_seats_changed is not None and summary != self._seats_told:
             self._seats_told = summary
             self._on_seats_changed()
-
-    def poke(self) -> None:
-        """The caller changed the table outside the inbox (a seat taken or freed between
-        hands): `tick_forever` looks at the deadlines again."""
-        self.wake.set()
 
     async def _dispatch(self, msg: Inbound) -> None:
         if self._cycle.storing and isinstance(msg, PlayerAction | Ready):
@@ -467,7 +462,7 @@ class Table:
 class _ObserverJournal:
     """The parts' `Journal`: told to the table's `observer`, if any, naming the table."""
 
-    table: Table
+    table: TableActor
 
     def hand_started(
         self, hands: int, seed: bytes, ctx: TableContext, preset: Preset | None
@@ -482,7 +477,7 @@ class _ObserverJournal:
             observer.action_applied(self.table, action)
 
 
-def _seat_summary(table: Table) -> SeatSummary:
+def _seat_summary(table: TableActor) -> SeatSummary:
     hand = table.hand_id if table.hand is not None else None
     ready = table.ready_seats
     return hand, [(s.account, s.connected, s.autoplay, n in ready)

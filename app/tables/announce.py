@@ -64,6 +64,16 @@ class ProfileReads:
             )
             return {account_id: (name, balance) for account_id, name, balance in rows.all()}
 
+    async def points(
+        self, variant: str, accounts: tuple[int, int, int, int]
+    ) -> tuple[int, int, int, int]:
+        """The seated accounts' stored 积分 in `variant`, in seat order (湖州's hand base:
+        `TableActor.seat_points`)."""
+        async with self._sessions() as session:
+            points = await ranks.points_of(session, variant, accounts)
+        a, b, c, d = (points[account] for account in accounts)
+        return a, b, c, d
+
 
 class AnnouncedTable(Protocol):
     """What the announcer needs of its table."""

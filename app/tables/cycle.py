@@ -406,7 +406,7 @@ class HandCycle:
     def adopt(
         self, hands: int, seq: int, ctx: TableContext | None, hand: AdoptedHand | None
     ) -> None:
-        """Take over the hands another process dealt here (`Table.adopt`); left paused."""
+        """Take over the hands another process dealt here (`TableActor.adopt`); left paused."""
         self._hands = hands
         self._shown.adopt(seq)
         self._ctx = ctx

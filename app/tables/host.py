@@ -1,5 +1,5 @@
 """One table of this node and everything that is its own (DESIGN.md, "One owner per thing"):
-its actor (`app.tables.actor.Table`: the hand, the seats, the inbox), its outbox to the four
+its actor (`app.tables.actor.TableActor`: the hand, the seats, the inbox), its outbox to the four
 seats (`Outbox`), its ``table_state`` (`Announcer`), its spectators and chat (`Watchers`),
 and its lifetime (`Lifetime`). The registry finds a table and routes to it; what changes
 a table is asked of its host, and its seats only of its actor, through the inbox.
@@ -28,7 +28,7 @@ from app.protocol import MutedMessage
 from app.protocol.encode import Encoded
 from app.rules.events import Event
 from app.rules.state import HandState
-from app.tables.actor import Table
+from app.tables.actor import TableActor
 from app.tables.announce import ALL_SEATS, Announcer, ProfileReads
 from app.tables.clock import Clock
 from app.tables.errors import UNAVAILABLE, TableError
@@ -91,7 +91,7 @@ class LiveTable:
     point), its tasks, and what it sends its seats and spectators."""
 
     def __init__(
-        self, table_id: str, variant: str, stake: int, timers: Timers, table: Table,
+        self, table_id: str, variant: str, stake: int, timers: Timers, table: TableActor,
         parts: TableParts, *, room: str | None = None,
     ) -> None:
         self.table_id = table_id
@@ -231,7 +231,7 @@ class LiveTable:
 
     # --- what the announcer asks ------------------------------------------------------------
 
-    def table_facts(self) -> Table:
+    def table_facts(self) -> TableActor:
         return self.table
 
     def spectators_count(self) -> int:

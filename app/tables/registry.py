@@ -15,8 +15,9 @@ app/tables/bans.py's.
   handled (`_seats_changed`): every seat is told (``table_state``), newcomers first get
   ``seated``, and those who left give their seat claims back;
 - 湖州 (`POINTS_VARIANTS`): each hand's context gets the four seated accounts' stored 积分
-  when it is dealt (`Table.seat_points`, read from `variant_stats`, so after the last
-  hand's settlement and with a new occupant's own points);
+  when it is dealt (`TableActor.seat_points`, read from `variant_stats` by
+  `ProfileReads.points`, so after the last hand's settlement and with a new occupant's own
+  points);
 - a hand stored (`_hand_settled`, the settlement's fact): the table's copy of the names
   and silver, a private room's session count (before any deal), the cluster's journal.
 """
@@ -37,8 +38,7 @@ from app.ops.tasks import cancel_and_wait
 from app.rules.context import TableContext
 from app.rules.state import Preset
 from app.rules.variants import get_ruleset
-from app.store import ranks
-from app.tables.actor import Table, tick_forever
+from app.tables.actor import TableActor, tick_forever
 from app.tables.announce import ProfileReads
 from app.tables.clock import Clock, MonotonicClock
 from app.tables.errors import TableError, seated_elsewhere
@@ -102,7 +102,6 @@ class TableRegistry:
         store_batch: int = 32,
         endings_per_pass: int = ENDINGS_PER_PASS,
     ) -> None:
-        self._sessions = sessions
         # ended hands are stored in batches, `store_concurrency` batches at once
         self.settlement = Settlement(
             sessions, policy=disconnect_policy, wall_clock=wall_clock, batch=store_batch,
@@ -168,7 +167,7 @@ class TableRegistry:
             raise ValueError("the stake is not below 0")
         table_id = table_id or secrets.token_hex(6)
         chosen = timers or Timers()
-        table = Table(
+        table = TableActor(
             table_id, ruleset, [None] * 4, MonotonicClock(),
             lambda seat, item: live.outbox.send(seat, item),
             lambda record: live.settle(record),
@@ -180,7 +179,7 @@ class TableRegistry:
         table.observer = self.network.directory.observer()
         table.on_shown = live.announce  # the table is no longer settling: new balances
         if variant in POINTS_VARIANTS:
-            table.seat_points = lambda accounts: self._seat_points(variant, accounts)
+            table.seat_points = lambda accounts: self.parts.reads.points(variant, accounts)
         if room is not None:
             table.may_deal = lambda: live.session_over is False
             if self.rooms is not None:
@@ -272,10 +271,6 @@ class TableRegistry:
         (`Seating.take`)."""
         return await self.seating.take(self.require(table_id), account_id, seat, bot)
 
-    async def leave(self, table_id: str, account_id: int) -> None:
-        """`LiveTable.leave` of the table."""
-        await self.require(table_id).leave(account_id)
-
     def _seats_changed(self, live: LiveTable) -> None:
         """The actor changed a seat: every seat is told; newcomers are owed `seated`; those
         who left give up their seat claim; between hands the cluster's directory learns the
@@ -295,15 +290,6 @@ class TableRegistry:
         """The table's seats as they are are claimed already (a table taken over from its
         journal): whoever leaves later gives the claim back."""
         self.seating.hold(live.table_id, live.hold_seats())
-
-    async def _seat_points(
-        self, variant: str, accounts: tuple[int, int, int, int]
-    ) -> tuple[int, int, int, int]:
-        """The seated accounts' stored 积分 in `variant`, in seat order (`Table.seat_points`)."""
-        async with self._sessions() as session:
-            points = await ranks.points_of(session, variant, accounts)
-        a, b, c, d = (points[account] for account in accounts)
-        return a, b, c, d
 
     def seated_accounts(self) -> set[int]:
         """Every account sitting at a table of this process."""

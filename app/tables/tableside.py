@@ -1,4 +1,4 @@
-"""What the table actor (`app.tables.actor.Table`) gives the parts it is made of: the cycle
+"""What the table actor (`app.tables.actor.TableActor`) gives the parts it is made of: the cycle
 of hands (`app.tables.cycle.HandCycle`), the hand in play (`app.tables.play.HandPlay`) and
 what was shown (`app.tables.transcript.Transcript`).
 
@@ -28,7 +28,7 @@ from app.tables.timers import BotPace, Timers
 Send = Callable[[int, Outbound], None]
 """How the actor sends a seat one message (its outbox)."""
 Public = Callable[[EventOut], None]
-"""Where the observers' copy of each event goes (the spectators: `Table.public`)."""
+"""Where the observers' copy of each event goes (the spectators: `TableActor.public`)."""
 OnHandEnd = Callable[[HandRecordData], Awaitable[Silver | None]]
 """Stores a hand's record and its silver; what each seat's balance moved by, or None when
 another process owns the table now and stores the hand itself."""
@@ -113,7 +113,7 @@ class Prompt:
 
 @dataclass(frozen=True, slots=True)
 class AdoptedHand:
-    """A hand in play as another process journaled it (`Table.adopt`)."""
+    """A hand in play as another process journaled it (`TableActor.adopt`)."""
 
     hand_id: str
     hands: int

@@ -12,7 +12,7 @@ from app.tables.messages import Inbound, Tick
 
 
 class Ticked(Protocol):
-    """What the ticker needs of a table actor (`app.tables.actor.Table`)."""
+    """What the ticker needs of a table actor (`app.tables.actor.TableActor`)."""
 
     @property
     def clock(self) -> Clock: ...
@@ -30,10 +30,10 @@ class Ticked(Protocol):
 
 
 async def tick_forever(table: Ticked, longest: float = 5.0, gap: float = 0.25) -> None:
-    """Post a `Tick` to the table when its next deadline comes (`Table.next_wake`), and at
+    """Post a `Tick` to the table when its next deadline comes (`TableActor.next_wake`), and at
     least every `longest` seconds: the only sleep of the shell, outside the game logic (the
     actor compares deadlines with its clock on each tick). A table whose seats think, or
-    that waits for a player, costs nothing meanwhile; `Table.wake` is set when the deadline
+    that waits for a player, costs nothing meanwhile; `TableActor.wake` is set when the deadline
     may have moved (a message handled, a seat taken), which makes this look again. Ticks
     are at least `gap` apart: a table of bots with no ready time deals at most four hands
     a second, and a deadline that stays in the past cannot make a table spin."""

@@ -19,7 +19,7 @@ from app.rules.tiles import parse_one
 from app.rules.variants import VARIANTS, get_ruleset
 from app.rules.variants.base import Ruleset
 from app.tables import play as play_module
-from app.tables.actor import Table
+from app.tables.actor import TableActor
 from app.tables.clock import FakeClock
 from app.tables.messages import (
     AdminPause,
@@ -77,7 +77,7 @@ class Harness:
         self.records: list[HandRecordData] = []
         preset = arrange(ruleset, **scenario) if scenario else None
         ctx = TableContext(dealer=scenario["dealer"]) if scenario else None
-        self.table = Table(
+        self.table = TableActor(
             "t1", ruleset, [11, 12, 13, 14], self.clock, self.send, self.on_hand_end,
             timers=TIMERS, seed_source=itertools.count(seed).__next__, preset=preset, ctx=ctx,
         )
@@ -135,7 +135,7 @@ class Harness:
             await self.bot_turn(self.pending()[0])
 
 
-async def settle(table: Table, storing: asyncio.Task[None] | None = None) -> None:
+async def settle(table: TableActor, storing: asyncio.Task[None] | None = None) -> None:
     """Wait for the hand the table handed over to be stored (one it handed over since
     `storing`), and handle what that sent back to its inbox, as its loop would."""
     while (task := table.settling_task) is not None and task is not storing:

@@ -14,7 +14,7 @@ from app.rules.actions import Action, Discard, Pass
 from app.rules.context import TableContext
 from app.rules.state import Preset
 from app.settings import Settings
-from app.tables.actor import Table
+from app.tables.actor import TableActor
 from app.tables.messages import (
     AdminDissolve,
     AdminPause,
@@ -58,11 +58,11 @@ class Paced(Harness):
         if isinstance(item, PromptOut):
             self.log.append(("prompt", self.clock.now(), seat))
 
-    def hand_started(self, table: Table, hands: int, seed: bytes, ctx: TableContext,
+    def hand_started(self, table: TableActor, hands: int, seed: bytes, ctx: TableContext,
                      preset: Preset | None) -> None:
         pass
 
-    def action_applied(self, table: Table, action: Action) -> None:
+    def action_applied(self, table: TableActor, action: Action) -> None:
         self.applied.append((self.clock.now(), action))
         self.log.append(("action", self.clock.now(), action.seat))
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from app.store.db import Database
-from app.tables.actor import Table
+from app.tables.actor import TableActor
 from app.tables.clock import FakeClock
 from app.tables.directory import OneNodeDirectory
 from app.tables.messages import CloseIdle, Tick
@@ -71,7 +71,8 @@ async def test_a_table_left_to_bots_closes_after_the_idle_time_and_frees_them(
         clock.advance(10 * IDLE)
         assert await registry.idle.close_idle() == []  # a player sits there: never idle
 
-        await registry.leave(live.table_id, player)  # between hands: the seat is free at once
+        # between hands: the seat is free at once
+        await registry.require(live.table_id).leave(player)
         clock.advance(IDLE - 1)
         assert await registry.idle.close_idle() == []
         assert registry.get(live.table_id) is live
@@ -102,7 +103,8 @@ async def test_an_empty_table_closes_too_and_a_player_sitting_down_stops_the_clo
         assert await registry.idle.close_idle() == [empty.table_id]
         assert [live.table_id for live in registry.all()] == [joined.table_id]
 
-        await registry.leave(joined.table_id, player)  # its idle time starts now, not at creation
+        # its idle time starts now, not at creation
+        await registry.require(joined.table_id).leave(player)
         clock.advance(IDLE - 1)
         assert await registry.idle.close_idle() == []
         clock.advance(1)
@@ -160,7 +162,7 @@ async def test_no_idle_time_set_means_tables_stay(db: Database) -> None:
 
 async def test_the_actor_frees_the_seats_only_between_hands_and_only_without_a_person() -> None:
     h = Harness(seed=1000)
-    table: Table = h.table
+    table: TableActor = h.table
     table.seats = [SeatState(a, autoplay=True, house_bot=True) for a in (11, 12, 13, 14)]
     table.seats[0] = SeatState(11)  # a person at seat 0
     loop = asyncio.get_running_loop()

@@ -11,7 +11,7 @@ from app.rules.hand import legal_actions
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import Ruleset
 from app.rules.wall import first_dealer
-from app.tables.actor import ROUNDS_PER_SESSION, Table, draw_seats
+from app.tables.actor import ROUNDS_PER_SESSION, TableActor, draw_seats
 from app.tables.clock import FakeClock
 from app.tables.messages import (
     Autoplay,
@@ -42,7 +42,7 @@ class Bots:
         self.out: list[tuple[int, Outbound]] = []
         self.records: list[HandRecordData] = []
         self.changes = 0
-        self.table = Table(
+        self.table = TableActor(
             "t", ruleset, ACCOUNTS, self.clock, lambda s, i: self.out.append((s, i)),
             self.on_hand_end, timers=TIMERS, seed_source=itertools.count(seed).__next__,
             on_seats_changed=self.changed,

@@ -107,7 +107,8 @@ async def test_huzhou_bases_come_from_the_accounts_points(db: Database) -> None:
         hand = live.table.hand
         assert hand is not None and hand.ctx.seat_points == (5000, 5000, 5000, 5000)
 
-        await registry.leave(live.table_id, masters[3])  # 逃跑: 8 x base 50, shared by the others
+        # 逃跑: 8 x base 50, shared by the others
+        await registry.require(live.table_id).leave(masters[3])
         first = (await _stored(db, live.table_id, 1))[0]
         assert json.loads(first.ctx)["seat_points"] == [5000] * 4
         assert await _penalties(db, masters[3]) == [("escape_penalty", -400)]
@@ -123,7 +124,7 @@ async def test_huzhou_bases_come_from_the_accounts_points(db: Database) -> None:
             settled = [(await stats_of(s, a))["huzhou"].points for a in masters[:3]]
         assert sorted(settled) == [5133, 5133, 5134]  # 5000 + the shares of the 400
         assert hand.ctx.seat_points == (*settled, 0)
-        await registry.leave(live.table_id, newcomer)
+        await registry.require(live.table_id).leave(newcomer)
         second = (await _stored(db, live.table_id, 2))[1]
         assert json.loads(second.ctx)["seat_points"] == [*settled, 0]
         assert await _penalties(db, newcomer) == [("escape_penalty", -16)]  # 8 x 2
@@ -157,7 +158,7 @@ async def test_a_player_away_at_the_deal_loses_the_seat_without_penalty(db: Data
     try:
         sinks = await _seat_all(registry, live, ids)
         await _dealt(live, 1)
-        await registry.leave(live.table_id, ids[0])  # the first hand ends (an escape)
+        await registry.require(live.table_id).leave(ids[0])  # the first hand ends (an escape)
         await _stored(db, live.table_id, 1)
         await _until(lambda: live.accounts()[0] is None)
         await registry.sit(live.table_id, ids[0], 0)  # back before the next deal
@@ -270,7 +271,7 @@ async def test_an_account_sits_at_one_table_at_a_time(db: Database) -> None:
             await registry.sit(second.table_id, ids[0], bot=True)
         assert refused.value.code == "seated_elsewhere"
         assert second.accounts() == [None] * 4
-        await registry.leave(first.table_id, ids[0])
+        await registry.require(first.table_id).leave(ids[0])
         assert await registry.take_seat(second.table_id, ids[0]) == 0
     finally:
         await registry.stop()
@@ -301,7 +302,7 @@ async def test_an_escaper_sits_again_while_the_hand_is_stored_and_keeps_the_seat
         sinks = await _seat_all(registry, live, ids)
         await _dealt(live, 1)
         hand_id = live.table.hand_id
-        await registry.leave(live.table_id, ids[2])
+        await registry.require(live.table_id).leave(ids[2])
         await _until(lambda: live.accounts()[2] is None)  # freed, the hand not stored yet
         assert live.table.settling and not stored.is_set()
         assert await registry.take_seat(live.table_id, ids[2]) == 2

@@ -1,5 +1,5 @@
 """A table wakes at its deadlines, not on a clock of its own (`tick_forever`,
-`Table.next_wake`): while every seat thinks it gets no `Tick`; the timeout is played when
+`TableActor.next_wake`): while every seat thinks it gets no `Tick`; the timeout is played when
 the deadline comes; a table waiting for a fourth player deals once the fourth sits."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ async def test_a_table_deals_once_its_fourth_player_sits(db: Database) -> None:
         await asyncio.sleep(0.5)
         assert live.table.hand is None and live.table.next_wake() is None  # nothing due
         registry.connect(ids[3], sinks[ids[3]])
-        await registry.sit(live.table_id, ids[3], 3)  # no message to the actor: the registry pokes
+        await registry.sit(live.table_id, ids[3], 3)  # the sit, in the inbox, wakes the ticker
         await until(lambda: _events(sinks[ids[3]], "hand_started"), 5, "the deal")
     finally:
         await registry.stop()

@@ -217,7 +217,7 @@ async def test_chat_reaches_the_table_and_its_spectators_within_the_limit(db: Da
         assert _send(registry, a, SendChatMessage(table_id=table_id, phrase="bye")) is None
         assert heard(b)[-1] == (0, "bye") and heard(watcher)[-1] != (0, "bye")
         # a mute is by player: it follows a to another seat
-        await registry.leave(table_id, a)
+        await registry.require(table_id).leave(a)
         await registry.sit(table_id, a, 3)
         assert _send(registry, watcher, WatchMessage(table_id=table_id)) is None  # again
         assert _of(sinks[watcher], MutedMessage)[-1] == MutedMessage(table_id=table_id, seats=[3])

@@ -4,7 +4,7 @@
 A hand handed to `Settler.store` waits for a free runner; a runner takes every hand waiting
 then (at most `batch`) and stores them in one call (`results.store_hands`: one transaction
 for most of them). At most `runners` batches are stored at once, each when the event loop has
-room for it (`room`: the tables' own work first). One hand ending alone is stored at
+room for it (`loop_room`: the tables' own work first). One hand ending alone is stored at
 once, alone; a burst of endings is stored a batch at a time, in a few statements
 per batch instead of per hand, so it costs the event loop and the database a fraction and
 every other table's actions go on between its steps.
@@ -34,7 +34,7 @@ DEFER_SECONDS = 0.5
 same, a batch each `DEFER_SECONDS`)."""
 
 
-async def room(busy: float = BUSY_SECONDS, defer: float = DEFER_SECONDS) -> None:
+async def loop_room(busy: float = BUSY_SECONDS, defer: float = DEFER_SECONDS) -> None:
     """Wait, up to `defer` seconds, until a pass of the event loop takes less than `busy`:
     the tables' actions first, then the hands waiting to be stored. When thousands of hands
     end at once, their tables' own work (the escapes, the messages) fills the loop for a
@@ -54,12 +54,12 @@ async def room(busy: float = BUSY_SECONDS, defer: float = DEFER_SECONDS) -> None
 class Settler:
     def __init__(
         self, store: StoreMany, *, batch: int = 32, runners: int = 2,
-        room: Callable[[], Awaitable[None]] = room,
+        loop_room: Callable[[], Awaitable[None]] = loop_room,
     ) -> None:
         self._store = store
         self.batch = batch
         self.runners = runners
-        self._room = room
+        self._loop_room = loop_room
         self._waiting: deque[tuple[Job, asyncio.Future[Stored | None]]] = deque()
         self._running: set[asyncio.Task[None]] = set()
 
@@ -79,7 +79,7 @@ class Settler:
 
     async def _run(self) -> None:
         while self._waiting:
-            await self._room()
+            await self._loop_room()
             if not self._waiting:
                 return
             taken = [self._waiting.popleft() for _ in range(min(self.batch, len(self._waiting)))]

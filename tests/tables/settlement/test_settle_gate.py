@@ -18,7 +18,7 @@ from app.store.db import Database
 from app.tables.registry import TableRegistry
 from app.tables.settlement import service as settlement_module
 from app.tables.settlement.results import Job, Stored
-from app.tables.settlement.settler import Settler, room
+from app.tables.settlement.settler import Settler, loop_room
 from app.tables.timers import Timers
 from tests.funded import funded_accounts
 from tests.outage import check_hands_paid, shown_ended
@@ -93,7 +93,7 @@ async def test_a_batch_waits_while_the_loop_is_busy_but_not_for_ever() -> None:
     async with asyncio.timeout(30):
         worker = asyncio.create_task(busy(10))
         await asyncio.sleep(0)  # the burst has started
-        settler = Settler(store, room=lambda: room(busy=0.005, defer=30))
+        settler = Settler(store, loop_room=lambda: loop_room(busy=0.005, defer=30))
         assert await settler.store(job) is None
         await worker
         assert order.index("store") == len(order) - 1 == 10  # after every busy pass
@@ -101,7 +101,7 @@ async def test_a_batch_waits_while_the_loop_is_busy_but_not_for_ever() -> None:
         order.clear()
         worker = asyncio.create_task(busy(1_000))  # 20 s of busy passes
         await asyncio.sleep(0)
-        settler = Settler(store, room=lambda: room(busy=0.005, defer=0.2))
+        settler = Settler(store, loop_room=lambda: loop_room(busy=0.005, defer=0.2))
         assert await settler.store(job) is None  # within `defer`, not after the 20 s
         worker.cancel()
         assert 0 < order.index("store") < 100
