@@ -291,7 +291,7 @@ class Rooms:
     def _tell(self, info: RoomInfo, accounts: list[int | None]) -> None:
         message = RoomMessage(room=info)
         for account in {a for a in accounts if a is not None}:
-            self.registry.sockets.tell(account, message)
+            self.registry.sockets.send_message(account, message)
 
     # --- dissolving -------------------------------------------------------------------------------
 

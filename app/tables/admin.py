@@ -141,7 +141,7 @@ def _tell_kicked(registry: TableRegistry, account_id: int, table_id: str) -> Non
     told = ErrorMessage(
         code="kicked", message=f"an administrator removed you from table {table_id}"
     )
-    registry.sockets.tell(account_id, told)
+    registry.sockets.send_message(account_id, told)
     sink = registry.sockets.get(account_id)
     if sink is not None and registry.seating.table_of(account_id) is None:
         sink.close(CLOSE_KICKED)

@@ -188,14 +188,14 @@ class Announcer:
                     if account is None:
                         continue
                     if seat in seated:
-                        self._sockets.tell(account, SeatedMessage(
+                        self._sockets.send_message(account, SeatedMessage(
                             table_id=table.table_id, seat=seat, variant=as_variant(table.variant),
                             stake=table.stake,
                         ))
-                    self._sockets.tell(account, message)
+                    self._sockets.send_message(account, message)
                     muted = table.muted_message(account) if seat in seated else None
                     if muted is not None:
-                        self._sockets.tell(account, muted)
+                        self._sockets.send_message(account, muted)
                 if self._owed_watchers:
                     self._owed_watchers = False
                     table.to_spectators(message_text(message))

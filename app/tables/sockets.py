@@ -113,8 +113,9 @@ class Sockets:
         """The account may have a socket: here, or (a cluster) on another node."""
         return account in self._sinks or self.delivery.remote
 
-    def tell(self, account: int, message: ServerMessage) -> None:
-        """Send `message` to the account's socket: here, or on another node of the cluster."""
+    def send_message(self, account: int, message: ServerMessage) -> None:
+        """Send the server's `message` (not a table's event or prompt: `send`) to the
+        account's socket: here, or on another node of the cluster."""
         sink = self._sinks.get(account)
         if sink is not None:
             sink.deliver(message)

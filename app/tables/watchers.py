@@ -315,7 +315,7 @@ class Watchers:
             if account is None or account in bots:
                 continue
             if account_id not in self.mutes.get(account, ()):
-                self._sockets.tell(account, said)
+                self._sockets.send_message(account, said)
         listening = [
             s for a, s in self.spectators.items() if account_id not in self.mutes.get(a, ())
         ]
