@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from bench import bench_abuse, bench_bots, bench_replay, bench_selfplay, bench_winning
+from bench import sections as results
 
 
 def machine() -> str:
@@ -61,6 +62,12 @@ def before_section(rev: str | None) -> list[str]:
     ]
 
 
+def _kept(heading: str) -> list[str]:
+    """The section under `heading` that a benchmark run on its own left, and a blank line."""
+    section = results.kept(heading)
+    return [section, ""] if section else []
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--before", metavar="REV",
@@ -90,10 +97,10 @@ def main() -> None:
         "",
         bench_bots.run(),
         "",
-        # run on its own (python -m bench.bench_abuse --write): kept from the last run
-        *([bench_abuse.kept(), ""] if bench_abuse.kept() else []),
-        # run on its own (python -m bench.bench_replay --write): kept from the last run
-        *([bench_replay.kept(), ""] if bench_replay.kept() else []),
+        # each run on its own (python -m bench.bench_abuse / bench_replay --write): kept
+        # from the last run
+        *_kept(bench_abuse.HEADING),
+        *_kept(bench_replay.HEADING),
         "## See also",
         "",
         "- [load.md](load.md): the WebSocket load runs (`python -m app.loadtest`).",

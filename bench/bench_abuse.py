@@ -56,9 +56,9 @@ import httpx
 from app.loadtest.servers import UNBARRED_SIGNUPS, free_port
 from app.ops.serve import raise_open_file_limit
 from app.settings import Settings
+from bench import sections
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).with_name("results.md")
 HEADING = "## Abuse of the edge (`python -m bench.bench_abuse`)"
 
 # the table socket's protocol: 1 takes the token in the query (`/ws?token=`), 2 in a
@@ -582,29 +582,6 @@ def report(server: Server, rows: list[Figures], seconds: float) -> str:
     return "\n".join(lines)
 
 
-def write(section: str) -> None:
-    """Put `section` into results.md in place of an earlier one (else before See also)."""
-    text = RESULTS.read_text()
-    old = kept(text)
-    if old:
-        text = text.replace(old, section)
-    elif "\n## See also" in text:
-        text = text.replace("\n## See also", f"\n{section}\n\n## See also", 1)
-    else:
-        text = f"{text.rstrip()}\n\n{section}\n"
-    RESULTS.write_text(text)
-
-
-def kept(text: str | None = None) -> str:
-    """This benchmark's section of results.md (`text`), for `python -m bench` to keep."""
-    text = RESULTS.read_text() if text is None else text
-    start = text.find(HEADING)
-    if start < 0:
-        return ""
-    end = text.find("\n## ", start + len(HEADING))
-    return text[start: end if end >= 0 else len(text)].rstrip()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="put the figures in results.md")
@@ -626,8 +603,8 @@ def main() -> None:
         section = report(server, rows, time.monotonic() - started)
     print(section)
     if args.write:
-        write(section)
-        progress(f"written to {RESULTS}")
+        sections.write(HEADING, section)
+        progress(f"written to {sections.RESULTS}")
 
 
 if __name__ == "__main__":

@@ -84,10 +84,10 @@ from app.store.db import Database
 from app.store.migrate import upgrade
 from app.store.models import Account, HandRecord
 from app.tables.registry import TableRegistry
+from bench import sections
 from bench.bench_broadcast import funded
 from bench.bench_escapes import TIMERS, Figures, Seat, _lateness, _q
 
-RESULTS = Path(__file__).with_name("results.md")
 HEADING = "## Replays under a flood (`python -m bench.bench_replay`)"
 FLOODERS = 5
 MODES = ("none", "me", "loop", "thread", "process", "shipped")
@@ -485,29 +485,6 @@ async def main(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def write(section: str) -> None:
-    """Put `section` into results.md in place of an earlier one (else before See also)."""
-    text = RESULTS.read_text()
-    old = kept(text)
-    if old:
-        text = text.replace(old, section)
-    elif "\n## See also" in text:
-        text = text.replace("\n## See also", f"\n{section}\n\n## See also", 1)
-    else:
-        text = f"{text.rstrip()}\n\n{section}\n"
-    RESULTS.write_text(text)
-
-
-def kept(text: str | None = None) -> str:
-    """This benchmark's section of results.md (`text`), for `python -m bench` to keep."""
-    text = RESULTS.read_text() if text is None else text
-    start = text.find(HEADING)
-    if start < 0:
-        return ""
-    end = text.find("\n## ", start + len(HEADING))
-    return text[start: end if end >= 0 else len(text)].rstrip()
-
-
 def _range(value: str) -> tuple[float, float]:
     low, _, high = value.partition("-")
     return float(low), float(high or low)
@@ -533,4 +510,4 @@ if __name__ == "__main__":
     section = asyncio.run(main(arguments))
     print(section)
     if arguments.write:
-        write(section)
+        sections.write(HEADING, section)

@@ -49,7 +49,13 @@ from app.api.deps import (
 from app.api.errors import ApiError
 from app.api.profiles import account_out
 from app.api.ratelimit import client_address, client_host
-from app.api.schemas import USERNAME_RULE, AccountOut, TokenPairOut, valid_username
+from app.api.schemas import (
+    ACCOUNT_EXAMPLE,
+    USERNAME_RULE,
+    AccountOut,
+    TokenPairOut,
+    valid_username,
+)
 from app.ops.addresses import address_key, network_key
 from app.store import accounts, ledger
 
@@ -75,18 +81,7 @@ class RegisteredOut(AccountOut):
     """The new account, and the silver its registration was granted."""
 
     model_config = ConfigDict(
-        json_schema_extra={
-            "example": {
-                "id": 7,
-                "username": "阿明哥",
-                "role": "player",
-                "balance": 10000,
-                "title": "生手",
-                "banned": False,
-                "created_at": "2026-11-29T12:00:00Z",
-                "signup_grant": 10000,
-            }
-        },
+        json_schema_extra={"example": {**ACCOUNT_EXAMPLE, "signup_grant": 10000}},
     )
 
     signup_grant: int = Field(

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 
 from app.protocol.vocabulary import LedgerReason
 
@@ -44,22 +45,24 @@ def valid_username(username: str) -> str:
     return username
 
 
+ACCOUNT_EXAMPLE: JsonDict = {
+    "id": 7,
+    "username": "阿明哥",
+    "role": "player",
+    "balance": 10000,
+    "title": "生手",
+    "banned": False,
+    "created_at": "2026-11-29T12:00:00Z",
+}
+"""A new player's account in the API's examples."""
+
+
 class AccountOut(BaseModel):
     """An account as its owner or an administrator sees it."""
 
     model_config = ConfigDict(
         from_attributes=True,
-        json_schema_extra={
-            "example": {
-                "id": 7,
-                "username": "阿明哥",
-                "role": "player",
-                "balance": 10000,
-                "title": "生手",
-                "banned": False,
-                "created_at": "2026-11-29T12:00:00Z",
-            }
-        },
+        json_schema_extra={"example": ACCOUNT_EXAMPLE},
     )
 
     id: int

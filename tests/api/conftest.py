@@ -4,15 +4,20 @@ request limit in the way (tests/live.py UNTHROTTLED)."""
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import AsyncIterator, Callable
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from redis.asyncio import Redis
 
 from app.main import create_app
 from app.settings import Settings
 from tests.live import UNTHROTTLED
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL")
 
 
 @pytest.fixture
@@ -56,3 +61,20 @@ async def client_for(app: FastAPI) -> AsyncIterator[ClientFor]:
 @pytest.fixture
 async def client(client_for: ClientFor) -> httpx.AsyncClient:
     return client_for("127.0.0.1")
+
+
+@pytest.fixture
+async def redis_prefix() -> AsyncIterator[str]:
+    """A key prefix of this test's own in TEST_REDIS_URL, deleted after it."""
+    if REDIS_URL is None:
+        pytest.skip("TEST_REDIS_URL is not set")
+    redis = Redis.from_url(REDIS_URL)
+    try:
+        await redis.ping()
+    except Exception as exc:  # noqa: BLE001 - set but unreachable: fail, never skip
+        pytest.fail(f"TEST_REDIS_URL is set but Redis cannot be reached: {exc}")
+    prefix = f"test-{secrets.token_hex(4)}:"
+    yield prefix
+    async for key in redis.scan_iter(match=f"{prefix}*", count=500):
+        await redis.delete(key)
+    await redis.aclose()

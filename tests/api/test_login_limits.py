@@ -5,23 +5,17 @@ together. (Against a real uvicorn: test_login_edge.py.)"""
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import AsyncIterator
-
 import httpx
 import limits.aio.storage.memory
 import pytest
 from fastapi import FastAPI
-from redis.asyncio import Redis
 
 import app.api.ratelimit
 from app.main import create_app
 from app.settings import Settings
-from tests.api.conftest import ClientFor
+from tests.api.conftest import REDIS_URL, ClientFor
 from tests.api.helpers import PASSWORD, assert_error, login, register
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL")
 PAIR, ADDRESS, ACCOUNT = 3, 4, 6  # attempts per name and address, per address, per name
 
 
@@ -169,23 +163,6 @@ async def test_an_ipv6_subscriber_counts_as_its_64(client_for: ClientFor) -> Non
 
 
 # -- several nodes: one Redis --------------------------------------------------------------
-
-
-@pytest.fixture
-async def redis_prefix() -> AsyncIterator[str]:
-    """A key prefix of this test's own in TEST_REDIS_URL, deleted after it."""
-    if REDIS_URL is None:
-        pytest.skip("TEST_REDIS_URL is not set")
-    redis = Redis.from_url(REDIS_URL)
-    try:
-        await redis.ping()
-    except Exception as exc:  # noqa: BLE001 - set but unreachable: fail, never skip
-        pytest.fail(f"TEST_REDIS_URL is set but Redis cannot be reached: {exc}")
-    prefix = f"test-{secrets.token_hex(4)}:"
-    yield prefix
-    async for key in redis.scan_iter(match=f"{prefix}*", count=500):
-        await redis.delete(key)
-    await redis.aclose()
 
 
 async def test_two_nodes_sharing_redis_count_together(

@@ -7,15 +7,10 @@ logging in; nodes sharing one Redis count together."""
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import AsyncIterator
-
 import httpx
 import limits.aio.storage.memory
 import pytest
 from fastapi import FastAPI
-from redis.asyncio import Redis
 from sqlalchemy import func, select
 
 import app.api.signups
@@ -23,10 +18,9 @@ from app.main import create_app
 from app.settings import Settings
 from app.store.db import Database
 from app.store.models import Account, LedgerEntry
-from tests.api.conftest import ClientFor
+from tests.api.conftest import REDIS_URL, ClientFor
 from tests.api.helpers import PASSWORD, assert_error, login, register
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL")
 HOUR, DAY, NETWORK_DAY = 3, 5, 7  # registrations per address an hour and a day, per /48 a day
 GRANTS, NETWORK_GRANTS = 2, 4  # signup grants per address a day, per /48 a day
 GRANT = 10000
@@ -239,23 +233,6 @@ async def test_a_failing_storage_refuses_the_registration(
 
 
 # -- several nodes: one Redis ----------------------------------------------------------------
-
-
-@pytest.fixture
-async def redis_prefix() -> AsyncIterator[str]:
-    """A key prefix of this test's own in TEST_REDIS_URL, deleted after it."""
-    if REDIS_URL is None:
-        pytest.skip("TEST_REDIS_URL is not set")
-    redis = Redis.from_url(REDIS_URL)
-    try:
-        await redis.ping()
-    except Exception as exc:  # noqa: BLE001 - set but unreachable: fail, never skip
-        pytest.fail(f"TEST_REDIS_URL is set but Redis cannot be reached: {exc}")
-    prefix = f"test-{secrets.token_hex(4)}:"
-    yield prefix
-    async for key in redis.scan_iter(match=f"{prefix}*", count=500):
-        await redis.delete(key)
-    await redis.aclose()
 
 
 async def test_two_nodes_sharing_redis_count_registrations_and_grants_together(
