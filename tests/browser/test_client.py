@@ -255,6 +255,44 @@ def test_two_players_and_two_bots_play_a_wenzhou_hand_with_a_pung_and_the_buy_in
         assert _balance_after_first_hand(server, name) == balance
 
 
+# counts how often the table was drawn (a new #table-view)
+COUNT_DRAWS = """
+window.__draws = 0;
+new MutationObserver((records) => {
+  for (const r of records) {
+    for (const node of r.addedNodes) if (node.id === "table-view") window.__draws += 1;
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def test_a_hand_played_at_once_is_drawn_once_a_frame_not_once_a_message(
+    new_page: Callable[[], Page], server: Server
+) -> None:
+    """Bots and 托管 at the server's instant pace send a whole hand in a burst (as a resume
+    does): the page draws the table at most once an animation frame, so that a slow phone
+    keeps up instead of falling seconds behind the table."""
+    page = new_page()
+    page.add_init_script(COUNT_DRAWS)
+    frames = [0]
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda _: frames.__setitem__(0, frames[0] + 1)))
+    register(page, server.base, "快手玩家")
+    server.make_admin("快手玩家")
+    with server.http() as http:  # a dealt wall: the same hand every time
+        created = http.post("/admin/tables/test", json=PUNG_ON_7Z, headers=server.token("快手玩家"))
+        assert created.status_code in (200, 201), created.text
+        table_id = created.json()["id"]
+    page.click("#lobby-refresh")
+    page.click(f'button.sit[data-table="{table_id}"]')
+    page.wait_for_selector("#table-view")
+    page.click("#fill-bots")
+    page.click("#autoplay")
+    page.wait_for_selector("#settlement", timeout=40_000)
+    messages, draws = frames[0], page.evaluate("window.__draws")
+    assert messages > 60  # a whole hand's events and prompts
+    assert draws < messages / 3, (draws, messages)
+
+
 def test_a_reload_in_the_middle_of_a_hand_resumes_it(
     new_page: Callable[[], Page], server: Server
 ) -> None:

@@ -56,6 +56,8 @@ export class TableController {
     this.notice = "";
     this.waiting = true; // no hand has been seen at this table yet
     this.closed = false;
+    this.frame = null; // a drawing asked for by messages, at the next animation frame
+    this.drawOpts = {}; // what those messages asked of it (focus the prompt, the result)
     this.timers = { ...HOUSE_TIMERS }; // the table's, from GET /tables/{id}/players
     this.log = []; // the action log of the hand (tablelog.js entries)
     this.alert = null; // {text(), until}: an automatic play or a refusal, in the event strip
@@ -74,11 +76,12 @@ export class TableController {
     this.room = null; // a private room's table: the room (tableroom.js), else null
     this.proof = new HandProof(); // the hand's events, checked against its seed at its end
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    // each message of this table changes the controller, then the page is drawn again
+    // each message of this table changes the controller, then the page is drawn again,
+    // once a frame: a resume or bots playing at once bring dozens of messages together
     const then = (fn, opts = {}) => (m) => {
       if (m.table_id && m.table_id !== this.tableId) return;
       fn(m);
-      this.render(opts);
+      this.renderSoon(opts);
     };
     this.client = new ProtocolClient({
       // the socket names its table: a server of several processes serves it on the table's
@@ -622,11 +625,25 @@ export class TableController {
     }
   }
 
+  renderSoon(opts = {}) {
+    this.drawOpts = mergeDraw(this.drawOpts, opts);
+    if (this.frame === null) this.frame = requestAnimationFrame(() => this.render());
+  }
+
   render(opts = {}) {
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+    this.frame = null;
+    opts = mergeDraw(this.drawOpts, opts);
+    this.drawOpts = {};
     if (this.closed) return;
     const key = focusKey(this.main);
     renderTable(this.main, this);
     restoreFocus(this.main, this, key, opts);
     roomFocus(this);
   }
+}
+
+// what several drawings asked for, in one: focus the prompt, show the result
+function mergeDraw(a, b) {
+  return { prompted: Boolean(a.prompted || b.prompted), settled: Boolean(a.settled || b.settled) };
 }
