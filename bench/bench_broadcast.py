@@ -164,7 +164,7 @@ async def _play(
                 account = ids[4 * t + seat]
                 sink = kind(registry, live.table_id, seat, rng, counter)
                 sinks.append(sink)
-                registry.connect(account, sink)
+                registry.connections.connect(account, sink)
                 await registry.sit(live.table_id, account, seat)
         await asyncio.sleep(1.0)  # the first hands are dealt
         timed = _Timed()

@@ -154,7 +154,7 @@ async def one_run(db: Database, ids: list[int], tables: int, think: tuple[float,
         for s in range(4):
             seat = Seat(registry, live.table_id, s, rng, think, figures)
             seats.append(seat)
-            registry.connect(ids[4 * t + s], seat)
+            registry.connections.connect(ids[4 * t + s], seat)
             await registry.sit(live.table_id, ids[4 * t + s], s)
     await asyncio.sleep(warm)
     stop = asyncio.Event()

@@ -261,7 +261,7 @@ async def one_run(app: FastAPI, db: Database, settings: Settings, mode: str, ids
         for s in range(4):
             seat = CountingSeat(registry, live.table_id, s, rng, think, figures, ended=ended)
             seats.append(seat)
-            registry.connect(ids[4 * t + s], seat)
+            registry.connections.connect(ids[4 * t + s], seat)
             await registry.sit(live.table_id, ids[4 * t + s], s)
     await asyncio.sleep(warm)
     stop = asyncio.Event()

@@ -18,15 +18,18 @@ FORBIDDEN = {
     "app.settings": _APP,
     "app.ops": ("app.api", "app.cluster", "app.rooms", "app.tables", "app.web",
                 "app.loadtest", "app.main", "app.admin"),
+    "app.protocol": ("app.settings",) + tuple(
+        p for p in _APP if p not in ("app.rules", "app.protocol")
+    ),
     "app.store": ("app.tables", "app.api", "app.cluster", "app.rooms"),
     "app.tables": ("app.api", "app.cluster", "app.rooms"),
     "app.cluster": ("app.api",),
     "app.rooms": ("app.api", "app.cluster"),
 }
 """Layer -> the packages none of its modules may import: settings imports nothing of the
-app; ops only settings, rules, protocol, store and itself; store never the shell above it;
-the tables neither the cluster, the API nor the rooms (which hook in through interfaces the
-tables declare)."""
+app; the protocol only the rules and itself; ops only settings, rules, protocol, store and
+itself; store never the shell above it; the tables neither the cluster, the API nor the rooms
+(which hook in through interfaces the tables declare)."""
 
 
 def module_name(path: Path) -> str:

@@ -321,7 +321,7 @@ async def _serve(websocket: WebSocket, account_id: int, settings: Settings) -> N
         websocket, settings.ws_send_queue_bytes, settings.ws_send_timeout,
         settings.ws_watch_queue_bytes,
     )
-    old = registry.connect(account_id, connection)
+    old = registry.connections.connect(account_id, connection)
     if old is not None:
         old.close(CLOSE_REPLACED)
         watched = getattr(old, "watching", None)
@@ -337,7 +337,7 @@ async def _serve(websocket: WebSocket, account_id: int, settings: Settings) -> N
         for task in (writer, reader):
             task.cancel()
         await asyncio.gather(writer, reader, return_exceptions=True)
-        for table_id, seat in registry.disconnect(account_id, connection):
+        for table_id, seat in registry.connections.disconnect(account_id, connection):
             registry.require(table_id).table.submit(Disconnected(seat))
 
 

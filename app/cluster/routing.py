@@ -335,7 +335,7 @@ class Routing:
     def arrived(self, message: Arrived) -> None:
         """The account's socket opened on another node and it sits at `table_id`: its seat
         here is connected and greeted (`TableRegistry.arrived`)."""
-        self._node.registry.arrived(message.table_id, message.account)
+        self._node.registry.connections.arrived(message.table_id, message.account)
 
     def close(self, message: Close) -> None:
         """A newer login elsewhere: close the account's socket here."""
@@ -344,7 +344,7 @@ class Routing:
         if sink is not None:
             # forgotten first, so that its closing does not mark the account's seats
             # disconnected: the player is connected, on another node
-            self._node.registry.disconnect(message.account, sink)
+            self._node.registry.connections.disconnect(message.account, sink)
             sink.close(message.code)
 
     # --- the players at this node's tables --------------------------------------------------

@@ -20,10 +20,11 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal, TypeVar
 
+from app.ops.tasks import cancel_and_wait
 from app.protocol import MutedMessage
 from app.protocol.encode import Encoded
 from app.rules.events import Event
@@ -39,6 +40,7 @@ from app.tables.messages import (
     Flush,
     Leave,
     Sit,
+    Stop,
 )
 from app.tables.outbox import Outbox
 from app.tables.seats import SeatState
@@ -321,3 +323,22 @@ class LiveTable:
         """The actor stopped: nothing more is sent from here."""
         self.announcer.stop()
         self.outbox.clear()
+
+
+STOP_GRACE = 2.0  # seconds a stopping actor has to finish storing a hand
+
+
+async def stop_tables(tables: Sequence[LiveTable]) -> None:
+    """Stop each table's actor and ticker, giving a hand being stored (a voided hand's
+    record, a result) `STOP_GRACE` seconds, then cancelling what is left."""
+    for live in tables:
+        live.table.submit(Stop())
+        live.tasks[1].cancel()
+    tasks = [task for live in tables for task in live.tasks]
+    tasks += [t for live in tables if (t := live.table.settling_task) is not None]
+    if tasks:
+        _, pending = await asyncio.wait(tasks, timeout=STOP_GRACE)
+        await cancel_and_wait(pending)
+        await asyncio.gather(*tasks, return_exceptions=True)  # retrieves every outcome
+    for live in tables:
+        live.stopped()

@@ -1,14 +1,12 @@
 """The tables of this node: an index (DESIGN.md, "One owner per thing"). It opens a table
 (`create`: a `LiveTable` with its actor, run at once as an asyncio task with the real
-clock and a tick task), finds it (`get`, `require`), routes to it what the lobby, the
-sockets and the cluster ask, and closes it (`_close`: dissolved, idle) or drops it
-(another node owns it now). What a table is, sends and owns is its host's
-(app/tables/host.py: a message for its actor, `live.table.submit`; `live.flush`; its
-spectators and chat, `live.watchers`); who sits where on this node and the seat claims
-are `Seating`'s; a hand's road to the ledger is the settlement's (app/tables/settlement).
-Not the index's either: idle tables close by `IdleTables` (app/tables/idle.py, `idle`),
-an administrator's pause, resume and kick are app/tables/admin.py's, a ban's reach is
-app/tables/bans.py's.
+clock and a tick task), finds it (`get`, `require`), routes to it what the lobby and the
+cluster ask, and closes it (`_close`: dissolved, idle) or drops it (another node owns it
+now). What a table is, sends and owns is its host's (app/tables/host.py); who sits where
+on this node and the seat claims are `Seating`'s; a socket's coming and going is
+`Connections`'; a hand's road to the ledger is the settlement's (app/tables/settlement);
+idle tables close by `IdleTables`; an administrator's pause, resume and kick are
+app/tables/admin.py's, a ban's reach app/tables/bans.py's.
 
 - sitting, leaving, bans, kicks and dissolving are asked of the table through its inbox,
   and answered (app/tables/host.py); the actor reports its seats after every message it
@@ -27,25 +25,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.ops.tasks import cancel_and_wait
 from app.rules.context import TableContext
 from app.rules.state import Preset
 from app.rules.variants import get_ruleset
 from app.tables.actor import TableActor, tick_forever
 from app.tables.announce import ProfileReads
 from app.tables.clock import Clock, MonotonicClock
+from app.tables.connections import Connections
 from app.tables.errors import TableError, seated_elsewhere
-from app.tables.host import Lifetime, LiveTable, TableParts
+from app.tables.host import STOP_GRACE, Lifetime, LiveTable, TableParts, stop_tables
 from app.tables.idle import IdleTables
 from app.tables.lane import ENDINGS_PER_PASS, Lane
-from app.tables.messages import Stop
 from app.tables.network import Network
 from app.tables.seating import Seating
 from app.tables.settlement.penalties import DEFAULT_POLICY, DisconnectPolicy
@@ -59,7 +56,6 @@ log = logging.getLogger(__name__)
 MIN_BALANCE_PER_STAKE = 100
 """To sit at a table a player needs at least 100 x its stake in silver (银两)."""
 
-STOP_GRACE = 2.0  # seconds a stopping actor has to finish storing a hand
 POINTS_VARIANTS = frozenset({"huzhou"})
 """Variants whose hand base comes from the seats' 积分 (湖州, RULES.md 4: the base of the
 lowest-level player), read from the store at each deal."""
@@ -123,6 +119,10 @@ class TableRegistry:
             lambda: self.network.directory, self._close,
         )
         self.seating = Seating(self._tables.get)
+        # an account's socket opening and closing, to the seats it holds here
+        self.connections = Connections(
+            self.sockets, self.seating, self._tables.values, self._tables.get
+        )
         self._network = Network()
         # private rooms' sessions (app.rooms.service.Rooms), set by the app
         self.rooms: RoomHooks | None = None
@@ -220,7 +220,7 @@ class TableRegistry:
         """Stop a table whose seats are free and forget it here and in the cluster."""
         if not live.move(Lifetime.CLOSING):
             return  # closing or gone already
-        await _stop_tables([live])
+        await stop_tables([live])
         live.watchers.close()
         self._tables.pop(live.table_id, None)
         self.seating.release(live.table_id)  # (the seats were freed already)
@@ -234,7 +234,7 @@ class TableRegistry:
         live = self._tables.pop(table_id, None)
         self.seating.hold(table_id, None)  # the seats stay claimed: the new owner holds them
         if live is not None and live.move(Lifetime.HANDED_OVER):
-            await _stop_tables([live])
+            await stop_tables([live])
             live.move(Lifetime.CLOSED)
 
     async def stop(self) -> None:
@@ -243,7 +243,7 @@ class TableRegistry:
         keeps the hand for the node that takes the table over."""
         await self.idle.stop()
         tables = list(self._tables.values())
-        await _stop_tables(tables)
+        await stop_tables(tables)
         await self.settlement.stop(STOP_GRACE)
         for live in tables:
             live.move(Lifetime.CLOSED)
@@ -295,48 +295,6 @@ class TableRegistry:
         """Every account sitting at a table of this process."""
         return {a for live in self._tables.values() for a in live.accounts() if a is not None}
 
-    # --- sockets ----------------------------------------------------------------------------
-
-    def connect(self, account_id: int, sink: Sink) -> Sink | None:
-        """Route this account's seats to `sink`; the connection it replaces, if any."""
-        old = self.sockets.put(account_id, sink)
-        for live in self._tables.values():
-            live.watchers.socket_opened(account_id)
-        for table_id, seat in self.seating.tables_of(account_id):
-            live = self._tables[table_id]
-            # what the table sent that reached no socket (it sat before this socket
-            # was connected, or while it was away), cut now: nothing lost or repeated
-            live.greet(seat, live.outbox.take_lost(seat))
-        self.network.delivery.connected(account_id, sink)
-        return old
-
-    def arrived(self, table_id: str, account_id: int) -> None:
-        """A socket of the account opened on another node of the cluster, and the account
-        sits at this node's table `table_id`: the seat is connected, and the socket gets
-        what `connect` gives a socket here, ``seated`` and ``table_state`` first, then a
-        snapshot of the hand in play and the seat's prompt. Not the events it missed: this
-        node cannot tell which of those reached that node before it knew of the socket,
-        and that node drops them until ``seated`` comes (app/cluster/routing.py). Nothing
-        when the account does not sit there, or its socket is on this node after all."""
-        live = self._tables.get(table_id)
-        seat = live.seat_of(account_id) if live is not None else None
-        if live is None or seat is None or account_id in self.sockets:
-            return
-        live.greet(seat, 0)  # seq 0 is before every hand: a snapshot
-
-    def disconnect(self, account_id: int, sink: Sink) -> list[tuple[str, int]]:
-        """Forget `sink` (unless a newer connection replaced it); the (table, seat) pairs
-        the account holds, so that the caller can tell their actors."""
-        for live in self._tables.values():  # its watches end with it
-            live.watchers.socket_closed(account_id, sink)
-        if self.sockets.drop(account_id, sink) is None:
-            return []
-        self.network.delivery.disconnected(account_id, sink)
-        held = self.seating.tables_of(account_id)
-        for table_id, _ in held:
-            self._tables[table_id].announce()
-        return held
-
     # --- the end of a hand ----------------------------------------------------------------
 
     async def _hand_settled(self, settled: HandSettled) -> None:
@@ -356,18 +314,3 @@ class TableRegistry:
         except Exception:  # the journal keeps the hand: a new owner stores it again, a no-op
             log.exception("table %s: clearing hand %s from the journal failed",
                           table_id, settled.record.hand_id)
-
-
-async def _stop_tables(tables: Sequence[LiveTable]) -> None:
-    for live in tables:
-        live.table.submit(Stop())
-        live.tasks[1].cancel()
-    tasks = [task for live in tables for task in live.tasks]
-    # a hand being stored is given the same grace: a voided hand's record, a result
-    tasks += [t for live in tables if (t := live.table.settling_task) is not None]
-    if tasks:
-        _, pending = await asyncio.wait(tasks, timeout=STOP_GRACE)
-        await cancel_and_wait(pending)
-        await asyncio.gather(*tasks, return_exceptions=True)  # retrieves every outcome
-    for live in tables:
-        live.stopped()

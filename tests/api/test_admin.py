@@ -206,7 +206,7 @@ async def test_a_ban_reaches_the_live_session(
     registry: TableRegistry = app.state.tables
     sockets = {ann_id: Sink(), bob_id: Sink()}
     for account, h in ((ann_id, ann), (bob_id, bob)):
-        registry.connect(account, sockets[account])
+        registry.connections.connect(account, sockets[account])
         assert (await client.post(f"/tables/{table['id']}/sit", headers=h)).status_code == 200
 
     banned = await client.post(f"/admin/accounts/{ann_id}/ban", headers=headers)

@@ -156,7 +156,7 @@ async def test_pause_refuses_actions_and_resume_continues(
     _, h = await admin(client, db)
     seat, discard = _turn(game)
     sink = Sink()
-    game.registry.connect(game.ids[seat], sink)
+    game.registry.connections.connect(game.ids[seat], sink)
 
     paused = await client.post(f"/admin/tables/{game.table_id}/pause", headers=h)
     assert paused.status_code == 200, paused.text
@@ -278,7 +278,7 @@ async def test_test_table_deals_exactly_the_arranged_hands(
     timers = game.live.table.timers
     assert (timers.discard, timers.claim, timers.decide) == (90, 45, 8)  # the rest: the house's
     sink = Sink()
-    game.registry.connect(game.ids[0], sink)  # the hand so far comes with the connection
+    game.registry.connections.connect(game.ids[0], sink)  # the hand so far comes with the connection
     await game.registry.require(game.table_id).flush()
     dealt = [m.event for m in sink.messages if isinstance(m, EventMessage)
              and m.event.kind == "dealt"]

@@ -180,7 +180,7 @@ def _sockets(app: FastAPI, accounts: list[int]) -> list[Sink]:
     sinks = []
     for account in accounts:
         sink = Sink()
-        registry(app).connect(account, sink)
+        registry(app).connections.connect(account, sink)
         sinks.append(sink)
     return sinks
 

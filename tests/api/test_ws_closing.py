@@ -37,7 +37,7 @@ async def test_frames_after_the_close_reach_no_table(db: Database) -> None:
         leave = json.dumps({"type": "leave", "table_id": live.table_id})
         socket = FrameSocket(leave)
         connection = Connection(socket, QUEUE_BYTES, SEND_TIMEOUT)  # type: ignore[arg-type]
-        registry.connect(account, connection)
+        registry.connections.connect(account, connection)
         await registry.sit(live.table_id, account, 0)
         connection.close(CLOSE_BANNED)  # queued: the frame already sent comes in after
         await asyncio.wait_for(_read(socket, connection, registry, account), 5)  # type: ignore[arg-type]

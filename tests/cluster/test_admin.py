@@ -142,7 +142,7 @@ async def test_every_command_reaches_the_owner_from_any_node(
     assert not live.table.paused
 
     bob = Sink()
-    b.registry.connect(ids[1], bob)  # bob's socket is on B, the table on A
+    b.registry.connections.connect(ids[1], bob)  # bob's socket is on B, the table on A
     kicked = await b.http.post(base + "/kick", json={"seat": 1}, headers=boss)
     assert kicked.status_code == 200, kicked.text
     assert kicked.json()["kicked_account_id"] == ids[1]

@@ -237,8 +237,8 @@ async def test_a_restored_table_keeps_its_pause_and_marks_only_live_sockets_conn
         live_a = await _lishui_table(a, (31, 32, 33))
         table_id = live_a.table_id
         await a.registry.sit(table_id, 34, bot=True)
-        b.registry.connect(31, Sink())  # 31 plays through B, which lives on
-        a.registry.connect(32, Sink())  # 32 played through A, which dies with its socket
+        b.registry.connections.connect(31, Sink())  # 31 plays through B, which lives on
+        a.registry.connections.connect(32, Sink())  # 32 played through A, which dies with its socket
         # 33 has no socket anywhere; 34 is a bot
         await _until(lambda: live_a.table.hand is not None)
         await _act(live_a, a.registry)
@@ -282,9 +282,9 @@ async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_ex
     try:
         live = await _lishui_table(a, (41, 42, 43, 44))
         table_id = live.table_id
-        b.registry.connect(41, Sink())
-        b.registry.connect(42, Sink())
-        a.registry.connect(43, Sink())  # 44 never connected
+        b.registry.connections.connect(41, Sink())
+        b.registry.connections.connect(42, Sink())
+        a.registry.connections.connect(43, Sink())  # 44 never connected
         await b.writer.flush()
         await a.writer.flush()
         await _until(lambda: live.table.hand is not None)
@@ -300,7 +300,7 @@ async def test_seats_of_a_dead_socket_node_are_disconnected_when_its_presence_ex
         assert await a.check_presence() == []  # told once
 
         # 41 comes back on A; 42 logs in on another node: both are connected again
-        a.registry.connect(41, Sink())
+        a.registry.connections.connect(41, Sink())
         await a.writer.flush()
         await a.redis.set(keys.online(42), "c")
         assert await a.check_presence() == []

@@ -175,7 +175,7 @@ async def test_a_ban_reaches_a_socket_and_a_seat_on_another_node(
     table = (await b.post("/tables", json={"variant": "lishui", "stake": 10}, headers=ann)).json()
     registry_b: TableRegistry = app_b.state.tables
     socket = Sink()
-    registry_b.connect(2, socket)  # ann's socket and table are on B
+    registry_b.connections.connect(2, socket)  # ann's socket and table are on B
     assert (await b.post(f"/tables/{table['id']}/sit", headers=ann)).status_code == 200
 
     banned = await a.post("/admin/accounts/2/ban", headers=boss)  # asked on A

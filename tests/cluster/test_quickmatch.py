@@ -119,7 +119,7 @@ async def test_players_on_two_nodes_queueing_at_once_each_sit_once(
         sinks[account] = Sink()
         app = app_a if http is a else app_b
         registry: TableRegistry = app.state.tables
-        registry.connect(account, sinks[account])  # its socket, on its own node
+        registry.connections.connect(account, sinks[account])  # its socket, on its own node
     keys = Keys(prefix)
 
     async def everyone_online() -> bool:

@@ -59,8 +59,8 @@ async def test_a_room_across_two_nodes_is_joined_and_dissolved_by_vote(
     ann_id = (await a.get("/me", headers=ann)).json()["id"]
     bob_id = (await b.get("/me", headers=bob)).json()["id"]
     bob_socket = Sink()
-    registry_b.connect(bob_id, bob_socket)
-    registry_a.connect(ann_id, Sink())
+    registry_b.connections.connect(bob_id, bob_socket)
+    registry_a.connections.connect(ann_id, Sink())
     assert (await a.post(f"/rooms/{code}/join", headers=ann)).json()["seat"] == 0
     joined = await b.post(f"/rooms/{code}/join", headers=bob)
     assert joined.status_code == 200, joined.text

@@ -57,8 +57,8 @@ async def test_a_spectator_on_another_node_watches_and_hears_the_chat(
     table_id = (await a.post("/tables", json={"variant": "lishui", "stake": 1},
                              headers=ann)).json()["id"]
     player, spectator = Sink(), Sink()
-    registry_a.connect(ann_id, player)  # the player's socket and the table are on A
-    registry_b.connect(eve_id, spectator)  # the spectator's socket on B
+    registry_a.connections.connect(ann_id, player)  # the player's socket and the table are on A
+    registry_b.connections.connect(eve_id, spectator)  # the spectator's socket on B
     assert (await a.post(f"/tables/{table_id}/sit", json={"seat": 0},
                          headers=ann)).status_code == 200
     route(AutoplayMessage(table_id=table_id, on=True), registry_a, ann_id)
@@ -106,13 +106,13 @@ async def test_a_spectator_on_another_node_watches_and_hears_the_chat(
                              for m in spectator.messages[before:]))
 
     # B's socket closes: A forgets the spectator (`away`)
-    registry_b.disconnect(eve_id, spectator)
+    registry_b.connections.disconnect(eve_id, spectator)
     await _until(lambda: eve_id not in live.watchers.spectators)
 
     # watching again; then presence names another node (a login elsewhere, or B died
     # without a word): A ends the watch at its next look
     online = Keys(prefix).online(eve_id)
-    registry_b.connect(eve_id, Sink())
+    registry_b.connections.connect(eve_id, Sink())
     await _until_present(redis, online, "b")
     route(WatchMessage(table_id=table_id), registry_b, eve_id)
     await _until(lambda: eve_id in live.watchers.spectators)
@@ -123,7 +123,7 @@ async def test_a_spectator_on_another_node_watches_and_hears_the_chat(
     await redis.set(online, "b")
     route(WatchMessage(table_id=table_id), registry_b, eve_id)
     await _until(lambda: eve_id in live.watchers.spectators)
-    registry_a.connect(eve_id, Sink())
+    registry_a.connections.connect(eve_id, Sink())
     assert eve_id not in live.watchers.spectators
 
 

@@ -114,7 +114,7 @@ async def test_a_burst_of_escapes_does_not_hold_another_tables_turn(
             for s in range(4):
                 account = accounts[4 * t + s]
                 seats[account] = Seat(f"{t}:{s}", timeline)
-                registry.connect(account, seats[account])
+                registry.connections.connect(account, seats[account])
                 await registry.sit(live.table_id, account, s)
         await until(lambda: all(any(seats[a].prompts for a in accounts[4 * t:4 * t + 4])
                                 for t in range(burst + 1)), 30, "every table's first prompt")

@@ -64,7 +64,7 @@ async def test_a_table_left_to_bots_closes_after_the_idle_time_and_frees_them(
     registry, clock, network = _registry(db)
     try:
         live = registry.create("lishui", 1, timers=Timers(**LONG))
-        registry.connect(player, Sink())
+        registry.connections.connect(player, Sink())
         await registry.sit(live.table_id, player, 0)
         for bot in bots[:2]:
             await registry.sit(live.table_id, bot, bot=True)
@@ -97,7 +97,7 @@ async def test_an_empty_table_closes_too_and_a_player_sitting_down_stops_the_clo
         empty = registry.create("lishui", 1, timers=Timers(**LONG))
         joined = registry.create("wenzhou", 1, timers=Timers(**LONG))
         clock.advance(IDLE - 10)
-        registry.connect(player, Sink())
+        registry.connections.connect(player, Sink())
         await registry.sit(joined.table_id, player)
         clock.advance(10)
         assert await registry.idle.close_idle() == [empty.table_id]

@@ -34,7 +34,7 @@ async def test_table_state_names_the_players_and_a_reseat_is_announced(db: Datab
     sinks = {account: Sink() for account in ids}
     try:
         for account in ids:
-            registry.connect(account, sinks[account])
+            registry.connections.connect(account, sinks[account])
         for seat, account in enumerate(ids):
             await registry.sit(live.table_id, account, seat, bot=True)  # 托管: hands play themselves
         reseat: dict[str, list[int]] | None = None

@@ -37,7 +37,7 @@ async def _table(db: Database) -> tuple[TableRegistry, str, int, Sink]:
     live = registry.create("lishui", 1, timers=TIMERS)
     player = ids[0]
     first = Sink()
-    registry.connect(player, first)
+    registry.connections.connect(player, first)
     await registry.sit(live.table_id, player, 0)
     for seat, bot in enumerate(ids[1:], start=1):
         await registry.sit(live.table_id, bot, seat, bot=True)
@@ -47,7 +47,7 @@ async def _table(db: Database) -> tuple[TableRegistry, str, int, Sink]:
 
 def _drop(registry: TableRegistry, table_id: str, player: int, sink: Sink) -> None:
     """The socket closes, as app/api/ws.py tells the registry and the table."""
-    for held_table, seat in registry.disconnect(player, sink):
+    for held_table, seat in registry.connections.disconnect(player, sink):
         registry.require(held_table).table.submit(Disconnected(seat))
 
 
@@ -62,7 +62,7 @@ async def test_events_missed_while_away_come_once_with_or_without_a_resume(
         seen = _last_seq(first)
         await until(lambda: live.seq >= seen + 8, 30, "the table goes on")
         second = Sink()
-        registry.connect(player, second)
+        registry.connections.connect(player, second)
         route(ResumeMessage(table_id=table_id, last_seq=seen), registry, player)
         await registry.require(table_id).flush()
         seqs = [m.seq for m in _events(second)]
@@ -91,7 +91,7 @@ async def test_a_storm_of_reconnects_leaves_every_stream_whole(db: Database) -> 
             _drop(registry, table_id, player, sinks[-1])
             await asyncio.sleep(rng.uniform(0.0, 0.1))
             sinks.append(Sink())
-            registry.connect(player, sinks[-1])
+            registry.connections.connect(player, sinks[-1])
             if rng.random() < 0.8:
                 route(ResumeMessage(table_id=table_id, last_seq=seen), registry, player)
         await registry.require(table_id).flush()

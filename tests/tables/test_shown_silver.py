@@ -32,7 +32,7 @@ async def test_hand_ended_shows_the_silver_the_ledger_moved_under_the_balance_fl
     try:
         live = registry.create("lishui", STAKE, timers=FAST)
         for account in accounts:
-            registry.connect(account, sinks[account])
+            registry.connections.connect(account, sinks[account])
             await registry.sit(live.table_id, account, bot=True)  # played by the bot, at once
         await until(lambda: len(_ended(sinks[accounts[0]])) >= HANDS, 60, "hands shown")
     finally:

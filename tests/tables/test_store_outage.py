@@ -50,7 +50,7 @@ async def test_hands_ending_while_the_database_is_away_are_stored_before_they_ar
         for t in range(TABLES):
             live = registry.create("lishui", 1, timers=FAST)
             for account in accounts[4 * t: 4 * t + 4]:
-                registry.connect(account, sinks[account])
+                registry.connections.connect(account, sinks[account])
                 await registry.sit(live.table_id, account, bot=True)
             tables.append(live)
         await until(lambda: len(shown_ended(sinks.values())) >= 8, 30, "hands before the outage")

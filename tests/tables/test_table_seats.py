@@ -82,7 +82,7 @@ async def _seat_all(registry: TableRegistry, live: LiveTable, ids: list[int]) ->
     sinks = {}
     for seat, account in enumerate(ids):
         sinks[account] = Sink()
-        registry.connect(account, sinks[account])
+        registry.connections.connect(account, sinks[account])
         await registry.sit(live.table_id, account, seat)
     return sinks
 
@@ -115,7 +115,7 @@ async def test_huzhou_bases_come_from_the_accounts_points(db: Database) -> None:
         await _until(lambda: live.accounts()[3] is None)
 
         # a 科员 (0 积分) takes the seat: the next hand's base is the lowest seat's, 2
-        registry.connect(newcomer, Sink())
+        registry.connections.connect(newcomer, Sink())
         await registry.sit(live.table_id, newcomer, 3)
         await _dealt(live, 2)
         hand = live.table.hand
@@ -163,7 +163,7 @@ async def test_a_player_away_at_the_deal_loses_the_seat_without_penalty(db: Data
         await _until(lambda: live.accounts()[0] is None)
         await registry.sit(live.table_id, ids[0], 0)  # back before the next deal
         # seat 2's player closes the tab between hands
-        for table_id, seat in registry.disconnect(ids[2], sinks[ids[2]]):
+        for table_id, seat in registry.connections.disconnect(ids[2], sinks[ids[2]]):
             registry.require(table_id).table.submit(Disconnected(seat))
         await registry.require(live.table_id).flush()
         assert live.accounts() == ids  # the seat is held until the deal is due
@@ -188,7 +188,7 @@ async def test_bots_and_connected_players_are_dealt_in(db: Database) -> None:
     registry = TableRegistry(db.sessions)
     live = registry.create("lishui", 1, timers=WAIT)
     try:
-        registry.connect(ids[0], Sink())
+        registry.connections.connect(ids[0], Sink())
         await registry.sit(live.table_id, ids[0], 0)
         for seat, bot in enumerate(ids[1:], start=1):
             await registry.sit(live.table_id, bot, seat, bot=True)
@@ -242,7 +242,7 @@ async def test_a_ban_between_hands_frees_the_seat(db: Database) -> None:
         sinks = {}
         for seat, account in enumerate(ids[:3]):
             sinks[account] = Sink()
-            registry.connect(account, sinks[account])
+            registry.connections.connect(account, sinks[account])
             await registry.sit(live.table_id, account, seat)
         await bans.ban(registry, ids[1])
         assert live.accounts() == [ids[0], None, ids[2], None]

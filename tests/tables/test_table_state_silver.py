@@ -42,7 +42,7 @@ async def test_after_each_hand_the_table_shows_the_balances_the_ledger_left(
     try:
         live = registry.create("lishui", 10, timers=FAST)
         for account in accounts:
-            registry.connect(account, sink if account == accounts[0] else Sink())
+            registry.connections.connect(account, sink if account == accounts[0] else Sink())
             await registry.sit(live.table_id, account, bot=True)
         await until(lambda: len(_ended(sink)) >= HANDS, 60, "hands shown")
     finally:
@@ -77,7 +77,7 @@ async def test_an_adjustment_made_away_from_the_table_shows_once_the_copy_is_old
     sink = Sink()
     try:
         live = registry.create("lishui", 10, timers=FAST)
-        registry.connect(accounts[0], sink)
+        registry.connections.connect(accounts[0], sink)
         await registry.sit(live.table_id, accounts[0])
         await registry.sit(live.table_id, accounts[1])
         await until(lambda: _balance(sink, accounts[0]) == START, 10, "the first table_state")

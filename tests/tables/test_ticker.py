@@ -38,7 +38,7 @@ async def test_a_thinking_table_gets_no_tick_until_its_deadline(db: Database) ->
     sinks = {a: Sink() for a in ids}
     try:
         for seat, account in enumerate(ids):
-            registry.connect(account, sinks[account])
+            registry.connections.connect(account, sinks[account])
             await registry.sit(live.table_id, account, seat)
         await until(lambda: any(isinstance(m, PromptMessage) for s in sinks.values()
                                 for m in s.messages), 10, "the dealer's prompt")
@@ -59,11 +59,11 @@ async def test_a_table_deals_once_its_fourth_player_sits(db: Database) -> None:
     sinks = {a: Sink() for a in ids}
     try:
         for seat, account in enumerate(ids[:3]):
-            registry.connect(account, sinks[account])
+            registry.connections.connect(account, sinks[account])
             await registry.sit(live.table_id, account, seat)
         await asyncio.sleep(0.5)
         assert live.table.hand is None and live.table.next_wake() is None  # nothing due
-        registry.connect(ids[3], sinks[ids[3]])
+        registry.connections.connect(ids[3], sinks[ids[3]])
         await registry.sit(live.table_id, ids[3], 3)  # the sit, in the inbox, wakes the ticker
         await until(lambda: _events(sinks[ids[3]], "hand_started"), 5, "the deal")
     finally:

@@ -83,7 +83,7 @@ async def test_a_spectator_gets_the_public_view_in_order_from_a_snapshot(db: Dat
     live = registry.create("lishui", 1, timers=QUICK)
     sink = Sink()
     try:
-        registry.connect(watcher, sink)
+        registry.connections.connect(watcher, sink)
         for bot in bots:
             await registry.sit(live.table_id, bot, bot=True)  # hands play themselves
         await _until(lambda: live.table.seq > 30)  # mid-hand, or later
@@ -119,7 +119,7 @@ async def test_who_may_watch(db: Database) -> None:
     table_id = live.table_id
     try:
         for account, sink in sinks.items():
-            registry.connect(account, sink)
+            registry.connections.connect(account, sink)
         await registry.sit(table_id, player, 0)
         assert _code(_send(registry, player, WatchMessage(table_id=table_id))) == "seated_here"
         assert _code(_send(registry, other, WatchMessage(table_id="gone"))) == "no_table"
@@ -157,7 +157,7 @@ async def test_who_may_watch(db: Database) -> None:
         # a closed socket watches nothing
         live.room, live.watchers.allowed = None, True
         assert _send(registry, fourth, WatchMessage(table_id=table_id)) is None
-        registry.disconnect(fourth, sinks[fourth])
+        registry.connections.disconnect(fourth, sinks[fourth])
         assert live.watchers.spectators == {}
     finally:
         await registry.stop()
@@ -172,7 +172,7 @@ async def test_chat_reaches_the_table_and_its_spectators_within_the_limit(db: Da
     sinks = {x: Sink() for x in (a, b, c, watcher)}
     try:
         for account, sink in sinks.items():
-            registry.connect(account, sink)
+            registry.connections.connect(account, sink)
         for seat, account in enumerate((a, b, c)):
             await registry.sit(table_id, account, seat)
         _send(registry, watcher, WatchMessage(table_id=table_id))

@@ -58,7 +58,7 @@ async def test_a_burst_of_endings_is_stored_in_batches_and_every_hand_is_paid(
         for t in range(TABLES):
             live = registry.create("lishui", 1, timers=FAST)
             for account in accounts[4 * t: 4 * t + 4]:
-                registry.connect(account, sinks[account])
+                registry.connections.connect(account, sinks[account])
                 await registry.sit(live.table_id, account, bot=True)
         # bots play at once: every table ends a hand within moments of the others
         await until(lambda: stored >= 4 * TABLES, 60, "four hands per table stored")
