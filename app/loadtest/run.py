@@ -59,6 +59,7 @@ from app.loadtest.servers import (
     workdir,
 )
 from app.loadtest.stats import (
+    BatchReport,
     BurstReport,
     Latency,
     MachineReport,
@@ -78,6 +79,10 @@ PASSWORD = "load-test-password"
 SETUP_CONCURRENCY = 16
 LATENCY_METRIC = "mahjong_action_broadcast_seconds"
 SETTLE_METRIC = "mahjong_settle_seconds"
+SHOWN_METRIC = "mahjong_result_shown_seconds"
+BATCH_HANDS_METRIC = "mahjong_settle_batch_hands"
+BATCH_SECONDS_METRIC = "mahjong_settle_batch_seconds"  # by step: "/room", "/store"
+SCRAPED = (LATENCY_METRIC, SETTLE_METRIC, SHOWN_METRIC, BATCH_HANDS_METRIC, BATCH_SECONDS_METRIC)
 HANDOFF_METRIC = "mahjong_ws_handoffs"
 BACK_AFTER = 5.0  # a burst's leavers sit again 1-2 times this long after leaving
 
@@ -279,19 +284,23 @@ async def _scrape(http: httpx.AsyncClient, urls: list[str]) -> dict[str, Buckets
         if response.status_code != 200:
             return None
         for family in text_string_to_metric_families(response.text):
-            if family.name not in (LATENCY_METRIC, SETTLE_METRIC):
+            if family.name not in SCRAPED:
                 continue
-            buckets = sorted(
-                (float(sample.labels["le"]), sample.value)
-                for sample in family.samples if sample.name.endswith("_bucket")
-            )
-            mine = found.setdefault(family.name, [])
-            if not mine:
-                mine.extend(buckets)
-            else:
-                found[family.name] = [
-                    (b, c + c2) for (b, c), (_, c2) in zip(mine, buckets, strict=True)
-                ]
+            series: dict[str, Buckets] = {}  # a labelled family: one series per label value
+            for sample in family.samples:
+                if sample.name.endswith("_bucket"):
+                    key = family.name + "".join(
+                        f"/{v}" for k, v in sorted(sample.labels.items()) if k != "le")
+                    series.setdefault(key, []).append((float(sample.labels["le"]), sample.value))
+            for key, buckets in series.items():
+                buckets.sort()
+                mine = found.setdefault(key, [])
+                if not mine:
+                    mine.extend(buckets)
+                else:
+                    found[key] = [
+                        (b, c + c2) for (b, c), (_, c2) in zip(mine, buckets, strict=True)
+                    ]
     return found or None
 
 
@@ -314,14 +323,32 @@ async def _handoffs(http: httpx.AsyncClient, urls: list[str]) -> dict[str, int] 
 
 def _window(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
             metric: str = LATENCY_METRIC) -> ServerLatency | None:
-    if before is None or after is None or metric not in before or metric not in after:
+    if before is None or after is None or metric not in after:
         return None
-    diff = [(bound, a - b) for (bound, a), (_, b) in zip(after[metric], before[metric],
-                                                         strict=True)]
+    # a labelled series appears with its first observation: none before it
+    earlier = before.get(metric) or [(bound, 0.0) for bound, _ in after[metric]]
+    diff = [(bound, a - b) for (bound, a), (_, b) in zip(after[metric], earlier, strict=True)]
     return ServerLatency(
         count=int(diff[-1][1]),
         p50_ms=ms(histogram_quantile(diff, 0.50)),
         p99_ms=ms(histogram_quantile(diff, 0.99)),
+    )
+
+
+def _batches(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
+             ) -> BatchReport | None:
+    """The settler's batches over a window: their sizes, their wait for room, their store."""
+    hands = _window(before, after, BATCH_HANDS_METRIC)
+    room = _window(before, after, BATCH_SECONDS_METRIC + "/room")
+    store = _window(before, after, BATCH_SECONDS_METRIC + "/store")
+    if hands is None or room is None or store is None:
+        return None
+    per_ms = 1000  # the sizes went through `ms` as if they were seconds
+    return BatchReport(
+        batches=hands.count,
+        hands_p50=None if hands.p50_ms is None else round(hands.p50_ms / per_ms, 1),
+        hands_p99=None if hands.p99_ms is None else round(hands.p99_ms / per_ms, 1),
+        room=room, store=store,
     )
 
 
@@ -580,6 +607,8 @@ async def _measure_game(
             others_outside_client=_latency(outside),
             server=_window(quiet_before, scrapes.get(last)),
             settle=_window(quiet_before, scrapes.get(last), SETTLE_METRIC),
+            shown=_window(quiet_before, scrapes.get(last), SHOWN_METRIC),
+            batches=_batches(quiet_before, scrapes.get(last)),
             server_by_second=[_window(scrapes.get(k), scrapes.get(k + 1))
                               for k in range(first, last)],
         )

@@ -89,6 +89,17 @@ class Latency(BaseModel):
     p99_ms: float | None
 
 
+class BatchReport(BaseModel):
+    """The settler's batches over a window: how many, their sizes (hands), their wait for
+    the event loop to have room and their store."""
+
+    batches: int
+    hands_p50: float | None
+    hands_p99: float | None
+    room: ServerLatency
+    store: ServerLatency
+
+
 class BurstReport(BaseModel):
     """A settlement burst: one seat of `tables` tables left at `at_second` (an escape each,
     settled at once); the other tables' actions over the window and outside it."""
@@ -100,6 +111,8 @@ class BurstReport(BaseModel):
     others_outside_client: Latency  # the same tables' actions outside the window
     server: ServerLatency | None  # every action the server handled in the window
     settle: ServerLatency | None  # hand end to stored, for hands stored in the window
+    shown: ServerLatency | None = None  # hand end to its result shown at the table
+    batches: BatchReport | None = None  # how the settler stored them
     # the server histogram of each second of the window (None: a scrape failed)
     server_by_second: list[ServerLatency | None] = []
 
@@ -202,6 +215,19 @@ class Report(BaseModel):
                 lines.append(
                     f"    hand end -> stored  p50 {_fmt(b.settle.p50_ms)}  p99 "
                     f"{_fmt(b.settle.p99_ms)}  ({b.settle.count} hands)"
+                )
+            if b.shown is not None:
+                lines.append(
+                    f"    hand end -> shown   p50 {_fmt(b.shown.p50_ms)}  p99 "
+                    f"{_fmt(b.shown.p99_ms)}  ({b.shown.count} hands)"
+                )
+            if b.batches is not None:
+                k = b.batches
+                lines.append(
+                    f"    settler batches     {k.batches}: hands p50 {k.hands_p50} p99 "
+                    f"{k.hands_p99}; wait for room p50 {_fmt(k.room.p50_ms)} p99 "
+                    f"{_fmt(k.room.p99_ms)}; store p50 {_fmt(k.store.p50_ms)} p99 "
+                    f"{_fmt(k.store.p99_ms)}"
                 )
         codes = ", ".join(f"{k} {v}" for k, v in sorted(self.error_codes.items())) or "none"
         late = ", ".join(f"{k} {v}" for k, v in sorted(self.late_answers.items())) or "none"

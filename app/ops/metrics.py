@@ -72,7 +72,25 @@ SETTLE_LATENCY = Histogram(
     "From a hand's end to its record and silver being stored (the table shows the result "
     "then): the wait for its batch to be stored (STORE_BATCH, STORE_CONCURRENCY) and the "
     "transaction",
-    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0, 30.0),
+)
+RESULT_SHOWN = Histogram(
+    f"{PREFIX}_result_shown_seconds",
+    "From a hand's end to its result being shown at the table (stored, then its turn in "
+    "the endings' lane): what a player waits for the settlement",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0, 30.0),
+)
+SETTLE_BATCH_HANDS = Histogram(
+    f"{PREFIX}_settle_batch_hands",
+    "Ended hands stored together in one batch (STORE_BATCH at most)",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
+)
+SETTLE_BATCH_SECONDS = Histogram(
+    f"{PREFIX}_settle_batch_seconds",
+    "A batch of ended hands: its wait for the event loop to have room, and its store (the "
+    "rows made up and the transaction)",
+    ["step"],
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 SETTLE_WAITING = Gauge(
     f"{PREFIX}_settle_waiting", "Ended hands waiting for a turn to be stored on this node"
@@ -169,6 +187,19 @@ def settle_queued(waiting: int) -> None:
 def hand_stored(seconds: float) -> None:
     """A hand's record and silver are stored, `seconds` after it ended."""
     SETTLE_LATENCY.observe(seconds)
+
+
+def result_shown(seconds: float) -> None:
+    """A hand's stored result is shown at its table, `seconds` after the hand ended."""
+    RESULT_SHOWN.observe(seconds)
+
+
+def settle_batch(hands: int, room_wait: float, store: float) -> None:
+    """A batch of `hands` ended hands stored: how long it waited for the event loop to
+    have room, and how long its store took."""
+    SETTLE_BATCH_HANDS.observe(hands)
+    SETTLE_BATCH_SECONDS.labels("room").observe(room_wait)
+    SETTLE_BATCH_SECONDS.labels("store").observe(store)
 
 
 def settled(outcome: str | None) -> None:

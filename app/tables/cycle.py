@@ -36,9 +36,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 
+from app.ops import metrics
 from app.rules.context import TableContext
 from app.rules.hand import new_hand
 from app.rules.state import HandState, Preset
@@ -117,6 +119,7 @@ class HandCycle:
         # (seat, account) of the players who said ready (准备) since the last deal
         self._ready: set[tuple[int, int]] = set()
         self.storing = False
+        self._ended_at = 0.0  # when the hand being stored ended (perf_counter)
         # the hand being stored (`_report`), beside the inbox; its `Settled` comes back there
         self.settling_task: asyncio.Task[None] | None = None
         self._reseat_after: Reseat | None = None  # the new seating, once the result shows
@@ -340,6 +343,7 @@ class HandCycle:
         """Hand the record over to be stored, beside the inbox (the table goes on answering
         its seats meanwhile, `storing`); `Settled` comes back once it is stored."""
         self.storing = True
+        self._ended_at = time.perf_counter()
         self.settling_task = asyncio.create_task(
             self._store(record), name=f"settle-{record.hand_id}"
         )
@@ -362,6 +366,7 @@ class HandCycle:
         self.settling_task = None
         if msg.silver is not None:
             self._show(msg.silver)
+            metrics.result_shown(time.perf_counter() - self._ended_at)
         return True
 
     def _show(self, silver: Silver) -> None:

@@ -51,6 +51,9 @@ async def test_a_short_run_plays_hands_without_errors_and_reports_a_burst_apart(
     assert burst is not None and burst.tables == 2 and burst.window_seconds == 5
     assert burst.others_client.samples > 0 and burst.others_outside_client.samples > 0
     assert burst.settle is not None and burst.settle.count >= 2  # the escapes, stored
+    assert burst.shown is not None and burst.shown.count >= 2  # ... and shown
+    assert burst.batches is not None and burst.batches.batches >= 1
+    assert "hand end -> shown" in text and "settler batches" in text
     machine = report.machine  # read off /proc: the spawned server's memory and CPU
     assert machine.rss_idle_mib and machine.rss_playing_mib
     assert machine.rss_playing_mib >= machine.rss_idle_mib

@@ -137,6 +137,14 @@ async def test_metrics_follow_a_hand(server: str) -> None:
     assert grew("mahjong_action_broadcast_seconds_bucket", le="+Inf") == observed
     assert grew("mahjong_action_broadcast_seconds_sum") > 0
     assert ("mahjong_inbox_depth", (("stat", "max"),)) in after
+    # the hand was stored in a batch of one, then shown
+    assert grew("mahjong_settle_batch_hands_count") == 1
+    assert grew("mahjong_settle_batch_hands_bucket", le="1.0") == 1
+    assert grew("mahjong_settle_batch_seconds_count", step="store") == 1
+    assert grew("mahjong_settle_batch_seconds_sum", step="store") > 0
+    assert grew("mahjong_result_shown_seconds_count") == 1
+    assert (grew("mahjong_result_shown_seconds_sum")
+            >= grew("mahjong_settle_batch_seconds_sum", step="store"))
 
 
 async def test_metrics_can_live_on_a_private_port_only(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -79,11 +80,13 @@ class Settler:
 
     async def _run(self) -> None:
         while self._waiting:
+            waited = time.perf_counter()
             await self._loop_room()
             if not self._waiting:
                 return
             taken = [self._waiting.popleft() for _ in range(min(self.batch, len(self._waiting)))]
             metrics.settle_queued(len(self._waiting))
+            started = time.perf_counter()
             try:
                 outcomes: Sequence[Stored | None | Exception] = await self._store(
                     [job for job, _ in taken]
@@ -91,6 +94,7 @@ class Settler:
             except Exception as error:  # store_hands answers per hand; this is a bug
                 log.exception("storing a batch of %d hands failed", len(taken))
                 outcomes = [error] * len(taken)
+            metrics.settle_batch(len(taken), started - waited, time.perf_counter() - started)
             for (_, future), outcome in zip(taken, outcomes, strict=True):
                 if future.done():
                     continue
