@@ -321,13 +321,21 @@ async def _handoffs(http: httpx.AsyncClient, urls: list[str]) -> dict[str, int] 
     return found or None
 
 
-def _window(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
-            metric: str = LATENCY_METRIC) -> ServerLatency | None:
+def _diff(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
+          metric: str) -> Buckets | None:
+    """A histogram's buckets over a window: what `after` counted beyond `before`."""
     if before is None or after is None or metric not in after:
         return None
     # a labelled series appears with its first observation: none before it
     earlier = before.get(metric) or [(bound, 0.0) for bound, _ in after[metric]]
-    diff = [(bound, a - b) for (bound, a), (_, b) in zip(after[metric], earlier, strict=True)]
+    return [(bound, a - b) for (bound, a), (_, b) in zip(after[metric], earlier, strict=True)]
+
+
+def _window(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
+            metric: str = LATENCY_METRIC) -> ServerLatency | None:
+    diff = _diff(before, after, metric)
+    if diff is None:
+        return None
     return ServerLatency(
         count=int(diff[-1][1]),
         p50_ms=ms(histogram_quantile(diff, 0.50)),
@@ -338,16 +346,16 @@ def _window(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
 def _batches(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
              ) -> BatchReport | None:
     """The settler's batches over a window: their sizes, their wait for room, their store."""
-    hands = _window(before, after, BATCH_HANDS_METRIC)
+    hands = _diff(before, after, BATCH_HANDS_METRIC)
     room = _window(before, after, BATCH_SECONDS_METRIC + "/room")
     store = _window(before, after, BATCH_SECONDS_METRIC + "/store")
     if hands is None or room is None or store is None:
         return None
-    per_ms = 1000  # the sizes went through `ms` as if they were seconds
+    p50, p99 = (histogram_quantile(hands, q) for q in (0.50, 0.99))
     return BatchReport(
-        batches=hands.count,
-        hands_p50=None if hands.p50_ms is None else round(hands.p50_ms / per_ms, 1),
-        hands_p99=None if hands.p99_ms is None else round(hands.p99_ms / per_ms, 1),
+        batches=int(hands[-1][1]),
+        hands_p50=None if p50 is None else round(p50, 1),
+        hands_p99=None if p99 is None else round(p99, 1),
         room=room, store=store,
     )
 

@@ -184,10 +184,7 @@ class Report(BaseModel):
             ),
         ]
         if self.server is not None:
-            lines.append(
-                f"  server histogram      p50 {_fmt(self.server.p50_ms)}  p99 "
-                f"{_fmt(self.server.p99_ms)}  ({self.server.count} actions)"
-            )
+            lines.append(_histogram_line("  server histogram    ", self.server, "actions"))
         if self.burst is not None:
             b = self.burst
             lines.append(
@@ -201,10 +198,7 @@ class Report(BaseModel):
                 f"{_fmt(b.others_outside_client.p99_ms)})"
             )
             if b.server is not None:
-                lines.append(
-                    f"    server histogram    p50 {_fmt(b.server.p50_ms)}  p99 "
-                    f"{_fmt(b.server.p99_ms)}  ({b.server.count} actions)"
-                )
+                lines.append(_histogram_line("    server histogram  ", b.server, "actions"))
             if b.server_by_second:
                 lines.append(
                     "    server p99 by second (ms): "
@@ -212,15 +206,9 @@ class Report(BaseModel):
                                for s in b.server_by_second)
                 )
             if b.settle is not None:
-                lines.append(
-                    f"    hand end -> stored  p50 {_fmt(b.settle.p50_ms)}  p99 "
-                    f"{_fmt(b.settle.p99_ms)}  ({b.settle.count} hands)"
-                )
+                lines.append(_histogram_line("    hand end -> stored", b.settle, "hands"))
             if b.shown is not None:
-                lines.append(
-                    f"    hand end -> shown   p50 {_fmt(b.shown.p50_ms)}  p99 "
-                    f"{_fmt(b.shown.p99_ms)}  ({b.shown.count} hands)"
-                )
+                lines.append(_histogram_line("    hand end -> shown ", b.shown, "hands"))
             if b.batches is not None:
                 k = b.batches
                 lines.append(
@@ -260,6 +248,12 @@ class Report(BaseModel):
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} ms"
+
+
+def _histogram_line(label: str, latency: ServerLatency, what: str) -> str:
+    """`label  p50 X ms  p99 Y ms  (N what)`: a server histogram over a window."""
+    return (f"{label}  p50 {_fmt(latency.p50_ms)}  p99 {_fmt(latency.p99_ms)}  "
+            f"({latency.count} {what})")
 
 
 def histogram_quantile(buckets: list[tuple[float, float]], q: float) -> float | None:
