@@ -53,7 +53,7 @@ from app.rules.wall import SEED_BYTES
 from app.tables.clock import Clock
 from app.tables.cycle import ROUNDS_PER_SESSION, HandCycle, draw_seats
 from app.tables.errors import TableError
-from app.tables.lane import Lane
+from app.tables.lane import Ending, Lane
 from app.tables.messages import (
     AdminDissolve,
     AdminPause,
@@ -397,7 +397,7 @@ class TableActor:
         if msg.account is not None and self.seats[msg.seat].account != msg.account:
             return  # it left already (and somebody else may sit there now)
         if self.hand is not None:
-            await self._lane.turn()
+            await self._lane.turn(Ending.ESCAPE)
             self._play.apply(Escape(msg.seat))
             await self._play.advance()
         else:

@@ -47,7 +47,7 @@ from app.rules.state import HandState, Preset
 from app.rules.variants.base import Ruleset
 from app.rules.wall import hand_rng, roll_dice, seed_bytes, seed_int
 from app.tables.clock import Clock
-from app.tables.lane import Lane
+from app.tables.lane import Ending, Lane
 from app.tables.messages import ErrorOut, Settled
 from app.tables.play import HandPlay
 from app.tables.seats import SeatState
@@ -193,7 +193,7 @@ class HandCycle:
                 due is not None and self._clock.now() >= due
                 and _seated(self._table.seats) and self._dealing()
             ):
-                await self._lane.turn()
+                await self._lane.turn(Ending.DEAL)
                 await self._deal()
             return
         await self.play.tick()
@@ -361,7 +361,7 @@ class HandCycle:
         if not self.storing or msg.hand_id != self._shown.hand_id:
             return False
         if msg.silver is not None:
-            await self._lane.turn()
+            await self._lane.turn(Ending.RESULT)
         self.storing = False
         self.settling_task = None
         if msg.silver is not None:

@@ -1,7 +1,8 @@
 """Hands' endings take turns, a few tables per pass of the event loop (`ENDINGS_PER_PASS`,
 app/tables/lane.py): when many hands end at once, another table's turn is not held behind
 all of them (docs/architecture.md, "Settlement bursts"); every ending still happens, in the
-order it came, and is stored and shown."""
+order it came (a stored result before an escape, an escape before a deal), and is stored
+and shown."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from app.protocol import EventMessage, PromptMessage, ServerMessage
 from app.protocol.actions import to_rules_action
 from app.store.db import Database
-from app.tables.lane import Lane
+from app.tables.lane import Ending, Lane
 from app.tables.messages import Leave, PlayerAction
 from app.tables.registry import TableRegistry
 from app.tables.timers import Timers
@@ -38,7 +39,7 @@ async def _passes_of(lane: Lane, callers: int, cancel: int | None = None) -> lis
             loop.call_soon(count)
 
     async def caller(n: int) -> None:
-        await lane.turn()
+        await lane.turn(Ending.ESCAPE)
         done.append((n, passes))
 
     count()
@@ -67,6 +68,26 @@ async def test_a_caller_that_gave_up_takes_no_place() -> None:
     through = await _passes_of(Lane(2), 6, cancel=3)
     per_pass = {p: through.count(p) for p in through}
     assert sorted(per_pass.values()) == [1, 2, 2]  # 5 callers, none lost, none doubled
+
+
+async def test_a_stored_result_goes_through_before_the_escapes_and_deals_that_wait() -> None:
+    """The lane is full of escapes and deals when results come back from the store: the
+    results are shown first (their players wait for them), then the escapes in the order
+    they came, then the deals."""
+    lane = Lane(2)
+    order: list[str] = []
+
+    async def caller(name: str, kind: Ending) -> None:
+        await lane.turn(kind)
+        order.append(name)
+
+    queued = [("d1", Ending.DEAL), ("e1", Ending.ESCAPE), ("e2", Ending.ESCAPE),
+              ("e3", Ending.ESCAPE), ("d2", Ending.DEAL), ("e4", Ending.ESCAPE)]
+    tasks = [asyncio.create_task(caller(n, k)) for n, k in queued]
+    await asyncio.sleep(0)  # d1 and e1 went through at once, e2 and e3 in the next pass
+    tasks += [asyncio.create_task(caller(n, Ending.RESULT)) for n in ("r1", "r2", "r3")]
+    await asyncio.gather(*tasks)
+    assert order == ["d1", "e1", "e2", "e3", "r1", "r2", "r3", "e4", "d2"]
 
 
 @dataclass
