@@ -38,6 +38,7 @@ from app.api.throttle import Bars, RequestLimits
 from app.ops import memory, metrics
 from app.ops.limits_storage import limits_storage
 from app.ops.monitoring import monitoring_port
+from app.ops.pressure import Limits, Pressure
 from app.ops.secret import signing_secret
 from app.rooms.service import Rooms
 from app.rules.variants import VARIANTS
@@ -89,6 +90,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.tables, app.state.db.sessions, settings, queue, app.state.bot_quota
         )
         app.state.matcher.start()
+        pressure = Pressure(  # sheds new work while this process is too busy (app/ops/pressure.py)
+            Limits(lag=settings.shed_lag, settle_age=settings.shed_settle_age,
+                   cpu=settings.shed_cpu, window=settings.shed_window, calm=settings.shed_calm),
+            settle_age=app.state.tables.settlement.oldest_wait,
+        )
+        app.state.tables.pressure = pressure
         listener = (  # /metrics on its own listener only
             monitoring_port(app, settings.metrics_host, settings.metrics_port)
             if settings.metrics_port is not None
@@ -99,7 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if settings.gc_every
             else nullcontext()
         )
-        async with listener, collector:
+        async with listener, collector, pressure.running():
             yield
         await app.state.matcher.stop()
         await app.state.tables.stop()

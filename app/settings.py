@@ -184,6 +184,17 @@ class Settings(BaseSettings):
     # hundreds of hands ending at once do not hold every other table's turn behind them
     # (app/tables/lane.py); 0: no limit
     endings_per_pass: int = Field(default=2, ge=0, le=1000)
+    # overload: a process sheds new work (no new tables, rooms, sits or quick-match groups:
+    # 503 busy with Retry-After) while its event loop's timers fire on average more than
+    # `shed_lag` seconds late, or an ended hand has waited more than `shed_settle_age`
+    # seconds to be stored, or (when set) it used more than `shed_cpu` of a core, over the
+    # last `shed_window` seconds; it takes new work again once every signal has stayed
+    # under half its limit for `shed_calm` seconds (app/ops/pressure.py). 0: not a limit
+    shed_lag: float = Field(default=0.1, ge=0)
+    shed_settle_age: float = Field(default=5.0, ge=0)
+    shed_cpu: float = Field(default=0.0, ge=0, le=1)
+    shed_window: float = Field(default=2.0, gt=0, le=60)
+    shed_calm: float = Field(default=5.0, ge=0, le=600)
     # a table where no person sits (every seat empty or a bot's) for this many seconds is
     # closed between hands by the node that owns it (app/tables/idle.py); 0: never
     table_idle_close_seconds: int = Field(default=300, ge=0)

@@ -74,6 +74,11 @@ _own_databases_per_worker()
 # bots and 托管 play at once in tests (the server's default is a human pace, BOT_DELAY_MS):
 # every Settings made here, and every server process started from this environment, reads it
 os.environ.setdefault("BOT_DELAY_MS", "0")
+# no shedding (app/ops/pressure.py): the suite runs dozens of servers on a few cores, so a
+# node here is late by the machine's doing, not its tables'; the tests of shedding set
+# their limits themselves (tests/api/test_shedding.py, tests/ops/test_pressure.py)
+os.environ.setdefault("SHED_LAG", "0")
+os.environ.setdefault("SHED_SETTLE_AGE", "0")
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgresql"] if POSTGRES_URL else [])

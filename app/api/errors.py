@@ -33,6 +33,10 @@ player right now, so they can neither leave the queue nor move to another; a mom
 they are seated (leave the table instead) or back in the queue.
 `idempotency_conflict` (409): an admin adjustment's Idempotency-Key was used before for
 another adjustment (app/api/admin.py).
+`busy` (503 with Retry-After and `details: {"retry_after": seconds}`): this node sheds new
+work: a new table or room, a sit or a quick-match join while its tables would get slower
+(app/ops/pressure.py); another node of the cluster may take it, and this one takes it again
+by itself once it is calm.
 `table_unavailable` (503 with Retry-After): the table's node did not answer, or the table is
 moving to another node (a failover); a private room's answers say so too while its table
 moves (app/api/rooms.py).
@@ -123,8 +127,11 @@ docs/cluster.md)."""
 
 def error_response(code: str, message: str, details: Any = None, headers: dict[str, str] | None = None) -> JSONResponse:
     body = ErrorResponse(error=ErrorBody(code=code, message=message, details=details))
-    if code in RETRY_SOON and not (headers and "Retry-After" in headers):
-        headers = {**(headers or {}), "Retry-After": RETRY_SOON[code]}
+    if not (headers and "Retry-After" in headers):
+        if isinstance(details, dict) and "retry_after" in details:  # the refusal's own wait
+            headers = {**(headers or {}), "Retry-After": str(details["retry_after"])}
+        elif code in RETRY_SOON:
+            headers = {**(headers or {}), "Retry-After": RETRY_SOON[code]}
     return JSONResponse(body.model_dump(), status_code=STATUS.get(code, 400), headers=headers)
 
 

@@ -52,7 +52,8 @@ router = APIRouter(tags=["lobby"])
 NO_BOTS_RETRY_SECONDS = 30
 
 FILL_ERRORS = (
-    "not_found", "wrong_table", "too_many_bots", "house_funds_low", "no_bots_free", *AUTH_ERRORS
+    "not_found", "wrong_table", "too_many_bots", "house_funds_low", "no_bots_free", "busy",
+    *AUTH_ERRORS,
 )
 
 
@@ -90,7 +91,7 @@ async def fill_bots(
                 await registry.take_seat(table_id, bot, bot=True)
             except TableError as refused:
                 if refused.code != "seated_elsewhere":
-                    raise ApiError(refused.code, refused.message) from None
+                    raise ApiError(refused.code, refused.message, refused.details) from None
                 continue  # its seat stays empty; calling bots again fills it
             seated += 1
         _bot_quota(request).spend(str(caller), seated)
@@ -127,7 +128,7 @@ async def _bots_elsewhere(
                 seated += 1
             except RemoteRefused as refused:
                 if refused.code != "table_full":
-                    raise ApiError(refused.code, refused.message) from None
+                    raise ApiError(refused.code, refused.message, refused.details) from None
     finally:
         _bot_quota(request).spend(str(caller), seated)
     return TableOut.model_validate(table)

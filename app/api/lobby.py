@@ -213,19 +213,21 @@ def can_afford(account: Account, stake: int) -> None:
     "/tables",
     status_code=201,
     responses=errors.responses(
-        "validation_error", "insufficient_balance", "too_many_tables", *AUTH_ERRORS
+        "validation_error", "insufficient_balance", "too_many_tables", "busy", *AUTH_ERRORS
     ),
 )
 async def create_table(body: CreateTableIn, account: CurrentAccount, request: Request) -> TableOut:
     """Open a table; nobody sits yet (the creator sits with POST /tables/{id}/sit). Refused
     before anything is made: `insufficient_balance` when the creator holds less than the
-    table's minimum (100 x the stake: they could not sit at it), `too_many_tables`."""
+    table's minimum (100 x the stake: they could not sit at it), `too_many_tables`, `busy`
+    (this node sheds new work: Retry-After)."""
     if body.variant not in VARIANTS:
         raise ApiError(
             "validation_error", f"unknown variant {body.variant!r}", {"known": list(VARIANTS)}
         )
     can_afford(account, body.stake)
     timers = Timers(**body.timers.model_dump()) if body.timers is not None else None
+    not_busy(registry_of(request), "table")
     await may_open_table(request, account)
     live = registry_of(request).create(body.variant, body.stake, timers=timers)
     live.creator = account.id
@@ -237,7 +239,8 @@ async def create_table(body: CreateTableIn, account: CurrentAccount, request: Re
     "/tables/{table_id}/sit",
     responses=errors.responses(
         "validation_error", "insufficient_balance", "seat_taken", "table_full",
-        "already_seated", "seated_elsewhere", "not_found", "table_unavailable", *AUTH_ERRORS,
+        "already_seated", "seated_elsewhere", "not_found", "table_unavailable", "busy",
+        *AUTH_ERRORS,
     ),
 )
 async def sit(
@@ -245,7 +248,7 @@ async def sit(
 ) -> SeatOut:
     """Sit down (at `seat`, or the first empty one). Refused: `insufficient_balance` below
     100 x the stake, `seat_taken`, `table_full`, `already_seated`, `seated_elsewhere`
-    (details: the `table_id` the account sits at)."""
+    (details: the `table_id` the account sits at), `busy` (this node sheds new work)."""
     registry = registry_of(request)
     live = registry.get(table_id)
     private = live.room is not None if live is not None else bool(
@@ -325,6 +328,14 @@ async def close_abandoned(registry: TableRegistry, table_id: str) -> bool:
     except (TableError, RemoteRefused, TimeoutError):
         return False
     return bool(done.get("closed"))
+
+
+def not_busy(registry: TableRegistry, what: str) -> None:
+    """503 `busy` (with Retry-After) while this node sheds new work (app/ops/pressure.py)."""
+    try:
+        registry.refuse_if_busy(what)
+    except TableError as refused:
+        raise ApiError(refused.code, refused.message, refused.details) from None
 
 
 async def may_open_table(request: Request, account: Account) -> None:

@@ -131,7 +131,10 @@ class Matcher:
         return self._levels
 
     async def run_once(self) -> list[str]:
-        """Look at every queue with players waiting; the tables formed."""
+        """Look at every queue with players waiting; the tables formed (none while this
+        node sheds new work: another node's matcher forms them, or this one once calm)."""
+        if self.registry.pressure.busy:
+            return []
         counts = await self.queue.counts()
         if not counts:
             return []

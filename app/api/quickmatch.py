@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
-from app.api.lobby import registry_of
+from app.api.lobby import not_busy, registry_of
 from app.api.matcher import Matcher
 from app.api.params import VARIANT_NAMES
 from app.api.security import AUTH_ERRORS, CurrentAccount
@@ -218,7 +218,7 @@ async def quick_match_levels(request: Request, session: SessionDep) -> MatchLeve
 
 JOIN_ERRORS = (
     "validation_error", "not_found", "insufficient_balance", "seated_elsewhere", "match_forming",
-    *AUTH_ERRORS,
+    "busy", *AUTH_ERRORS,
 )
 
 
@@ -232,7 +232,8 @@ async def join_quick_match(
     players are seated with house bots. Queueing for another variant or level moves the
     player to the end of that queue; for the same one, keeps their place. Refused:
     `not_found` (no open level of that key), `insufficient_balance` (details `needed`),
-    `seated_elsewhere` (details `table_id`), `match_forming`."""
+    `seated_elsewhere` (details `table_id`), `match_forming`, `busy` (this node sheds new
+    work: Retry-After; its matcher forms no table meanwhile, another node's does)."""
     if body.variant not in VARIANTS:
         raise ApiError(
             "validation_error", f"unknown variant {body.variant!r}", {"known": list(VARIANTS)}
@@ -250,6 +251,7 @@ async def join_quick_match(
             f"the {level.name_en} level needs {level.min_balance} silver",
             {"needed": level.min_balance},
         )
+    not_busy(registry_of(request), "quick_match")
     elsewhere = await seated_at(registry_of(request), caller)
     if elsewhere is not None:
         raise ApiError(

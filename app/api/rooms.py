@@ -16,7 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
-from app.api.lobby import SeatOut, TimersIn, can_afford, may_open_table, registry_of, seat_at
+from app.api.lobby import (
+    SeatOut,
+    TimersIn,
+    can_afford,
+    may_open_table,
+    not_busy,
+    registry_of,
+    seat_at,
+)
 from app.api.params import VARIANT_NAMES
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.protocol.rooms import RoomInfo, RoomLength
@@ -132,7 +140,7 @@ def room_options() -> list[VariantOptionsOut]:
     "/rooms",
     status_code=201,
     responses=errors.responses(
-        "validation_error", "insufficient_balance", "too_many_tables", *AUTH_ERRORS
+        "validation_error", "insufficient_balance", "too_many_tables", "busy", *AUTH_ERRORS
     ),
 )
 async def create_room(
@@ -142,7 +150,7 @@ async def create_room(
     carries its `code`. The owner joins like anyone (POST /rooms/{code}/join). Refused
     before anything is made: an unknown variant or option, a value out of its bounds
     (`validation_error`, details name the option), `insufficient_balance` (the owner could
-    not sit), `too_many_tables`."""
+    not sit), `too_many_tables`, `busy` (this node sheds new work: Retry-After)."""
     if body.variant not in VARIANTS:
         raise ApiError("validation_error", f"unknown variant {body.variant!r}",
                        {"known": list(VARIANTS)})
@@ -154,6 +162,7 @@ async def create_room(
     except OptionError as bad:
         raise ApiError("validation_error", bad.message, {"option": bad.name}) from None
     can_afford(account, body.stake)
+    not_busy(registry_of(request), "room")
     await may_open_table(request, account)
     timers = Timers(**body.timers.model_dump()) if body.timers is not None else Timers()
     rooms = rooms_of(request)
@@ -188,7 +197,7 @@ async def get_room(
     "/rooms/{code}/join",
     responses=errors.responses(
         "not_found", "insufficient_balance", "seat_taken", "table_full", "already_seated",
-        "seated_elsewhere", "table_unavailable", *AUTH_ERRORS,
+        "seated_elsewhere", "table_unavailable", "busy", *AUTH_ERRORS,
     ),
 )
 async def join_room(

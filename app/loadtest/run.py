@@ -84,6 +84,8 @@ BATCH_HANDS_METRIC = "mahjong_settle_batch_hands"
 BATCH_SECONDS_METRIC = "mahjong_settle_batch_seconds"  # by step: "/room", "/store"
 SCRAPED = (LATENCY_METRIC, SETTLE_METRIC, SHOWN_METRIC, BATCH_HANDS_METRIC, BATCH_SECONDS_METRIC)
 HANDOFF_METRIC = "mahjong_ws_handoffs"
+BUSY_METRIC = "mahjong_busy_spells"  # times a process began to shed new work
+SHED_METRIC = "mahjong_shed_requests"  # by what: requests refused meanwhile
 BACK_AFTER = 5.0  # a burst's leavers sit again 1-2 times this long after leaving
 
 Buckets = list[tuple[float, float]]
@@ -304,8 +306,10 @@ async def _scrape(http: httpx.AsyncClient, urls: list[str]) -> dict[str, Buckets
     return found or None
 
 
-async def _handoffs(http: httpx.AsyncClient, urls: list[str]) -> dict[str, int] | None:
-    """`mahjong_ws_handoffs_total` of every process of the server added up, by way."""
+async def _counted(http: httpx.AsyncClient, urls: list[str], metric: str, label: str | None,
+                  ) -> dict[str, int] | None:
+    """A counter of every process of the server added up, by `label` (None: one total,
+    keyed "")."""
     found: dict[str, int] = {}
     for url in urls:
         try:
@@ -313,11 +317,11 @@ async def _handoffs(http: httpx.AsyncClient, urls: list[str]) -> dict[str, int] 
         except httpx.HTTPError:
             return None
         for family in text_string_to_metric_families(response.text):
-            if family.name == HANDOFF_METRIC:
+            if family.name == metric:
                 for sample in family.samples:
                     if sample.name.endswith("_total"):
-                        way = sample.labels["way"]
-                        found[way] = found.get(way, 0) + int(sample.value)
+                        key = sample.labels[label] if label is not None else ""
+                        found[key] = found.get(key, 0) + int(sample.value)
     return found or None
 
 
@@ -458,7 +462,9 @@ async def _run(
             rss_playing = procstat.rss_bytes(_server_pids(spawned))
             result = await _measure_game(options, pool, http, metrics_urls, spawned, out)
             rss_end = procstat.rss_bytes(_server_pids(spawned))
-            handoffs = await _handoffs(http, metrics_urls)
+            handoffs = await _counted(http, metrics_urls, HANDOFF_METRIC, "way")
+            busy = await _counted(http, metrics_urls, BUSY_METRIC, None)
+            shed = await _counted(http, metrics_urls, SHED_METRIC, "what")
             sizes = [s for d in result.done for s in d.values["sizes"]]
             await pool.step(Command("leave"))
             if spawned is not None:  # its teardown (every seat leaving) is not the echo's
@@ -528,6 +534,8 @@ async def _run(
         mean_message_bytes=round(sum(sizes) / len(sizes), 1) if sizes else None,
         table_path=options.table_path,
         handoffs=handoffs,
+        busy_spells=(busy or {}).get("", 0),
+        shed=shed or {},
     )
 
 

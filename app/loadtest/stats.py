@@ -154,6 +154,8 @@ class Report(BaseModel):
     mean_message_bytes: float | None
     table_path: bool = True  # the sockets opened /ws/<table_id> (else /ws)
     handoffs: dict[str, int] | None = None  # the server's mahjong_ws_handoffs_total by way
+    busy_spells: int = 0  # times a server process began to shed new work (503 busy)
+    shed: dict[str, int] = {}  # requests it refused meanwhile, by what they asked
 
     def text(self) -> str:
         game = self.game
@@ -174,6 +176,7 @@ class Report(BaseModel):
             f"on {'/ws/<table_id>' if self.table_path else '/ws'}"
             + (f"; handed to the table's process: {self.handoffs}" if self.handoffs else ""),
             f"  hands finished        {self.hands}",
+            f"  shedding              {self.busy_spells} busy spells; refused {self.shed or 0}",
             (
                 f"  messages              {game.messages} in {game.seconds:.1f} s = "
                 f"{game.messages_per_s:,.0f} msgs/s"

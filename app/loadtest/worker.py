@@ -35,7 +35,7 @@ from app.loadtest.stats import Meter
 from app.ops import memory
 
 SETUP_CONCURRENCY = 16  # tables being set up at once, per process
-BUSY_RETRIES = 5
+BUSY_PATIENCE = 60.0  # seconds a POST answered 503 is tried again for, after each Retry-After
 LAG_PERIOD = 0.01  # seconds between the looks at how late the event loop is
 
 T = TypeVar("T")
@@ -95,10 +95,12 @@ async def bounded(limit: int, jobs: Sequence[Callable[[], Awaitable[T]]]) -> lis
 
 
 async def post(http: httpx.AsyncClient, path: str, what: str, **kwargs: Any) -> dict[str, object]:
-    """POST as a client would: a 503 `busy` is retried after its Retry-After (a few times)."""
-    for _ in range(BUSY_RETRIES):
+    """POST as a client would: a 503 (a node shedding new work, a table's node slow to
+    answer) is tried again after its Retry-After, for up to `BUSY_PATIENCE` seconds."""
+    give_up = time.monotonic() + BUSY_PATIENCE
+    while True:
         response = await http.post(path, **kwargs)
-        if response.status_code != 503:
+        if response.status_code != 503 or time.monotonic() > give_up:
             break
         await asyncio.sleep(float(response.headers.get("retry-after", "1")))
     if response.status_code >= 400:

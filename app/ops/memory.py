@@ -24,8 +24,9 @@ import contextlib
 import gc
 import random
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
+from app.ops.tasks import running
 from app.settings import GC_EVERY, GC_FULL_EVERY, GC_THRESHOLDS
 
 DEFAULT_THRESHOLDS = GC_THRESHOLDS
@@ -63,18 +64,11 @@ async def collect_on_a_clock(
                 gc.collect(1)
 
 
-@contextlib.asynccontextmanager
-async def clock_running(
+def clock_running(
     every: float, full_every: float, first_full_after: float | None = None
-) -> AsyncIterator[None]:
+) -> contextlib.AbstractAsyncContextManager[None]:
     """`collect_on_a_clock` in a task for the duration of the block."""
-    task = asyncio.create_task(collect_on_a_clock(every, full_every, first_full_after))
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    return running(collect_on_a_clock(every, full_every, first_full_after), "collector")
 
 
 _clocks = 0  # clocks running in this process (tests run several apps in one)

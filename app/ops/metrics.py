@@ -106,6 +106,31 @@ SETTLEMENTS = Counter(
     ["outcome"],
 )
 
+LOOP_LAG = Gauge(
+    f"{PREFIX}_loop_lag_seconds",
+    "How late a timer of this process's event loop fires, on average over the shedding window "
+    "(app/ops/pressure.py)",
+)
+PROCESS_CPU = Gauge(
+    f"{PREFIX}_process_cpu_share", "Share of one core this process used over the shedding window"
+)
+SETTLE_OLDEST = Gauge(
+    f"{PREFIX}_settle_oldest_seconds",
+    "How long the oldest ended hand waiting to be stored on this process has waited",
+)
+BUSY = Gauge(
+    f"{PREFIX}_node_busy",
+    "1 while this process sheds new work (no new tables, rooms, sits or quick-match groups: "
+    "503 busy), else 0",
+)
+BUSY_SPELLS = Counter(f"{PREFIX}_busy_spells", "Times this process began to shed new work")
+SHED = Counter(
+    f"{PREFIX}_shed_requests",
+    "Requests for new work refused while busy, by what they asked (table, room, sit, "
+    "quick_match)",
+    ["what"],
+)
+
 REPLAYS = Counter(
     f"{PREFIX}_replays",
     "Hand replays asked on this node, by answer: kept (from the cache), joined (a build "
@@ -209,6 +234,21 @@ def settle_batch(hands: int, room_wait: float, store: float) -> None:
 def settled(outcome: str | None) -> None:
     """A hand's silver moved through the ledger (`failed`: the settlement raised)."""
     SETTLEMENTS.labels(outcome or "unknown").inc()
+
+
+def pressure(lag: float, cpu: float, settle_age: float, busy: bool, *, became_busy: bool) -> None:
+    """The shedding sampler's reading (app/ops/pressure.py)."""
+    LOOP_LAG.set(lag)
+    PROCESS_CPU.set(cpu)
+    SETTLE_OLDEST.set(settle_age)
+    BUSY.set(1 if busy else 0)
+    if became_busy:
+        BUSY_SPELLS.inc()
+
+
+def shed(what: str) -> None:
+    """A request for new work refused because this process is busy."""
+    SHED.labels(what).inc()
 
 
 class _Actor(Protocol):

@@ -1,10 +1,11 @@
-"""Stopping background tasks for good."""
+"""Background tasks: run for the duration of a block, and stopped for good."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Collection
+from collections.abc import AsyncIterator, Collection, Coroutine
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -33,3 +34,13 @@ async def cancel_and_wait(
             log.warning("task %s went on after it was cancelled: cancelled again", task.get_name())
             task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)  # retrieves every outcome
+
+
+@contextlib.asynccontextmanager
+async def running(work: Coroutine[Any, Any, None], name: str) -> AsyncIterator[None]:
+    """`work` in a task of its own for the duration of the block, then stopped."""
+    task = asyncio.create_task(work, name=name)
+    try:
+        yield
+    finally:
+        await cancel_and_wait([task])

@@ -23,6 +23,15 @@ def seated_elsewhere(table_id: str) -> TableError:
     )
 
 
+def busy(retry_after: int) -> TableError:
+    """The refusal of new work (a table, a room, a sit, a quick-match group) by a node that
+    sheds (app/ops/pressure.py): HTTP 503 with Retry-After."""
+    return TableError(
+        "busy", f"this server is busy; try again in {retry_after} s",
+        {"retry_after": retry_after},
+    )
+
+
 UNAVAILABLE = "table_unavailable"
 """The API error code of a command whose table's node did not answer in time, or whose
 table is moving to another node (HTTP 503: try again)."""

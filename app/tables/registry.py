@@ -32,6 +32,8 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.ops import metrics
+from app.ops.pressure import NEVER_BUSY, Pressure
 from app.rules.context import TableContext
 from app.rules.state import Preset
 from app.rules.variants import get_ruleset
@@ -39,7 +41,7 @@ from app.tables.actor import TableActor, tick_forever
 from app.tables.announce import ProfileReads
 from app.tables.clock import Clock, MonotonicClock
 from app.tables.connections import Connections
-from app.tables.errors import TableError, seated_elsewhere
+from app.tables.errors import TableError, busy, seated_elsewhere
 from app.tables.host import STOP_GRACE, Lifetime, LiveTable, TableParts, stop_tables
 from app.tables.idle import IdleTables
 from app.tables.lane import ENDINGS_PER_PASS, Lane
@@ -124,6 +126,8 @@ class TableRegistry:
             self.sockets, self.seating, self._tables.values, self._tables.get
         )
         self._network = Network()
+        # this node's load: new work is refused while it sheds (set by the app)
+        self.pressure: Pressure = NEVER_BUSY
         # private rooms' sessions (app.rooms.service.Rooms), set by the app
         self.rooms: RoomHooks | None = None
 
@@ -268,8 +272,16 @@ class TableRegistry:
         self, table_id: str, account_id: int, seat: int | None = None, *, bot: bool = False
     ) -> int:
         """`sit` for the lobby: the account's one seat in the whole server is claimed first
-        (`Seating.take`)."""
+        (`Seating.take`); refused `busy` while this node sheds."""
+        self.refuse_if_busy("sit")
         return await self.seating.take(self.require(table_id), account_id, seat, bot)
+
+    def refuse_if_busy(self, what: str) -> None:
+        """New work (`what`: a table, a room, a sit, a quick-match group) is refused while
+        this node sheds (app/ops/pressure.py): `busy`, with the seconds to wait."""
+        if self.pressure.busy:
+            metrics.shed(what)
+            raise busy(self.pressure.retry_after())
 
     def _seats_changed(self, live: LiveTable) -> None:
         """The actor changed a seat: every seat is told; newcomers are owed `seated`; those

@@ -143,6 +143,10 @@ class Settlement:
                               record.hand_id)
         return stored
 
+    def oldest_wait(self) -> float:
+        """Seconds the oldest ended hand waiting for its turn to be stored has waited."""
+        return self._settler.oldest_wait()
+
     async def stop(self, grace: float) -> None:
         """Let the hands being stored finish for up to `grace` seconds, then give up: a
         hand not stored then was never shown (its journal keeps it for the next owner)."""

@@ -62,6 +62,7 @@ class Settler:
         self.runners = runners
         self._loop_room = loop_room
         self._waiting: deque[tuple[Job, asyncio.Future[Stored | None]]] = deque()
+        self._since: deque[float] = deque()  # when each waiting hand came, in order
         self._running: set[asyncio.Task[None]] = set()
 
     async def store(self, job: Job) -> Stored | None:
@@ -71,6 +72,7 @@ class Settler:
         the hand again)."""
         future: asyncio.Future[Stored | None] = asyncio.get_running_loop().create_future()
         self._waiting.append((job, future))
+        self._since.append(time.monotonic())
         metrics.settle_queued(len(self._waiting))
         if len(self._running) < self.runners:
             task = asyncio.create_task(self._run(), name="settler")
@@ -85,6 +87,8 @@ class Settler:
             if not self._waiting:
                 return
             taken = [self._waiting.popleft() for _ in range(min(self.batch, len(self._waiting)))]
+            for _ in taken:
+                self._since.popleft()
             metrics.settle_queued(len(self._waiting))
             started = time.perf_counter()
             try:
@@ -102,6 +106,10 @@ class Settler:
                     future.set_exception(outcome)
                 else:
                     future.set_result(outcome)
+
+    def oldest_wait(self) -> float:
+        """Seconds the first hand waiting for its turn has waited (0: none waits)."""
+        return time.monotonic() - self._since[0] if self._since else 0.0
 
     async def stop(self, grace: float) -> None:
         """Let the batches being stored (and those waiting) finish for up to `grace`
