@@ -82,10 +82,13 @@ SETTLE_METRIC = "mahjong_settle_seconds"
 SHOWN_METRIC = "mahjong_result_shown_seconds"
 BATCH_HANDS_METRIC = "mahjong_settle_batch_hands"
 BATCH_SECONDS_METRIC = "mahjong_settle_batch_seconds"  # by step: "/room", "/store"
-SCRAPED = (LATENCY_METRIC, SETTLE_METRIC, SHOWN_METRIC, BATCH_HANDS_METRIC, BATCH_SECONDS_METRIC)
+GC_METRIC = "mahjong_gc_pause_seconds"  # by generation: "/2" is the whole heap
+SCRAPED = (LATENCY_METRIC, SETTLE_METRIC, SHOWN_METRIC, BATCH_HANDS_METRIC, BATCH_SECONDS_METRIC,
+           GC_METRIC)
 HANDOFF_METRIC = "mahjong_ws_handoffs"
 BUSY_METRIC = "mahjong_busy_spells"  # times a process began to shed new work
 SHED_METRIC = "mahjong_shed_requests"  # by what: requests refused meanwhile
+COLLECTED_METRIC = "mahjong_gc_collected_objects"  # by generation
 BACK_AFTER = 5.0  # a burst's leavers sit again 1-2 times this long after leaving
 
 Buckets = list[tuple[float, float]]
@@ -465,6 +468,7 @@ async def _run(
             handoffs = await _counted(http, metrics_urls, HANDOFF_METRIC, "way")
             busy = await _counted(http, metrics_urls, BUSY_METRIC, None)
             shed = await _counted(http, metrics_urls, SHED_METRIC, "what")
+            collected = await _counted(http, metrics_urls, COLLECTED_METRIC, "generation")
             sizes = [s for d in result.done for s in d.values["sizes"]]
             await pool.step(Command("leave"))
             if spawned is not None:  # its teardown (every seat leaving) is not the echo's
@@ -536,6 +540,7 @@ async def _run(
         handoffs=handoffs,
         busy_spells=(busy or {}).get("", 0),
         shed=shed or {},
+        gc_collected=collected or {},
     )
 
 
@@ -627,6 +632,8 @@ async def _measure_game(
             batches=_batches(quiet_before, scrapes.get(last)),
             server_by_second=[_window(scrapes.get(k), scrapes.get(k + 1))
                               for k in range(first, last)],
+            whole_heap_by_second=[_window(scrapes.get(k), scrapes.get(k + 1), GC_METRIC + "/2")
+                                  for k in range(first, last)],
         )
     (cpu0, client0, cores0), (cpu1, client1, cores1) = marks
     return GameResult(

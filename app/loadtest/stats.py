@@ -115,6 +115,8 @@ class BurstReport(BaseModel):
     batches: BatchReport | None = None  # how the settler stored them
     # the server histogram of each second of the window (None: a scrape failed)
     server_by_second: list[ServerLatency | None] = []
+    # the whole-heap collections of each second of the window, all processes together
+    whole_heap_by_second: list[ServerLatency | None] = []
 
 
 class MachineReport(BaseModel):
@@ -156,6 +158,7 @@ class Report(BaseModel):
     handoffs: dict[str, int] | None = None  # the server's mahjong_ws_handoffs_total by way
     busy_spells: int = 0  # times a server process began to shed new work (503 busy)
     shed: dict[str, int] = {}  # requests it refused meanwhile, by what they asked
+    gc_collected: dict[str, int] = {}  # objects the server's collector freed, by generation
 
     def text(self) -> str:
         game = self.game
@@ -177,6 +180,7 @@ class Report(BaseModel):
             + (f"; handed to the table's process: {self.handoffs}" if self.handoffs else ""),
             f"  hands finished        {self.hands}",
             f"  shedding              {self.busy_spells} busy spells; refused {self.shed or 0}",
+            f"  collector freed       {self.gc_collected or 0} objects (by generation)",
             (
                 f"  messages              {game.messages} in {game.seconds:.1f} s = "
                 f"{game.messages_per_s:,.0f} msgs/s"
@@ -207,6 +211,12 @@ class Report(BaseModel):
                     "    server p99 by second (ms): "
                     + " ".join("-" if s is None or s.p99_ms is None else f"{s.p99_ms:.0f}"
                                for s in b.server_by_second)
+                )
+            if any(s is not None and s.count for s in b.whole_heap_by_second):
+                lines.append(
+                    "    whole-heap collections by second (p50 ms): "
+                    + " ".join("." if s is None or not s.count else f"{s.p50_ms:.0f}"
+                               for s in b.whole_heap_by_second)
                 )
             if b.settle is not None:
                 lines.append(_histogram_line("    hand end -> stored", b.settle, "hands"))

@@ -26,6 +26,7 @@ import random
 import time
 from collections.abc import Iterator
 
+from app.ops import metrics
 from app.ops.tasks import running
 from app.settings import GC_EVERY, GC_FULL_EVERY, GC_THRESHOLDS
 
@@ -36,10 +37,24 @@ NEVER = 2**30  # a threshold no count reaches
 
 
 def tune(thresholds: tuple[int, int, int] = DEFAULT_THRESHOLDS) -> None:
-    """Collect once, freeze what survives (start-up state) and set the thresholds."""
+    """Collect once, freeze what survives (start-up state) and set the thresholds; every
+    collection after it is timed (`mahjong_gc_pause_seconds`)."""
     gc.collect()
+    if _timed not in gc.callbacks:
+        gc.callbacks.append(_timed)
     gc.freeze()
     gc.set_threshold(*thresholds)
+
+
+_began = 0.0  # when the collection under way began (collections never overlap)
+
+
+def _timed(phase: str, info: dict[str, int]) -> None:
+    global _began
+    if phase == "start":
+        _began = time.perf_counter()
+    else:
+        metrics.gc_pause(info["generation"], time.perf_counter() - _began, info["collected"])
 
 
 async def collect_on_a_clock(

@@ -131,6 +131,21 @@ SHED = Counter(
     ["what"],
 )
 
+GC_PAUSE = Histogram(
+    f"{PREFIX}_gc_pause_seconds",
+    "Collections of the cyclic garbage collector, each a pause of the event loop, by the "
+    "oldest generation collected (2: the whole heap; app/ops/memory.py)",
+    ["generation"],
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+
+GC_COLLECTED = Counter(
+    f"{PREFIX}_gc_collected_objects",
+    "Unreachable objects the cyclic garbage collector freed, by the oldest generation "
+    "collected (what a whole-heap collection, the longest pause, is for)",
+    ["generation"],
+)
+
 REPLAYS = Counter(
     f"{PREFIX}_replays",
     "Hand replays asked on this node, by answer: kept (from the cache), joined (a build "
@@ -244,6 +259,11 @@ def pressure(lag: float, cpu: float, settle_age: float, busy: bool, *, became_bu
     BUSY.set(1 if busy else 0)
     if became_busy:
         BUSY_SPELLS.inc()
+
+
+def gc_pause(generation: int, seconds: float, collected: int) -> None:
+    GC_PAUSE.labels(str(generation)).observe(seconds)
+    GC_COLLECTED.labels(str(generation)).inc(collected)
 
 
 def shed(what: str) -> None:

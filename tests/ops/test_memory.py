@@ -9,6 +9,7 @@ import weakref
 from collections.abc import Iterator
 
 import pytest
+from prometheus_client import REGISTRY
 
 from app.ops import memory
 from app.settings import Settings
@@ -17,9 +18,28 @@ from app.settings import Settings
 @pytest.fixture
 def restore_gc() -> Iterator[None]:
     before = gc.get_threshold()
+    callbacks = list(gc.callbacks)
     yield
     gc.unfreeze()
     gc.set_threshold(*before)
+    gc.callbacks[:] = callbacks
+
+
+def test_every_collection_after_tune_is_timed(restore_gc: None) -> None:
+    """An operator sees the collector's pauses in /metrics: a whole-heap collection stops
+    the event loop for about a second at 5,000 sockets (bench/load.md)."""
+    def whole_heap() -> float:
+        return REGISTRY.get_sample_value(
+            "mahjong_gc_pause_seconds_count", {"generation": "2"}) or 0.0
+
+    memory.tune()
+    before = whole_heap()
+    gc.collect(2)
+    gc.collect(2)
+    assert whole_heap() == before + 2
+    memory.tune()  # tuned again (its own collection counted): still one timer, not two
+    gc.collect(2)
+    assert whole_heap() == before + 4
 
 
 def test_tune_freezes_what_exists_and_sets_the_thresholds(restore_gc: None) -> None:
