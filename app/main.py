@@ -102,7 +102,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             else nullcontext()
         )
         collector = (  # the garbage collector on a clock (app/ops/memory.py)
-            memory.clock_running(settings.gc_every, settings.gc_full_every, settings.gc_full_first)
+            memory.clock_running(settings.gc_every, settings.gc_full_every, settings.gc_full_first,
+                                 settings.gc_full_growth)
             if settings.gc_every
             else nullcontext()
         )

@@ -13,7 +13,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 # the garbage collector's defaults (app/ops/memory.py reads them from here)
 GC_THRESHOLDS = (50_000, 10, 10)
 GC_EVERY = 0.1  # seconds between young collections
-GC_FULL_EVERY = 600.0  # seconds between collections of the whole heap
+GC_FULL_EVERY = 600.0  # seconds between looks at whether to collect the whole heap
+GC_FULL_GROWTH = 0.5  # ... which is collected when the process grew by half since the last
 
 
 MIN_SECRET_LENGTH = 32
@@ -73,10 +74,14 @@ class Settings(BaseSettings):
     # the garbage collector's thresholds for `python -m app` (app/ops/memory.py); the first
     # is how many allocations start a young collection (CPython's default is 700)
     gc_thresholds: tuple[int, int, int] = GC_THRESHOLDS
-    # the two younger generations are collected every `gc_every` seconds, the whole heap every
-    # `gc_full_every` (app/ops/memory.py; 0: CPython's own thresholds alone)
+    # the two younger generations are collected every `gc_every` seconds; every
+    # `gc_full_every` the whole heap, if the process grew by `gc_full_growth` since the last
+    # such collection (0: every time; app/ops/memory.py; `gc_full_every` 0: CPython's own
+    # thresholds alone). A whole-heap collection stops the process's event loop about a
+    # second per 5,000 sockets
     gc_every: float = Field(default=GC_EVERY, ge=0)
     gc_full_every: float = Field(default=GC_FULL_EVERY, ge=0)
+    gc_full_growth: float = Field(default=GC_FULL_GROWTH, ge=0)
     # seconds to the first one (None: a random half to all of `gc_full_every`); with
     # PROCESSES > 1 worker i of n gets i/n of it, so that no two stop together
     gc_full_first: float | None = Field(default=None, ge=0)

@@ -22,17 +22,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from app.ops import metrics
 from app.ops.tasks import running
-from app.settings import GC_EVERY, GC_FULL_EVERY, GC_THRESHOLDS
+from app.settings import GC_EVERY, GC_FULL_EVERY, GC_FULL_GROWTH, GC_THRESHOLDS
 
 DEFAULT_THRESHOLDS = GC_THRESHOLDS
 DEFAULT_EVERY = GC_EVERY  # seconds between young collections
-DEFAULT_FULL_EVERY = GC_FULL_EVERY  # seconds between collections of the whole heap
+DEFAULT_FULL_EVERY = GC_FULL_EVERY  # seconds between looks at whether to collect the whole heap
+DEFAULT_FULL_GROWTH = GC_FULL_GROWTH  # ... which it does when the process grew by this share
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 NEVER = 2**30  # a threshold no count reaches
 
 
@@ -57,33 +60,49 @@ def _timed(phase: str, info: dict[str, int]) -> None:
         metrics.gc_pause(info["generation"], time.perf_counter() - _began, info["collected"])
 
 
+def resident_bytes() -> int | None:
+    """This process's resident memory (Linux's /proc), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 async def collect_on_a_clock(
-    every: float, full_every: float, first_full_after: float | None = None
+    every: float, full_every: float, first_full_after: float | None = None,
+    growth: float = DEFAULT_FULL_GROWTH, size: Callable[[], int | None] = resident_bytes,
 ) -> None:
     """Every `every` seconds collect the two younger generations (what survives goes to
-    the oldest), and the whole heap every `full_every` seconds, the first time after
-    `first_full_after` (by default a random half to all of `full_every`: processes started
-    together should not all stop at the same moment); runs until cancelled. Meanwhile
-    CPython's own trigger never collects the whole heap (with `full_every` 0 it alone
-    does)."""
+    the oldest); every `full_every` seconds, the first time after `first_full_after` (by
+    default a random half to all of `full_every`: processes started together should not
+    all stop at the same moment), look whether the process grew by `growth` since the last
+    collection of the whole heap, and only then collect the whole heap (0, or a size that
+    cannot be read: every time). Runs until cancelled. Meanwhile CPython's own trigger
+    never collects the whole heap (with `full_every` 0 it alone does)."""
     if first_full_after is None:
         first_full_after = full_every * random.uniform(0.5, 1.0)
     full_at = time.monotonic() + first_full_after
+    since = size()  # the size after the last whole-heap collection (start-up's, frozen)
     with _whole_heap_on_the_clock() if full_every else contextlib.nullcontext():
         while True:
             await asyncio.sleep(every)
             if full_every and time.monotonic() >= full_at:
-                gc.collect(2)
                 full_at = time.monotonic() + full_every
-            else:
-                gc.collect(1)
+                now = size()
+                if growth <= 0 or now is None or since is None or now >= since * (1 + growth):
+                    gc.collect(2)
+                    since = size()
+                    continue
+            gc.collect(1)
 
 
 def clock_running(
-    every: float, full_every: float, first_full_after: float | None = None
+    every: float, full_every: float, first_full_after: float | None = None,
+    growth: float = DEFAULT_FULL_GROWTH,
 ) -> contextlib.AbstractAsyncContextManager[None]:
     """`collect_on_a_clock` in a task for the duration of the block."""
-    return running(collect_on_a_clock(every, full_every, first_full_after), "collector")
+    return running(collect_on_a_clock(every, full_every, first_full_after, growth), "collector")
 
 
 _clocks = 0  # clocks running in this process (tests run several apps in one)

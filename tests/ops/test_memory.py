@@ -12,6 +12,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from app.ops import memory
+from app.ops.tasks import cancel_and_wait
 from app.settings import Settings
 
 
@@ -84,19 +85,45 @@ async def test_young_objects_are_collected_on_the_clock_when_old_ones_die_as_fas
     assert gc.get_threshold() == memory.DEFAULT_THRESHOLDS
 
 
-async def test_the_whole_heap_is_collected_on_its_own_clock(restore_gc: None) -> None:
+def _old_cycle() -> weakref.ref[Node]:
+    """A cycle nobody reaches, in the oldest generation: only a whole-heap collection
+    frees it."""
     node = Node()
     node.me = node
     gone = weakref.ref(node)
     gc.collect(1)  # alive: it goes to the oldest generation
-    del node  # now a cycle nobody reaches, in the oldest generation
+    del node
+    return gone
 
-    clock = asyncio.create_task(memory.collect_on_a_clock(0.01, 3600))
-    await asyncio.sleep(0.05)
-    clock.cancel()
+
+async def _clock_for(seconds: float, *args: float, **options: object) -> None:
+    clock = asyncio.create_task(memory.collect_on_a_clock(*args, **options))  # type: ignore[arg-type]
+    await asyncio.sleep(seconds)
+    await cancel_and_wait([clock])
+
+
+async def test_the_whole_heap_is_collected_on_its_own_clock(restore_gc: None) -> None:
+    gone = _old_cycle()
+    await _clock_for(0.05, 0.01, 3600)
     assert gone() is not None  # the young collections do not reach it
-
-    clock = asyncio.create_task(memory.collect_on_a_clock(0.01, 0.02))
-    await asyncio.sleep(0.1)
-    clock.cancel()
+    await _clock_for(0.1, 0.01, 0.02, growth=0)
     assert gone() is None
+
+
+async def test_the_whole_heap_waits_until_the_process_grew(restore_gc: None) -> None:
+    """A steady node never stops for a whole-heap collection (a second per 5,000
+    sockets): at each look the process must have grown by `growth` since the last."""
+    gone = _old_cycle()
+    for grown, freed in ((1000, False), (1400, False), (1600, True)):
+        sizes = iter([1000])  # at the clock's start; then `grown` at each look
+
+        def size(grown: int = grown, sizes: Iterator[int] = sizes) -> int:
+            return next(sizes, grown)
+
+        await _clock_for(0.1, 0.01, 0.02, 0.0, growth=0.5, size=size)  # about five looks
+        assert (gone() is None) == freed, grown  # freed once grown by half, not by 40 %
+
+
+def test_the_process_size_is_read() -> None:
+    size = memory.resident_bytes()
+    assert size is not None and 10 * 2**20 < size < 2**40
