@@ -13,7 +13,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 # the garbage collector's defaults (app/ops/memory.py reads them from here)
 GC_THRESHOLDS = (50_000, 10, 10)
 GC_EVERY = 0.1  # seconds between young collections
-GC_FULL_EVERY = 600.0  # seconds between looks at whether to collect the whole heap
+GC_FULL_EVERY = 60.0  # seconds between looks at whether to collect the whole heap
 GC_FULL_GROWTH = 0.5  # ... which is collected when the process grew by half since the last
 
 

@@ -15,7 +15,7 @@ Python runs one thread of game code at a time, so one process uses one core. Wit
 - names worker i node `NODE_ID-i` (`node_name`; a restart of it `NODE_ID-i.1`, `.2` ...,
   so that no node id ever names two processes) and, with `METRICS_PORT` set, gives it the
   monitoring port `METRICS_PORT + i - 1`: every worker's /metrics can be scraped;
-- gives worker i of N its first collection of the whole heap at i/N of `GC_FULL_EVERY`
+- gives worker i of N its first look at the whole heap's collection at i/N of `GC_FULL_EVERY`
   (`GC_FULL_FIRST`; app/ops/memory.py), so that no two stop for it at the same moment;
 - restarts a worker that dies, after a pause (`FIRST_PAUSE`) that doubles while it keeps
   dying young; a worker that dies `MAX_QUICK_DEATHS` times in a row within
