@@ -124,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url="/docs" if docs else None,
         redoc_url="/redoc" if docs else None,
         openapi_url="/openapi.json" if docs else None,
+        generate_unique_id_function=openapi.operation_id,
     )
     app.state.settings = settings
     app.state.passwords = Passwords.from_settings(settings)

@@ -278,7 +278,7 @@ def _same_request(entry: LedgerEntry, account_id: int, delta: int, reason: str) 
 
 
 @router.get("/silver", responses=errors.responses(*ADMIN_ERRORS))
-async def silver(admin: AdminAccount, session: SessionDep) -> SilverOut:
+async def silver_supply(admin: AdminAccount, session: SessionDep) -> SilverOut:
     """The silver supply: where every silver is, and the grants, adjustments and rewards
     that made it (`total` == `grants` + `adjustments` + `rewards`; `unexplained` is 0)."""
     async with session.begin():

@@ -204,7 +204,7 @@ async def _audited_out(
 
 
 @router.get("", responses=errors.responses(UNAVAILABLE, *ADMIN_ERRORS))
-async def list_tables(admin: AdminAccount, session: SessionDep, request: Request) -> list[AdminTableOut]:
+async def admin_list_tables(admin: AdminAccount, session: SessionDep, request: Request) -> list[AdminTableOut]:
     """Every live table (of every node): variant, stake, who sits where, status, the hand
     in play, paused."""
     tables = (await _command(request, "list"))["tables"]

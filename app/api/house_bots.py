@@ -52,8 +52,8 @@ router = APIRouter(tags=["lobby"])
 NO_BOTS_RETRY_SECONDS = 30
 
 FILL_ERRORS = (
-    "not_found", "wrong_table", "too_many_bots", "house_funds_low", "no_bots_free", "busy",
-    *AUTH_ERRORS,
+    "not_found", "wrong_table", "forbidden", "too_many_bots", "house_funds_low", "no_bots_free",
+    "busy", *AUTH_ERRORS,
 )
 
 

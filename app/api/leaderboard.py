@@ -155,7 +155,7 @@ async def _from_cluster(
 
 
 @router.get("/silver", responses=errors.responses("validation_error"))
-async def silver(
+async def silver_board(
     session: SessionDep, request: Request, limit: PageLimit = 20, offset: Offset = 0
 ) -> Board:
     """Accounts by silver (银两)."""

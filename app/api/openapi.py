@@ -8,7 +8,10 @@ Rules:
 - every route that takes a body may answer 413 `too_large` (app/api/body_limit.py);
 - every route but those of `NO_DATABASE` reads the database, and so may answer 503 `busy`
   (app/api/errors.py: no connection came free in time, or SQLite stayed locked); `/ready`
-  answers its own 503 (`not_ready`) instead.
+  answers its own 503 (`not_ready`) instead;
+- an operation's id is its function's name (`login`, `create_table`, `sit`): what a client
+  generated from the document calls its methods (FastAPI's default, `login_auth_login_post`,
+  made unreadable method names); the ids are unique (tests/api/test_openapi.py).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 
 from app.api.throttle import UNCOUNTED
 
@@ -56,6 +60,11 @@ def with_edge(schema: dict[str, Any]) -> dict[str, Any]:
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
     return schema
+
+
+def operation_id(route: APIRoute) -> str:
+    """A route's operation id: its function's name."""
+    return route.name
 
 
 def install(app: FastAPI) -> None:

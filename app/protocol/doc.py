@@ -82,7 +82,10 @@ def reference() -> str:
 
 def _model(title: str, schema: dict[str, Any], names: Labels) -> list[str]:
     lines = [f"#### {title}\n", _flat(schema.get("description", "")) + "\n"]
-    fields = [(k, v) for k, v in schema.get("properties", {}).items() if k not in ("type", "kind")]
+    fields = [  # a message's `type` and an event's `kind` name it; a `kind` that is a field stays
+        (k, v) for k, v in schema.get("properties", {}).items()
+        if not (k == "type" or k == "kind" and "const" in v)
+    ]
     if not fields:
         return lines
     required = set(schema.get("required", ()))

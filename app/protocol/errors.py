@@ -24,7 +24,8 @@ _ErrorCode = Literal[
 ERROR_MEANINGS: dict[str, str] = {
     # the edge: the message itself
     "malformed": "not UTF-8 JSON, or not a JSON object",
-    "too_large": "more than 4096 bytes",
+    "too_large": "more than 4096 bytes (the parser's code: on the table socket such a frame "
+    "closes it with 1009 before it is read, so a client never receives it there)",
     "unknown_type": "a `type` this version does not know (also a second `hello`)",
     "validation_error": "a known type with a missing, extra or invalid field (the message "
     "names it)",

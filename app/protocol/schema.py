@@ -31,7 +31,8 @@ CLIENT_MESSAGES: tuple[type[m.ClientModel], ...] = (
 )  # fmt: skip
 SERVER_MESSAGES: tuple[type[m.WireModel], ...] = (
     m.SeatedMessage, m.TableStateMessage, m.EventMessage, m.PromptMessage, m.SnapshotMessage,
-    m.ErrorMessage, m.PongMessage, m.WatchingMessage, m.ChatMessage, m.MutedMessage,
+    m.ErrorMessage, m.PongMessage, m.RoomMessage, m.WatchingMessage, m.ChatMessage,
+    m.MutedMessage,
 )  # fmt: skip
 _UNIONS: dict[str, tuple[str, TypeAdapter[Any]]] = {
     "HelloMessage": ("validation", HELLO),
@@ -91,7 +92,8 @@ def message_names(models: tuple[type[Any], ...]) -> list[tuple[str, str]]:
 def asyncapi_document() -> dict[str, Any]:
     """The AsyncAPI 3.0 document of the /ws channel, its schemas those of `protocol_schema`."""
     schema = protocol_schema()
-    schemas = _rewrite_refs(schema["$defs"], "#/$defs/", "#/components/schemas/")
+    schemas = _asyncapi_discriminators(
+        _rewrite_refs(schema["$defs"], "#/$defs/", "#/components/schemas/"))
     server_kinds = {kind for kind, _ in message_names(SERVER_MESSAGES)}
     # a type both ways (``chat``) is keyed apart for the client's: `chat_from_client`
     clients = [
@@ -148,6 +150,21 @@ def asyncapi_document() -> dict[str, Any]:
         },
         "components": {"messages": messages, "schemas": schemas},
     }
+
+
+def _asyncapi_discriminators(value: Any) -> Any:
+    """AsyncAPI's schema object names a discriminator by its property (a string); pydantic
+    writes OpenAPI's object (`propertyName` and `mapping`), which the AsyncAPI parser
+    refuses."""
+    if isinstance(value, dict):
+        return {
+            k: (v["propertyName"] if k == "discriminator" and isinstance(v, dict) else
+                _asyncapi_discriminators(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_asyncapi_discriminators(v) for v in value]
+    return value
 
 
 def _rewrite_refs(value: Any, old: str, new: str) -> Any:

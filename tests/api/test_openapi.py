@@ -127,3 +127,15 @@ async def test_the_replay_is_documented_for_a_viewer(client: httpx.AsyncClient) 
     assert {"401", "403", "404", "422"} <= set(replay["responses"])
     schema = document["components"]["schemas"]["ReplayOut"]["properties"]
     assert {"players", "dealer", "events", "result", "steps", "variant"} <= set(schema)
+
+
+async def test_operation_ids_are_the_routes_names_and_unique(client: httpx.AsyncClient) -> None:
+    """A client generated from the document gets readable method names (`login`, not
+    `login_auth_login_post`), one per operation."""
+    paths = (await client.get("/openapi.json")).json()["paths"]
+    ids = [op["operationId"] for item in paths.values() for op in item.values()
+           if isinstance(op, dict) and "operationId" in op]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert paths["/auth/login"]["post"]["operationId"] == "login"
+    assert paths["/tables/{table_id}/sit"]["post"]["operationId"] == "sit"
+    assert not [i for i in ids if i.endswith(("_get", "_post", "_delete", "_put", "_patch"))]
