@@ -70,6 +70,7 @@ from app.protocol import (
     ServerMessage,
     UnwatchMessage,
     WatchMessage,
+    hello_version,
     parse_client,
     parse_hello,
 )
@@ -87,6 +88,7 @@ log = logging.getLogger(__name__)
 router = APIRouter()
 
 CLOSE_UNAUTHORIZED = 4401
+CLOSE_VERSION = 4426  # a hello naming a protocol version this server does not speak
 CLOSE_REPLACED = 4000
 CLOSE_TOO_SLOW = 4008
 CLOSE_WATCH_TOO_SLOW = 4009  # a spectator let more than ws_watch_queue_bytes wait
@@ -295,7 +297,13 @@ async def _hello(websocket: WebSocket, settings: Settings) -> Account | None:
         return None
     if frame["type"] == "websocket.disconnect":
         return None
-    hello = parse_hello(frame.get("text") or frame.get("bytes") or b"")
+    raw = frame.get("text") or frame.get("bytes") or b""
+    hello = parse_hello(raw)
+    if hello is None and (other := hello_version(raw)) is not None:
+        await websocket.close(  # a client of another version: say which this server speaks
+            CLOSE_VERSION, f"protocol version {other!r} is not served here; versions: 2"
+        )
+        return None
     if hello is None:
         await websocket.close(
             CLOSE_UNAUTHORIZED, 'the first message is {"v": 2, "type": "hello", "token": ...}'

@@ -37,7 +37,7 @@ from app.protocol.messages import (
     WatchingMessage,
     WatchMessage,
 )
-from app.protocol.parse import MAX_MESSAGE_BYTES, parse_client, parse_hello
+from app.protocol.parse import MAX_MESSAGE_BYTES, hello_version, parse_client, parse_hello
 from app.protocol.tiles import TileCode, to_code, to_tile
 from app.protocol.views import SeatView, view_model
 
@@ -78,6 +78,7 @@ __all__ = [
     "WireAction",
     "event_payload",
     "from_rules_action",
+    "hello_version",
     "logged_action",
     "parse_client",
     "parse_hello",

@@ -11,6 +11,7 @@ from app.protocol.base import MAX_SEQ
 from app.protocol.messages import (
     CLIENT_MESSAGE,
     HELLO,
+    VERSION,
     ActionMessage,
     ClientMessage,
     ErrorMessage,
@@ -67,6 +68,21 @@ def _carried_seq(raw: bytes) -> int | None:
     if isinstance(seq, int) and not isinstance(seq, bool) and 0 <= seq <= MAX_SEQ:
         return seq
     return None
+
+
+def hello_version(raw: str | bytes) -> object | None:
+    """The `v` of a first message that is a ``hello`` naming a version other than this
+    one (a client of another protocol version), else None."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("type") != "hello" or "v" not in data:
+        return None
+    v = data["v"]
+    return None if v == VERSION and not isinstance(v, bool) else v
 
 
 def parse_hello(raw: str | bytes) -> HelloMessage | None:

@@ -56,6 +56,7 @@ def _schema() -> dict[str, Any]:
             }
     for definition in defs.values():
         _describe_constants(definition)
+    _open_to_added_fields(defs)
     return {
         "$schema": JSON_SCHEMA_DIALECT,
         "title": f"zjmahjong table protocol, version {VERSION}",
@@ -70,6 +71,40 @@ _UNION_DESCRIPTIONS = {
     "ClientMessage": "What a client sends after its hello, by `type`.",
     "ServerMessage": "What the server sends, by `type`.",
 }
+
+
+def _open_to_added_fields(defs: dict[str, Any]) -> None:
+    """What only the server sends may gain fields within a version (docs/protocol.md,
+    "Compatibility"), so its schemas allow fields they do not name: a client generated from
+    them keeps working when the server adds one. What a client sends stays closed (the
+    server refuses a field it does not know), and so does a definition the client's
+    messages share."""
+    sent_by_clients = _reachable(defs, ("HelloMessage", "ClientMessage"))
+    for name, definition in defs.items():
+        if name not in sent_by_clients and definition.get("additionalProperties") is False:
+            del definition["additionalProperties"]
+
+
+def _reachable(defs: dict[str, Any], roots: tuple[str, ...]) -> set[str]:
+    """The definitions `roots` refer to, themselves included, however deep."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in defs:
+            continue
+        seen.add(name)
+        todo += [ref.rsplit("/", 1)[1] for ref in _refs(defs[name])]
+    return seen
+
+
+def _refs(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        found = [value["$ref"]] if isinstance(value.get("$ref"), str) else []
+        return found + [r for v in value.values() for r in _refs(v)]
+    if isinstance(value, list):
+        return [r for v in value for r in _refs(v)]
+    return []
 
 
 def _describe_constants(definition: dict[str, Any]) -> None:

@@ -46,7 +46,7 @@ async def test_a_loaded_node_sheds_new_work_keeps_playing_and_recovers(
     settings = Settings(
         database_url=database_url, jwt_secret="test-secret-" + "x" * 32, argon2_time_cost=1,
         argon2_memory_kib=1024, argon2_parallelism=1, bot_delay_ms="0",
-        shed_lag=0.05, shed_window=1.0, shed_calm=1.0, **UNTHROTTLED,
+        shed_lag=0.25, shed_window=1.0, shed_calm=1.0, **UNTHROTTLED,
     )
     app: FastAPI = create_app(settings)
     async with app.router.lifespan_context(app):
@@ -73,13 +73,14 @@ async def test_a_loaded_node_sheds_new_work_keeps_playing_and_recovers(
                     await registry.sit(live.table_id, account, bot=True)
             await until(lambda: len(shown_ended(sinks.values())) >= TABLES, 60, "hands played")
 
-            # more work than the node can do: its loop is held 80 ms of every 100 (a stand-in
-            # for more tables than its core can serve), until it sheds
+            # more work than the node can do: its loop is held half a second at a time (a
+            # stand-in for more tables than its core can serve; far over the limit, so that
+            # a test machine's own load neither makes nor unmakes the difference)
             hogging = asyncio.Event()
 
             async def hog() -> None:
                 while not hogging.is_set():
-                    time.sleep(0.08)  # noqa: ASYNC251 - holding the loop is the point
+                    time.sleep(0.5)  # noqa: ASYNC251 - holding the loop is the point
                     await asyncio.sleep(0.02)
 
             load = asyncio.create_task(hog())
@@ -97,7 +98,7 @@ async def test_a_loaded_node_sheds_new_work_keeps_playing_and_recovers(
             metrics = (await http.get("/metrics")).text
             assert _metric(metrics, "mahjong_node_busy") == 1
             assert _metric(metrics, "mahjong_busy_spells_total") >= 1
-            assert _metric(metrics, "mahjong_loop_lag_seconds") > 0.01
+            assert _metric(metrics, "mahjong_loop_lag_seconds") > 0.25
             for what in ("table", "sit", "room", "quick_match"):
                 assert _metric(metrics, f'mahjong_shed_requests_total{{what="{what}"}}') >= 1
 

@@ -96,7 +96,6 @@ async def test_no_hello_a_bad_hello_or_a_bad_token_closes_with_4401(tmp_path: Pa
                 hello("nonsense"),
                 hello(ann.token[:-2]),  # the signature does not match
                 json.dumps({"type": "hello", "token": ann.token}),  # no version
-                json.dumps({"v": 1, "type": "hello", "token": ann.token}),
                 json.dumps({"v": 2, "type": "ping", "nonce": "n"}),  # not a hello first
                 hello(ann.token).encode(),  # a binary frame
             ):
@@ -104,6 +103,23 @@ async def test_no_hello_a_bad_hello_or_a_bad_token_closes_with_4401(tmp_path: Pa
                     await ws.send(first)
                     code, _ = await _closed(ws)
                     assert code == 4401, first
+
+
+async def test_a_hello_of_another_protocol_version_is_told_which_this_server_speaks(
+    tmp_path: Path,
+) -> None:
+    """A client of version 1 or of a version to come is closed with 4426 and a reason that
+    names the versions served (docs/protocol.md, "Compatibility"), not the 4401 of a bad
+    token: it should update, not log in again."""
+    with _server(tmp_path) as address:
+        async with asyncio.timeout(30), httpx.AsyncClient(base_url=f"http://{address}") as http:
+            ann = await _account(http, "ann")
+            for v in (1, 3, "2"):
+                async with connect(f"ws://{address}/ws") as ws:
+                    await ws.send(json.dumps({"v": v, "type": "hello", "token": ann.token}))
+                    code, reason = await _closed(ws)
+                    assert code == 4426, v
+                    assert reason.endswith("versions: 2"), reason
 
 
 async def test_a_hello_the_database_cannot_check_closes_with_try_again_later(

@@ -86,9 +86,11 @@ async def test_metrics_follow_a_hand(server: str) -> None:
                     last_seq = message["seq"]
                     if message["event"]["kind"] == "hand_ended":
                         break
-                elif message["type"] == "prompt":
-                    if not playing:
+                    if not playing:  # (a prompt's scrape, below, if one comes first)
+                        # the hand's first event: read while it is in play, in case the
+                        # bots end it before this seat is ever asked anything
                         playing = await scrape(http)
+                elif message["type"] == "prompt":
                     legal = message["legal_actions"]
                     # prefer an action that changes the hand (a discard, a claim, a win)
                     action = next((a for a in legal if a["type"] != "pass"), legal[0])

@@ -109,7 +109,9 @@ def test_a_message_outside_a_vocabulary_is_refused_by_the_schema() -> None:
              "event": won}
     assert violation(event) is None
     assert violation({**event, "event": {**won, "specials": ["big_pungs"]}}) is not None
-    assert violation({**event, "event": {**won, "surprise": 1}}) is not None
+    # a field it does not name is one the server added within the version: allowed
+    # (docs/protocol.md, "Compatibility")
+    assert violation({**event, "event": {**won, "surprise": 1}}) is None
     assert violation({**event, "seq": -1}) is not None
 
 
@@ -168,6 +170,23 @@ def test_the_asyncapi_document_lists_every_message_both_ways() -> None:
     messages = document["components"]["messages"]
     assert messages["chat"]["title"] == "ChatMessage"
     assert messages["chat_from_client"]["title"] == "SendChatMessage"
+
+
+def test_what_only_the_server_sends_may_gain_fields_what_a_client_sends_may_not() -> None:
+    """docs/protocol.md, "Compatibility": a client generated from the schema keeps working
+    when the server adds a field to its messages within a version; the server still
+    refuses a field it does not know in a client's message (and in an action, which both
+    sides send)."""
+    schema = protocol_schema()
+
+    def errors(name: str, message: dict[str, object]) -> list[object]:
+        wrapped = {"$ref": f"#/$defs/{name}", "$defs": schema["$defs"]}
+        return list(Draft202012Validator(wrapped).iter_errors(message))
+
+    assert not errors("PongMessage", {"v": 2, "type": "pong", "nonce": "n", "added": 1})
+    assert errors("PingMessage", {"v": 2, "type": "ping", "nonce": "n", "added": 1})
+    closed = {n for n, d in schema["$defs"].items() if d.get("additionalProperties") is False}
+    assert "DiscardAction" in closed and "SeatedMessage" not in closed
 
 
 def test_the_asyncapi_discriminators_are_property_names() -> None:
