@@ -61,8 +61,8 @@ class Settler:
         self.batch = batch
         self.runners = runners
         self._loop_room = loop_room
-        self._waiting: deque[tuple[Job, asyncio.Future[Stored | None]]] = deque()
-        self._since: deque[float] = deque()  # when each waiting hand came, in order
+        # each waiting hand, its caller's future and when it came
+        self._waiting: deque[tuple[Job, asyncio.Future[Stored | None], float]] = deque()
         self._running: set[asyncio.Task[None]] = set()
 
     async def store(self, job: Job) -> Stored | None:
@@ -71,8 +71,7 @@ class Settler:
         hand in its batch (stored all the same: the store is idempotent, whoever stores
         the hand again)."""
         future: asyncio.Future[Stored | None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((job, future))
-        self._since.append(time.monotonic())
+        self._waiting.append((job, future, time.monotonic()))
         metrics.settle_queued(len(self._waiting))
         if len(self._running) < self.runners:
             task = asyncio.create_task(self._run(), name="settler")
@@ -87,19 +86,17 @@ class Settler:
             if not self._waiting:
                 return
             taken = [self._waiting.popleft() for _ in range(min(self.batch, len(self._waiting)))]
-            for _ in taken:
-                self._since.popleft()
             metrics.settle_queued(len(self._waiting))
             started = time.perf_counter()
             try:
                 outcomes: Sequence[Stored | None | Exception] = await self._store(
-                    [job for job, _ in taken]
+                    [job for job, _, _ in taken]
                 )
             except Exception as error:  # store_hands answers per hand; this is a bug
                 log.exception("storing a batch of %d hands failed", len(taken))
                 outcomes = [error] * len(taken)
             metrics.settle_batch(len(taken), started - waited, time.perf_counter() - started)
-            for (_, future), outcome in zip(taken, outcomes, strict=True):
+            for (_, future, _), outcome in zip(taken, outcomes, strict=True):
                 if future.done():
                     continue
                 if isinstance(outcome, Exception):
@@ -109,7 +106,7 @@ class Settler:
 
     def oldest_wait(self) -> float:
         """Seconds the first hand waiting for its turn has waited (0: none waits)."""
-        return time.monotonic() - self._since[0] if self._since else 0.0
+        return time.monotonic() - self._waiting[0][2] if self._waiting else 0.0
 
     async def stop(self, grace: float) -> None:
         """Let the batches being stored (and those waiting) finish for up to `grace`
