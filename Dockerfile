@@ -13,6 +13,9 @@ WORKDIR /srv/zjmahjong
 COPY pyproject.toml README.md ./
 COPY app ./app
 RUN pip install .
+# the client kit's modules, which the web router serves at /static/kit/ from beside app/
+# (the browser client imports them: one copy, clients/js/src, for the page and the npm package)
+COPY clients/js/src ./clients/js/src
 # the migrations run from the source tree (app/store/migrate.py finds them next to app/)
 COPY alembic.ini ./
 COPY migrations ./migrations

@@ -1,7 +1,8 @@
-"""The client's hand model (app/web/static/js/model.js), run in the browser, agrees with the
-server: fed seat 0's events of self-played hands of every variant, after every step that
-sent events it shows the same wall count, the same tile count per seat and seat 0's own
-tiles as the server's view of that seat; a snapshot of the view rebuilds the same."""
+"""The client's hand model (clients/js/src/model.js, served at /static/kit/), run in the
+browser, agrees with the server: fed seat 0's events of self-played hands of every variant,
+after every step that sent events it shows the same wall count, the same tile count per seat
+and seat 0's own tiles as the server's view of that seat; a snapshot of the view rebuilds
+the same."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def _hands() -> list[dict[str, Any]]:
 
 
 CHECK = """async (hands) => {
-  const { applyEvent, emptyHand, fromSnapshot } = await import("/static/js/model.js");
+  const { applyEvent, emptyHand, fromSnapshot } = await import("/static/kit/model.js");
   const { sortHand } = await import("/static/js/tiles.js");
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const sorted = (tiles) => [...(tiles || [])].sort();

@@ -1,7 +1,7 @@
-"""The reference client of the table socket (app/web/static/js/protocol.js), run in Chromium
-against a real server: a lost event is resumed from the last seq and a duplicate ignored;
-a refused action comes back paired with the message that carried its ref_seq; after the
-connection is closed from the server's side the client reconnects, resumes and holds the
+"""The reference client of the table socket (the client kit's clients/js/src/protocol.js), run
+in Chromium against a real server: a lost event is resumed from the last seq and a duplicate
+ignored; a refused action comes back paired with the message that carried its ref_seq; after
+the connection is closed from the server's side the client reconnects, resumes and holds the
 server's own view of the hand; a `rate_limited` notice makes it send a dropped action once
 more, and the refusal of a copy of an action that was taken is not reported; a newer
 connection of the account (4000) ends it. A spectator's client watches from a snapshot,
@@ -31,8 +31,8 @@ FIRST_PROMPT = 6  # hand_started, four deals, the wild turned
 HARMLESS = {"stale", "not_your_turn", "already_answered", "hand_over", "not_in_hand"}
 
 HARNESS = """async ({ token, tableId, drop, dup, watch }) => {
-  const { ProtocolClient } = await import("/static/js/protocol.js");
-  const { applyEvent, emptyHand, fromSnapshot } = await import("/static/js/model.js");
+  const { ProtocolClient } = await import("/static/kit/protocol.js");
+  const { applyEvent, emptyHand, fromSnapshot } = await import("/static/kit/model.js");
   const tap = { tableId, sent: [], received: [], log: [], sockets: [], drop: new Set(drop),
     dup: new Set(dup), hand: null, prompt: null };
   window.tap = tap;
@@ -332,7 +332,7 @@ def test_a_newer_connection_of_the_account_ends_the_older_client(
     token, table_id = _seated_player(server, "twice")
     _start(page, token, table_id)
     page.evaluate("""async ([token, tableId]) => {
-      const { ProtocolClient } = await import("/static/js/protocol.js");
+      const { ProtocolClient } = await import("/static/kit/protocol.js");
       tap.newer = [];
       tap.second = new ProtocolClient({ url: `ws://${location.host}/ws`, token: () => token,
         onSeated: (m) => tap.newer.push(m), onStatus: (s) => tap.newer.push(s) });

@@ -1,8 +1,10 @@
-"""The replay viewer's model (app/web/static/js/replaymodel.js), run in the browser, agrees
-with the server through self-played hands of every variant: fed a player's events (seat 0's
-copy) it shows the server's wall count, tile count per seat and seat 0's tiles after every
-step; fed an administrator's (every tile) it shows every seat's tiles; the deal is one step
-and every later event one more; the last step is the settlement."""
+"""The replay viewer's steps (the client kit's replay.js, over the one table model, model.js,
+that live play uses too), run in the browser, agree with the server through self-played
+hands of every variant: fed a player's events (seat 0's copy) the model shows the server's
+wall count, tile count per seat and seat 0's tiles after every step; fed an administrator's
+(every tile) it shows every seat's tiles; the deal is one step and every later event one
+more, a draw shown in its own step only (another seat's hidden); the last step is the
+settlement."""
 
 from __future__ import annotations
 
@@ -48,7 +50,8 @@ def _hands() -> list[dict[str, Any]]:
 
 
 CHECK = """async (hands) => {
-  const { apply, buildSteps, emptyState } = await import("/static/js/replaymodel.js");
+  const { buildSteps } = await import("/static/kit/replay.js");
+  const { applyEvent: apply, emptyHand: emptyState } = await import("/static/kit/model.js");
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const sorted = (tiles) => [...(tiles || [])].sort();
   const wrong = [];
@@ -78,6 +81,13 @@ CHECK = """async (hands) => {
       wrong.push(`${hand.variant} seed ${hand.seed}: the last step is not the revealed settlement`);
     }
     if (steps[0].state.ended) wrong.push(`${hand.variant} seed ${hand.seed}: steps share their state`);
+    steps.slice(1).forEach((step, i) => {
+      const e = step.events[0];
+      const drawn = e.kind !== "drew" ? null : e.seat === 0 ? e.tile : "hidden";
+      if (step.drawn !== drawn || step.actor !== (e.seat ?? null)) {
+        wrong.push(`${hand.variant} seed ${hand.seed} step ${i + 1}: drawn ${step.drawn}, actor ${step.actor}`);
+      }
+    });
   }
   return wrong;
 }"""

@@ -1,12 +1,20 @@
 """Serving the client (no browser needed): the page and its files at `/` and `/static/`,
-nothing outside that folder, and the seat plates' read `GET /tables/{id}/players`."""
+the client kit's modules (clients/js/src) at `/static/kit/`, nothing outside those folders,
+the image carrying the kit where the server looks for it, and the seat plates' read
+`GET /tables/{id}/players`."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import httpx
 
 from app.store.db import Database
+from app.web.router import KIT
 from tests.api.helpers import assert_error, fund_house, player
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_the_page_and_its_modules_are_served(client: httpx.AsyncClient) -> None:
@@ -31,6 +39,45 @@ async def test_nothing_outside_the_static_folder_is_served(client: httpx.AsyncCl
         "/static/js",
     ):
         assert_error(await client.get(path), 404, "not_found")
+
+
+async def test_the_client_kit_is_served_to_the_page(client: httpx.AsyncClient) -> None:
+    """The page's table, quick match and replay import the kit's modules (one copy, the npm
+    package's), served as the page's own files are."""
+    table = (await client.get("/static/js/table.js")).text
+    assert 'from "../kit/protocol.js"' in table and 'from "../kit/model.js"' in table
+    assert 'from "../kit/verify.js"' in table
+    assert 'from "../kit/replay.js"' in (await client.get("/static/js/replay.js")).text
+    for name in ("protocol.js", "model.js", "replay.js", "verify.js", "index.js"):
+        served = await client.get(f"/static/kit/{name}")
+        assert served.status_code == 200, name
+        assert served.headers["content-type"] == "text/javascript; charset=utf-8"
+        assert served.headers["cache-control"] == "no-cache"
+        assert served.text == (KIT / name).read_text(encoding="utf-8")
+    assert "export class ProtocolClient" in (await client.get("/static/kit/protocol.js")).text
+
+
+async def test_nothing_outside_the_kit_is_served(client: httpx.AsyncClient) -> None:
+    for path in (
+        "/static/kit/../package.json",
+        "/static/kit/%2e%2e/package.json",
+        "/static/kit/..%2f..%2f..%2fpyproject.toml",
+        "/static/kit/..%2ftypes%2fprotocol.d.ts",
+        "/static/kit/nope.js",
+        "/static/kit/",
+    ):
+        assert_error(await client.get(path), 404, "not_found")
+
+
+def test_the_image_carries_the_kit_where_the_server_looks_for_it() -> None:
+    """The Dockerfile's working directory holds app/ (`python -m app` runs it from there), so
+    the kit must be copied to the same place beside it as in the source tree."""
+    lines = (ROOT / "Dockerfile").read_text().splitlines()
+    copies = [line.split()[1:] for line in lines if re.match(r"COPY \S+ \S+$", line)]
+    beside_app = KIT.relative_to(ROOT)
+    assert [str(beside_app), f"./{beside_app}"] in copies
+    assert ["app", "./app"] in copies
+    assert "**/node_modules" in (ROOT / ".dockerignore").read_text().split()
 
 
 async def test_the_players_of_a_table(client: httpx.AsyncClient, db: Database) -> None:

@@ -1,4 +1,4 @@
-"""The browser's verifier (app/web/static/js/verify.js) agrees with Python's
+"""The browser's verifier (the client kit's clients/js/src/verify.js) agrees with Python's
 (app/rules/verify.py): the same SHA-256, the same Mersenne Twister seeding from the seed's
 bytes, the same dice and wall for many seeds of every variant, and the same verdict on real
 hands' transcripts and on doctored ones. At a table the settlement shows the mark: verified
@@ -86,7 +86,7 @@ def _doctored(seen: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 
 AGREE = """async (cases) => {
-  const v = await import("/static/js/verify.js");
+  const v = await import("/static/kit/verify.js");
   return cases.map((c) => {
     const seed = v.fromHex(c.seed);
     const made = v.shuffleOf(seed, c.variant);
@@ -126,7 +126,7 @@ def test_the_javascript_verifier_agrees_with_python_on_every_variant(client_page
     assert verdicts.count("failed") >= 4 * len(VARIANTS) * HANDS_PER_VARIANT
 
 
-SHA = """(lengths) => import("/static/js/verify.js").then((v) =>
+SHA = """(lengths) => import("/static/kit/verify.js").then((v) =>
   lengths.map((n) => v.sha256Hex(Uint8Array.from({ length: n }, (_, i) => (i * 7 + n) % 256))))"""
 
 
@@ -138,7 +138,7 @@ def test_the_javascript_sha256_is_sha256_at_every_padding_boundary(client_page: 
 
 
 PROOF = """async ({events, view}) => {
-  const { HandProof } = await import("/static/js/verify.js");
+  const { HandProof } = await import("/static/kit/verify.js");
   const whole = new HandProof();
   for (const e of events) whole.event(e);
   const joined = new HandProof();

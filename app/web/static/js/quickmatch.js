@@ -10,7 +10,7 @@ import { api, ApiError, refreshTokens, session } from "./api.js";
 import { fmt, h } from "./dom.js";
 import { showErrorIn } from "./errors.js";
 import { currentLang, t } from "./i18n.js";
-import { ProtocolClient } from "./protocol.js";
+import { ProtocolClient } from "../kit/protocol.js";
 
 const STATUS_MS = 2000; // GET /quick-match while queued
 const LEVELS_MS = 5000; // GET /quick-match/levels (who waits where) while the card shows

@@ -7,7 +7,7 @@ import { api } from "./api.js";
 import { fmt, h } from "./dom.js";
 import { showErrorIn } from "./errors.js";
 import { currentLang, special, t } from "./i18n.js";
-import { buildSteps } from "./replaymodel.js";
+import { buildSteps } from "../kit/replay.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";
 
 const WINDS = ["east", "south", "west", "north"];
@@ -139,7 +139,7 @@ function seatPanel(r, step, seatNo, index) {
   const state = step.state;
   const seat = state.seats[seatNo];
   const wild = state.wild ? state.wild.wild : null;
-  const acting = state.actor === seatNo && !state.ended;
+  const acting = step.actor === seatNo && !state.ended;
   const won = state.wins.some((w) => w.seat === seatNo);
   const name = r.name(seatNo);
   const badges = [];
@@ -152,7 +152,8 @@ function seatPanel(r, step, seatNo, index) {
   let hand;
   if (seat.hand) {
     const tiles = [...seat.hand];
-    const drawn = seat.drawn && seat.drawn !== "hidden" && tiles.includes(seat.drawn) ? seat.drawn : null;
+    const drew = step.actor === seatNo ? step.drawn : null; // the tile drawn in this step
+    const drawn = drew && drew !== "hidden" && tiles.includes(drew) ? drew : null;
     if (drawn) tiles.splice(tiles.lastIndexOf(drawn), 1);
     hand = h("div", { class: "rp-hand", role: "group", "aria-label": t("rp_hand_of", { name }) },
       sortHand(tiles, wild).map((code) => tileOf(state, code)),

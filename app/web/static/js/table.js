@@ -13,13 +13,13 @@ import { api, ApiError, refreshTokens, session } from "./api.js";
 import { announce } from "./dom.js";
 import { codeText, errorText } from "./errors.js";
 import { t } from "./i18n.js";
-import { applyEvent, emptyHand, fromSnapshot } from "./model.js";
-import { ProtocolClient } from "./protocol.js";
+import { applyEvent, emptyHand, fromSnapshot } from "../kit/model.js";
+import { ProtocolClient } from "../kit/protocol.js";
 import { describe, entriesOfSnapshot, entryOf, push } from "./tablelog.js";
 import { nextDealerStreak, wildDiscardCosts } from "./tablerules.js";
 import { renderTable, restoreFocus, focusKey, updateCountdown, windOf } from "./tableview.js";
 import { loadRoom, onRoomMessage, roomFocus, updateRoomClock } from "./tableroom.js";
-import { HandProof } from "./verify.js";
+import { HandProof } from "../kit/verify.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers

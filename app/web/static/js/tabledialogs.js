@@ -4,7 +4,7 @@
 
 import { h, fmt } from "./dom.js";
 import { reason, special, t } from "./i18n.js";
-import { silverMoved } from "./model.js";
+import { silverMoved } from "../kit/model.js";
 import { wildName } from "./tablerules.js";
 import { scoreSheet } from "./scoresheet.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";

@@ -1,13 +1,23 @@
-// The hand as this seat sees it, rebuilt from protocol events (or a snapshot). No DOM here:
-// `applyEvent` and `fromSnapshot` only change plain objects, so the view can redraw from them.
-
-import { removeOne } from "./tiles.js";
+// The table model: a hand as one seat (or a spectator, or an administrator's replay) sees it,
+// rebuilt from the protocol's event payloads or a snapshot. ONE reducer, shared by live play
+// (the browser's table page, a bot) and the replay viewer (replay.js: its steps are this
+// reducer's state after each event). No DOM and no I/O: `applyEvent` and `fromSnapshot` only
+// change plain objects, so a view can redraw from them and a test can compare them.
+//
+// What a seat may not see stays hidden: another seat's deal, draws and concealed kongs come
+// with null tiles, so those seats hold a `count` of face-down tiles and `hand: null` until
+// `won` (the winner's hand) or `hand_ended` (every hand) reveals them. Fed an administrator's
+// replay (every tile), every seat's `hand` is known from the deal.
+//
+// An event kind this version does not know changes nothing (docs/protocol.md,
+// "Compatibility": the server may add kinds within a version).
 
 function emptySeat(seat) {
   return { seat, hand: null, count: 0, melds: [], discards: [], flowers: [], decision: null,
     escaped: false };
 }
 
+// The state before any event: `applyEvent` of `hand_started` resets it to this too.
 export function emptyHand() {
   return {
     handId: null, variant: null, dealer: 0, dice: null, wall: 0, wild: null,
@@ -16,7 +26,16 @@ export function emptyHand() {
   };
 }
 
-export function fromSnapshot(view, handId) {
+// Remove one `code` from `tiles` (in place); whether there was one.
+export function removeOne(tiles, code) {
+  const i = tiles.indexOf(code);
+  if (i >= 0) tiles.splice(i, 1);
+  return i >= 0;
+}
+
+// The state a snapshot's `view` shows (a `snapshot` message's view and hand_id): it
+// replaces whatever was held.
+export function fromSnapshot(view, handId = null) {
   const h = emptyHand();
   h.handId = handId;
   h.variant = view.variant;
@@ -46,28 +65,31 @@ function takeFromHand(seat, tiles) {
   seat.count = Math.max(0, seat.count - tiles.length);
 }
 
+// 加杠: the seat's 碰 of those tiles becomes the kong, and the added tile (`claimed`) leaves
+// the hand
+function addedKong(seat, e, tiles) {
+  const pung = seat.melds.find((m) => m.kind === "pung" && tiles && m.tiles &&
+    m.tiles.every((x) => tiles.includes(x)));
+  if (pung) {
+    pung.kind = "added_kong";
+    pung.tiles = tiles;
+    pung.added = e.claimed ?? null;
+  } else {
+    seat.melds.push({ kind: e.meld, tiles, claimed: e.claimed ?? null, from_seat: null });
+  }
+  // an older server named no added tile: whichever of the kong's tiles is still in the hand
+  const added = e.claimed ?? (tiles && seat.hand ? tiles.find((x) => seat.hand.includes(x)) : null);
+  if (added) takeFromHand(seat, [added]);
+  else seat.count = Math.max(0, seat.count - 1);
+}
+
 function melded(h, e) {
   const seat = h.seats[e.seat];
   const tiles = e.tiles ? [...e.tiles] : null;
   if (e.meld === "added_kong") {
-    const added = tiles ? tiles[tiles.length - 1] : null;
-    const pung = seat.melds.find((m) => m.kind === "pung" && tiles && m.tiles &&
-      m.tiles.some((x) => tiles.includes(x)));
-    if (pung) {
-      pung.kind = "added_kong";
-      pung.tiles = tiles;
-    } else {
-      seat.melds.push({ kind: e.meld, tiles, claimed: e.claimed, from_seat: e.from_seat });
-    }
-    if (seat.hand && added) {
-      // the added tile is whichever of the kong's tiles is still in the hand
-      const inHand = tiles.find((x) => seat.hand.includes(x)) ?? added;
-      takeFromHand(seat, [inHand]);
-    } else {
-      seat.count = Math.max(0, seat.count - 1);
-    }
+    addedKong(seat, e, tiles);
   } else {
-    seat.melds.push({ kind: e.meld, tiles, claimed: e.claimed, from_seat: e.from_seat });
+    seat.melds.push({ kind: e.meld, tiles, claimed: e.claimed ?? null, from_seat: e.from_seat ?? null });
     if (tiles) {
       const fromHand = [...tiles];
       if (e.claimed) removeOne(fromHand, e.claimed);
@@ -96,25 +118,42 @@ function melded(h, e) {
   h.drawn = null;
 }
 
-// Apply one event payload to the hand `h` (in place) and return it.
-export function applyEvent(h, e, handId) {
+// A flower is laid out, then its replacement drawn from the tail. When no replacement
+// follows, the flower was turned up from the wall (福州 开金), not taken from the hand: undo.
+function settleFlower(h, e) {
   const flower = h.pendingFlower;
   h.pendingFlower = null;
-  if (flower && !(e.kind === "drew" && e.seat === flower.seat && e.from_tail)) {
-    // no replacement followed: the flower was turned up from the wall (福州 开金), not
-    // taken from the hand
-    const seat = h.seats[flower.seat];
-    seat.count += 1;
-    if (flower.removed && seat.hand) seat.hand.push(flower.tile);
-    h.wall -= 1;
-  }
+  if (!flower || (e.kind === "drew" && e.seat === flower.seat && e.from_tail)) return;
+  const seat = h.seats[flower.seat];
+  seat.count += 1;
+  if (flower.removed && seat.hand) seat.hand.push(flower.tile);
+  h.wall -= 1;
+}
+
+// The hands, melds and flowers `hand_ended` reveals replace what was held.
+function revealed(h, e) {
+  h.ended = { ...e };
+  e.hands.forEach((tiles, s) => {
+    h.seats[s].hand = [...tiles];
+    h.seats[s].count = tiles.length;
+  });
+  (e.melds || []).forEach((melds, s) => {
+    h.seats[s].melds = melds.map((m) => ({ kind: m.meld, tiles: [...m.tiles], claimed: m.claimed,
+      from_seat: m.from_seat }));
+  });
+  (e.flowers || []).forEach((flowers, s) => { h.seats[s].flowers = [...flowers]; });
+  h.turn = null;
+}
+
+// Apply one event payload (a message's `event`) to the hand `h`, in place, and return it.
+// `handId` (the message's hand_id) is kept from `hand_started`.
+export function applyEvent(h, e, handId = null) {
+  settleFlower(h, e);
   switch (e.kind) {
-    case "hand_started": {
-      const fresh = emptyHand();
-      Object.assign(h, fresh, { handId, variant: e.variant, dealer: e.dealer, dice: e.dice,
+    case "hand_started":
+      Object.assign(h, emptyHand(), { handId, variant: e.variant, dealer: e.dealer, dice: e.dice,
         wall: e.wall_size });
       break;
-    }
     case "dealt": {
       const seat = h.seats[e.seat];
       seat.count = e.count;
@@ -142,7 +181,7 @@ export function applyEvent(h, e, handId) {
       const seat = h.seats[e.seat];
       seat.count += 1;
       if (seat.hand && e.tile) seat.hand.push(e.tile);
-      h.drawn = e.tile;
+      h.drawn = e.tile ?? null;
       h.turn = e.seat;
       h.wall -= 1;
       h.lastDiscard = null;
@@ -162,7 +201,7 @@ export function applyEvent(h, e, handId) {
       melded(h, e);
       break;
     case "penalized":
-      h.penalties.push({ seat: e.seat, reason: e.reason, tile: e.tile });
+      h.penalties.push({ seat: e.seat, reason: e.reason, tile: e.tile ?? null });
       break;
     case "gold_robbed": {
       const seat = h.seats[e.seat];
@@ -172,6 +211,10 @@ export function applyEvent(h, e, handId) {
     }
     case "won":
       h.wins.push({ ...e });
+      if (Array.isArray(e.hand)) { // the winner shows the hand
+        h.seats[e.seat].hand = [...e.hand];
+        h.seats[e.seat].count = e.hand.length;
+      }
       break;
     case "exhaustive_draw":
       h.drawnHand = true;
@@ -180,12 +223,7 @@ export function applyEvent(h, e, handId) {
       h.seats[e.seat].escaped = true;
       break;
     case "hand_ended":
-      h.ended = { ...e };
-      e.hands.forEach((tiles, s) => {
-        h.seats[s].hand = [...tiles];
-        h.seats[s].count = tiles.length;
-      });
-      h.turn = null;
+      revealed(h, e);
       break;
     default:
       break;
