@@ -764,6 +764,11 @@ def _exhaustive_draw(state: HandState, events: list[Event]) -> None:
 
 
 def _escape(state: HandState, seat: int, events: list[Event]) -> None:
+    window = state.window
+    if state.phase == "rob" and window is not None:
+        # a 加杠 still open to robbing was never made (no event shows it): its tile goes
+        # back to the declarer's hand, where the end reveals it
+        state.concealed[window.discarder][window.tile] += 1
     state.escaped = seat
     state.window = None
     events.append(Escaped(seat))

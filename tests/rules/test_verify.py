@@ -146,12 +146,14 @@ def test_the_documented_hand_verifies() -> None:
 
 
 def _hand_with_draws(variant: str = "lishui") -> tuple[bytes, list[Payload]]:
-    """Seat 0's transcript of a hand in which it draws from the front and from the tail."""
+    """Seat 0's transcript of a hand won before the wall ran out, in which it draws from the
+    front and from the tail."""
     for n in range(500):
         seed = hashlib.sha256(f"{variant}{n}".encode()).digest()
         seen = _as_seen(_play(variant, seed, greedy=False), 0)
         draws = [e for e in seen if e["kind"] == "drew" and e["tile"] is not None]
-        if len(draws) > 3 and any(d["from_tail"] for d in draws):
+        if (len(draws) > 3 and any(d["from_tail"] for d in draws)
+                and seen[-1]["outcome"] == "win"):
             return seed, seen
     raise AssertionError("no such hand")
 
@@ -160,9 +162,22 @@ def _other(code: str) -> str:
     return tile_code((parse_one(code) + 1) % 34)
 
 
+def _taken(seen: list[Payload], size: int = 136, hand_size: int = 13) -> set[int]:
+    """The wall positions a 丽水 hand took out: the deal, the front draws, the wild's
+    indicator (the (d1 + d2)-th from the tail) and the tail draws, which skip it."""
+    left = list(range(size))
+    turned = next(e for e in seen if e["kind"] == "wild_turned")
+    indicator = left.pop(size - sum(turned["dice"]))
+    fronts = sum(1 for e in seen if e["kind"] == "drew" and not e["from_tail"])
+    tails = sum(1 for e in seen if e["kind"] == "drew" and e["from_tail"])
+    dealt = 4 * hand_size + 1
+    return {*left[:dealt + fronts], indicator, *left[len(left) - tails:]}
+
+
 def test_one_changed_tile_of_the_wall_fails_the_check() -> None:
     """The seat's transcript against the seed's wall with one tile changed: it fails when
-    the tile is one the seat saw (its deal, its draws, the wild's indicator) and only then."""
+    the tile is one that left the wall (any seat's deal or draw, the wild's indicator: the
+    whole hand is rebuilt, so another seat's hidden tiles count too) and only then."""
     seed, seen = _hand_with_draws()
     made = verify.shuffle_of(seed, "lishui")
     assert verify.check_hand(seen, shuffle=made).ok
@@ -176,12 +191,17 @@ def test_one_changed_tile_of_the_wall_fails_the_check() -> None:
     dealt = verify.dealt_positions(seen[0]["dealer"], 13)[0]
     verdict = changed(dealt[3])
     assert verdict.status == "failed" and "seat 0's dealt tiles" in verdict.message, verdict
+    assert verdict.event == 2 + [e["seat"] for e in seen if e["kind"] == "dealt"].index(0)
     verdicts = [changed(p) for p in range(len(made.wall))]
-    drawn = sum(1 for e in seen if e["kind"] == "drew" and e["tile"] is not None)
-    assert sum(not v.ok for v in verdicts) == len(dealt) + drawn + 1
+    failed = {p for p, v in enumerate(verdicts) if not v.ok}
+    assert all(v.status == "failed" for v in verdicts if not v.ok)
+    assert failed == _taken(seen) and len(failed) < len(made.wall)
     assert any("draw" in v.message and "from the tail" in v.message for v in verdicts)
     assert any("draw" in v.message and "from the front" in v.message for v in verdicts)
     assert any("indicator" in v.message for v in verdicts if not v.ok)
+    # another seat's tiles, which this transcript never shows, are checked all the same
+    hidden = verify.dealt_positions(seen[0]["dealer"], 13)[2]
+    assert all(p in failed for p in hidden)
 
 
 @pytest.mark.parametrize("kind", ["dealt", "drew_front", "drew_tail", "wild_turned"])
@@ -287,7 +307,8 @@ def test_the_command_says_ok_or_the_first_mismatch(
     changed = [re.sub(r'"tiles":\["2m"', '"tiles":["3m"', line) for line in lines]
     assert changed != lines
     code, out = _run(["-"], monkeypatch, stdin="\n".join(changed))
-    assert code == 1 and out.startswith("MISMATCH hand T1-1: seat 0's dealt tiles"), out
+    assert code == 1 and re.match(r"MISMATCH hand T1-1: event 2 \(seq \d+\), dealt: seat 0's "
+                                  r"dealt tiles: the seed deals 2m ", out), out
 
     code, out = _run(["-"], monkeypatch, stdin="")
     assert code == 1 and "no hand" in out
