@@ -1,11 +1,20 @@
 // A reference client of the table WebSocket, protocol version 2 (docs/protocol.md, "A
-// reference client"). It knows the protocol and nothing of pages: it is given its
-// WebSocket class and timers, so it runs in a browser, a test page, React Native or Node.
-// The browser client's table page (table.js) is built on it.
+// reference client"): the client kit's connection (clients/js, @zjmahjong/client). It
+// knows the protocol and nothing of pages: it is given its WebSocket class and timers, so
+// it runs in a browser, a test page, React Native or Node. The browser client's table page
+// (table.js) is built on it.
 //
 // - Connecting: opens `url`, sends `hello` with the token `token()` gives (a string or a
 //   promise of one), then `resume` for each table it follows with the last seq it has, then
 //   a `ping` (its `pong` tells that the hello was taken) and a ping every 20 s.
+// - Heartbeat: a socket that hears nothing from the server within 10 s of a ping (no pong,
+//   no other frame) is taken for dead: a phone that lost its network often keeps a socket
+//   "open" for minutes, with no close event. The client drops it without waiting for a
+//   close handshake, reports `reconnecting` with `{code: 1006, reason: "pong_timeout"}` and
+//   connects again (1006 is what a browser reports for a connection lost without a close
+//   frame). A socket that does not open within 10 s is dropped the same way
+//   ("open_timeout"). `probe()` pings at once: call it when the app comes back to the
+//   foreground, so a socket that died in the background is noticed in seconds.
 // - Order: per table, an event is passed on only when its seq is the last one + 1; older
 //   ones are duplicates and ignored. A gap (or a prompt ahead of the last event) sends `resume`
 //   with the last seq, at most once per 3 s until something answers it. A snapshot
@@ -14,6 +23,9 @@
 //   and handed to `onError(error, sent)` (a refusal names only a seq: send one action per
 //   prompt). `stale` (the action was sent on an old state) also resumes.
 // - Dropped frames: see RESENDING below.
+// - Status: `onStatus(status, detail)` and the `status` property: `connecting`, `open`,
+//   `reconnecting` (detail: code, reason, wait in ms), or an end: `replaced`, `kicked`,
+//   `banned`, `unauthorized`, `closed` (by `close()`). A UI shows "reconnecting" from it.
 // - Reconnecting: after a drop, with a pause of 0.4 s doubling to 8 s, each taken at
 //   random between half and all of it (jitter: a server's clients do not all come back at
 //   once). After 4401 it calls `refresh()` first. It stops for good on 4000 (replaced by a
@@ -51,9 +63,12 @@ export const HARMLESS = new Set(["stale", "not_your_turn", "already_answered", "
 
 const OPEN = 1; // WebSocket.OPEN
 const DEFAULTS = {
-  pingMs: 20000, resyncMs: 3000, backoffMs: 400, backoffMaxMs: 8000,
-  pauseMs: 1100, resendWindowMs: 2000, kept: 32,
+  pingMs: 20000, pongTimeoutMs: 10000, openTimeoutMs: 10000, resyncMs: 3000, backoffMs: 400,
+  backoffMaxMs: 8000, pauseMs: 1100, resendWindowMs: 2000, kept: 32,
 };
+// what a socket dropped by the client itself is reported with: a connection lost without a
+// close frame, as a browser reports one
+const LOST = 1006;
 const noop = () => {};
 
 export class ProtocolClient {
@@ -75,7 +90,8 @@ export class ProtocolClient {
     this.ready = false; // the hello is sent: other messages may go
     this.retries = 0;
     this.stopped = true;
-    this.timers = { reconnect: null, ping: null, pause: null };
+    this.status = "closed"; // the last status given to onStatus
+    this.timers = { reconnect: null, ping: null, pause: null, pong: null, open: null };
     this.sent = []; // the last actions and resumes: {msg, at, copies (in flight), resent}
     this.pausedUntil = 0; // after rate_limited: messages wait in `held` until then
     this.held = [];
@@ -140,9 +156,12 @@ export class ProtocolClient {
   }
 
   connect() {
+    if (!this.o.WebSocket) {
+      throw new Error("no WebSocket class: pass options.WebSocket (in Node 20, the ws package's)");
+    }
     this.stopped = false;
     this.o.clearTimeout(this.timers.reconnect);
-    this.o.onStatus("connecting");
+    this.setStatus("connecting");
     this.open();
   }
 
@@ -151,7 +170,22 @@ export class ProtocolClient {
     this.drop();
     if (this.ws) this.ws.close(1000);
     this.ws = null;
-    this.o.onStatus("closed");
+    this.setStatus("closed");
+  }
+
+  // Ping now and expect an answer within pongTimeoutMs: for an app coming back to the
+  // foreground, whose socket may have died meanwhile. False when no socket is open.
+  probe() {
+    if (!this.isOpen) return false;
+    this.send({ type: "ping", nonce: String(this.o.now()) });
+    this.expectPong();
+    return true;
+  }
+
+  setStatus(status, detail) {
+    this.status = status;
+    if (detail === undefined) this.o.onStatus(status);
+    else this.o.onStatus(status, detail);
   }
 
   // --- the socket ----------------------------------------------------------------------
@@ -159,7 +193,10 @@ export class ProtocolClient {
   open() {
     const ws = new this.o.WebSocket(this.o.url);
     this.ws = ws;
+    this.timers.open = this.o.setTimeout(() => this.lost(ws, "open_timeout"), this.o.openTimeoutMs);
     ws.onopen = async () => {
+      this.o.clearTimeout(this.timers.open);
+      this.timers.open = null;
       let token;
       try {
         token = await this.o.token();
@@ -169,17 +206,22 @@ export class ProtocolClient {
       if (this.ws !== ws || ws.readyState !== OPEN) return;
       ws.send(JSON.stringify({ v: VERSION, type: "hello", token: token || "" }));
       this.ready = true;
-      this.o.onStatus("open");
+      this.setStatus("open");
       for (const tableId of this.tables.keys()) this.resume(tableId);
       this.ping();
     };
     ws.onmessage = (frame) => {
       if (this.ws !== ws) return;
+      this.o.clearTimeout(this.timers.pong); // the server is there
+      this.timers.pong = null;
       let m;
       try { m = JSON.parse(frame.data); } catch { return; }
       this.retries = 0; // the server took the hello
       this.receive(m);
     };
+    // a failed or lost connection also closes: onclose decides (and an EventEmitter-based
+    // socket, such as Node's ws, must not find its error unheard)
+    ws.onerror = () => {};
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
@@ -191,9 +233,33 @@ export class ProtocolClient {
   // what a closed socket leaves: no pings, nothing held back, no pause
   drop() {
     this.ready = false;
-    for (const id of Object.values(this.timers)) this.o.clearTimeout(id);
+    for (const [name, id] of Object.entries(this.timers)) {
+      this.o.clearTimeout(id);
+      this.timers[name] = null;
+    }
     this.held = [];
     this.pausedUntil = 0;
+  }
+
+  // A socket that went silent (no pong) or never opened: given up at once, since a dead
+  // connection's close handshake may take minutes, and reconnected like any drop.
+  lost(ws, reason) {
+    if (this.ws !== ws) return;
+    this.ws = null;
+    this.drop();
+    try {
+      ws.close(1000, reason);
+    } catch {
+      // a socket still connecting may refuse to close in some implementations: dropped anyway
+    }
+    if (!this.stopped) this.closed(LOST, reason);
+  }
+
+  // the next frame must come within pongTimeoutMs (the earliest deadline holds)
+  expectPong() {
+    if (this.timers.pong !== null) return;
+    const ws = this.ws;
+    this.timers.pong = this.o.setTimeout(() => this.lost(ws, "pong_timeout"), this.o.pongTimeoutMs);
   }
 
   closed(code, reason) {
@@ -201,7 +267,7 @@ export class ProtocolClient {
       [CLOSE.BANNED]: "banned" }[code];
     if (end) {
       this.stopped = true;
-      this.o.onStatus(end, { code, reason });
+      this.setStatus(end, { code, reason });
       return;
     }
     let wait = Math.min(this.o.backoffMaxMs, this.o.backoffMs * 2 ** this.retries);
@@ -211,7 +277,7 @@ export class ProtocolClient {
       if (seconds > 0) wait = seconds * 1000 + this.o.random() * 1000;
     }
     this.retries += 1;
-    this.o.onStatus("reconnecting", { code, reason, wait });
+    this.setStatus("reconnecting", { code, reason, wait });
     const again = () => {
       if (!this.stopped) this.timers.reconnect = this.o.setTimeout(() => this.open(), wait);
     };
@@ -221,12 +287,12 @@ export class ProtocolClient {
     }
     this.o.refresh().then(again, () => {
       this.stopped = true;
-      this.o.onStatus("unauthorized", { code, reason });
+      this.setStatus("unauthorized", { code, reason });
     });
   }
 
   ping() {
-    this.send({ type: "ping", nonce: String(this.o.now()) });
+    if (this.send({ type: "ping", nonce: String(this.o.now()) })) this.expectPong();
     this.timers.ping = this.o.setTimeout(() => this.ping(), this.o.pingMs);
   }
 

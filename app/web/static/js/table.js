@@ -103,12 +103,15 @@ export class TableController {
     if (watch) this.client.watch(tableId, code); // a private room is watched with its code
     else this.client.follow(tableId);
     this.onKey = (ev) => this.keydown(ev);
+    // back in the foreground: a phone's socket may have died unnoticed in the background
+    this.onVisible = () => { if (document.visibilityState === "visible") this.client.probe(); };
     this.ticker = null;
   }
 
   async start() {
     await this.loadPlayers();
     document.addEventListener("keydown", this.onKey);
+    document.addEventListener("visibilitychange", this.onVisible);
     this.ticker = setInterval(() => this.tick(), 250);
     this.client.connect();
     this.render();
@@ -117,6 +120,7 @@ export class TableController {
   stop() {
     this.closed = true;
     document.removeEventListener("keydown", this.onKey);
+    document.removeEventListener("visibilitychange", this.onVisible);
     clearInterval(this.ticker);
     this.client.close();
     this.onBanner(null);
