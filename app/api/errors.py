@@ -8,7 +8,7 @@ duplicate_username, insufficient_balance, seat_taken, table_full, already_seated
 seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
 too_many_tables, idempotency_conflict, vote_open, no_vote, already_voted (a private
 room's dissolve vote, app/api/rooms.py), rate_limited, too_many_bots, too_large, busy,
-table_unavailable, house_funds_low, no_bots_free, match_forming, internal_error.
+table_unavailable, house_funds_low, no_bots_free, match_forming, not_ready, internal_error.
 
 The edge (docs/architecture.md, "The edge"), answered before the app reads the request:
 `rate_limited` (429 with Retry-After and `details: {"retry_after": seconds}`): the client's
@@ -88,6 +88,7 @@ STATUS = {
     "table_unavailable": 503,  # an admin command whose table's node did not answer (cluster)
     "house_funds_low": 503,  # the house account cannot fund the bots a table needs
     "no_bots_free": 503,  # every bot of the house's pool is seated
+    "not_ready": 503,  # GET /ready: the database or Redis is unreachable (details: each check)
     "internal_error": 500,
 }
 

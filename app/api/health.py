@@ -25,6 +25,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 
+from app.api import errors
 from app.api.errors import ErrorBody, ErrorResponse
 from app.store.db import Database
 
@@ -105,7 +106,7 @@ def health(request: Request) -> HealthOut:
 @router.get(
     "/ready",
     response_model=ReadyOut,
-    responses={503: {"model": ErrorResponse, "description": "a dependency is unreachable"}},
+    responses=errors.responses("not_ready"),
 )
 async def ready(request: Request) -> ReadyOut | JSONResponse:
     """Readiness: the database and (with REDIS_URL) Redis are reachable; 503 `not_ready`

@@ -9,6 +9,11 @@ Rules:
 - every route but those of `NO_DATABASE` reads the database, and so may answer 503 `busy`
   (app/api/errors.py: no connection came free in time, or SQLite stayed locked); `/ready`
   answers its own 503 (`not_ready`) instead;
+- every route may answer 500 `internal_error`, the error shape of a failure no refusal
+  names (app/api/errors.py), listed so that a generated client knows its body;
+- each route lists its own refusals beside its decorator (`errors.responses(...)`); the
+  tests hold each answer's code to its route's list (tests/api/refusals.py;
+  docs/architecture.md, "The REST contract");
 - an operation's id is its function's name (`login`, `create_table`, `sit`): what a client
   generated from the document calls its methods (FastAPI's default, `login_auth_login_post`,
   made unreadable method names); the ids are unique (tests/api/test_openapi.py).
@@ -56,6 +61,7 @@ def with_edge(schema: dict[str, Any]) -> dict[str, Any]:
                 responses.setdefault("429", _error("rate_limited"))
             if path not in NO_DATABASE:
                 _busy(responses)
+            responses.setdefault("500", _error("internal_error"))
     schemas = schema.get("components", {}).get("schemas", {})
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)

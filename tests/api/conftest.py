@@ -15,6 +15,7 @@ from redis.asyncio import Redis
 
 from app.main import create_app
 from app.settings import Settings
+from tests.api.refusals import RESPONSE_HOOKS
 from tests.live import UNTHROTTLED
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL")
@@ -44,12 +45,15 @@ ClientFor = Callable[[str], httpx.AsyncClient]
 
 @pytest.fixture
 async def client_for(app: FastAPI) -> AsyncIterator[ClientFor]:
-    """Clients of the same app calling from a given address."""
+    """Clients of the same app calling from a given address (their refusals checked against
+    the OpenAPI document, tests/api/refusals.py)."""
     made: list[httpx.AsyncClient] = []
 
     def make(address: str) -> httpx.AsyncClient:
         transport = httpx.ASGITransport(app=app, client=(address, 40000))
-        http = httpx.AsyncClient(transport=transport, base_url="http://test")
+        http = httpx.AsyncClient(
+            transport=transport, base_url="http://test", event_hooks=RESPONSE_HOOKS
+        )
         made.append(http)
         return http
 

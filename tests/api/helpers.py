@@ -14,6 +14,7 @@ from app.settings import Settings
 from app.store import house, ledger
 from app.store.db import Database
 from app.store.models import Account, VariantStats
+from tests.api.refusals import RESPONSE_HOOKS, assert_documented
 
 PASSWORD = "correct horse battery"
 
@@ -21,22 +22,27 @@ PASSWORD = "correct horse battery"
 @asynccontextmanager
 async def app_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """A client of an app of `settings` served in this process, its lifespan started for the
-    block (the database connected, the tables' registry running)."""
+    block (the database connected, the tables' registry running). Every refusal it gets is
+    checked against its route's OpenAPI responses (tests/api/refusals.py)."""
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://test", event_hooks=RESPONSE_HOOKS
+        ) as http:
             yield http
 
 
 def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    """The response is the one error shape with this status and code; its `error` body."""
+    """The response is the one error shape with this status and code, and a code its
+    route's OpenAPI responses list (tests/api/refusals.py); its `error` body."""
     assert response.status_code == status, response.text
     body = response.json()
     assert set(body) == {"error"}, body
     assert set(body["error"]) == {"code", "message", "details"}, body
     assert body["error"]["code"] == code, body
     assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    assert_documented(response)
     return dict(body["error"])
 
 

@@ -12,7 +12,8 @@ the routes' answers past `not_found` are walked too. Every answer must be:
 - a content type documented for that status (`content_type_conformance`);
 - a body that conforms to that status's documented schema (`response_schema_conformance`);
 - for a method the path does not take, 405 (`unsupported_method`);
-- for an invalid request, a refusal (4xx), not a success (`negative_data_rejection`).
+- for an invalid request, a refusal (4xx), not a success (`negative_data_rejection`);
+- a refusal's code one the operation lists for its status (`documented_error_code`).
 
 SQLite gets valid and invalid requests; PostgreSQL valid ones only: an invalid request is
 refused by FastAPI's validation, which is what the document describes, before anything
@@ -45,7 +46,8 @@ from pathlib import Path
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import CheckContext, not_a_server_error
+from schemathesis.core.transport import Response
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -60,6 +62,7 @@ from app.settings import Settings
 from app.store import migrate
 from app.store.db import Database
 from tests.api.helpers import HOUSE_FLOAT, PASSWORD, make_admin
+from tests.api.refusals import listed_codes
 from tests.conftest import BACKENDS, empty_database_url
 from tests.live import UNTHROTTLED
 
@@ -89,6 +92,25 @@ def _walk(mode: str) -> schemathesis.BaseSchema:
 EVERY_INPUT = _walk("all")
 VALID_INPUT = _walk("positive")
 
+def documented_error_code(ctx: CheckContext, response: Response, case: schemathesis.Case) -> None:
+    """A refusal's code is one its operation lists for its status (`status_code_conformance`
+    checks the status only): a client generated from the document knows every code it can
+    be answered with (tests/api/refusals.py checks the suite's other refusals the same
+    way)."""
+    if response.status_code < 400 or response.request.method != case.operation.method.upper():
+        return  # a success, or `unsupported_method`'s probe with another method (405)
+    try:
+        code = response.json()["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return  # not the error shape: response_schema_conformance judges the body
+    operation = DOCUMENT["paths"][case.operation.path][case.operation.method.lower()]
+    listed = listed_codes(operation).get(response.status_code, frozenset())
+    assert code in listed, (
+        f"{case.operation.label} answered {response.status_code} {code!r}; "
+        f"its document lists {sorted(listed)} for that status"
+    )
+
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -96,6 +118,7 @@ CHECKS = [
     response_schema_conformance,
     unsupported_method,
     negative_data_rejection,
+    documented_error_code,
 ]
 
 
