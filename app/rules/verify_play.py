@@ -492,3 +492,4 @@ _HANDLERS = {
     "exhaustive_draw": HandReplay._exhaustive_draw,
     "escaped": HandReplay._escaped,
 }
+FOLLOWED = frozenset(_HANDLERS)  # the event kinds the replay follows (docs/protocol.md, step 8)

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +29,7 @@ from app.rules.scenario import arrange
 from app.rules.state import HandState
 from app.rules.tiles import parse, parse_one, tile_code
 from app.rules.variants import VARIANTS, get_ruleset
-from app.rules.verify_play import HandReplay
+from app.rules.verify_play import FOLLOWED, HandReplay
 from app.rules.verify_tiles import LAYOUTS, wild_of
 from app.rules.wall import Wall
 
@@ -470,3 +471,14 @@ def test_the_command_names_the_seq_and_drops_resent_copies() -> None:
     [verdict] = verify.check_transcript(bad)
     assert verdict.status == "failed" and verdict.seq == 10 + index
     assert verdict.message.startswith(f"event {index + 1} (seq {10 + index}), discarded: ")
+
+
+def test_the_documented_procedure_names_every_event_the_replay_follows() -> None:
+    """docs/protocol.md, "Verifying a hand", step 8 has an entry for each event kind the
+    replay follows (an implementation in another language ports it from there)."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text("utf-8")
+    procedure = doc.split("## Verifying a hand", 1)[1].split("\n## ", 1)[0]
+    steps = procedure.split("8. Each event:", 1)[1].split("\n9. ", 1)[0]
+    entries = {line.split("`")[1] for line in steps.splitlines() if line.startswith("   - `")}
+    assert entries == FOLLOWED
+    assert "`hand_ended`" in procedure.split("\n9. ", 1)[1]
