@@ -149,7 +149,7 @@ class RoomInfo(WireModel):
 class RoomMessage(WireModel):
     """A private room changed: a hand of its session was stored, a dissolve vote was asked,
     answered or decided, or the session ended (then with its final scoreboard). Sent to
-    every seat of the room's table."""
+    every seat of the room's table and to its spectators (the same object)."""
 
     v: Literal[2] = 2
     """the protocol version, 2"""

@@ -1,8 +1,9 @@
 """Private rooms at run time: made with a live table, their session counted after each
 stored hand (on the node that owns the table: it stops dealing once the session is over,
 then frees the seats), and the dissolve vote (on any node: the vote lives in the database
-and the table is dissolved where it lives). Every change is told to the room's players as
-a `room` message. docs/rooms.md."""
+and the table is dissolved where it lives). Every change is told to the room's players and
+to the spectators of its table as a `room` message (a spectator holds the code already, and
+`GET /rooms/{code}` shows anyone holding it the same object). docs/rooms.md."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ import asyncio
 import json
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.protocol.encode import message_text
 from app.protocol.rooms import (
     BestHand,
     RoomInfo,
@@ -275,22 +277,45 @@ class Rooms:
         )
 
     async def _seats(self, table_id: str) -> list[int | None]:
-        table = await self._table_now(table_id)
-        return [None] * 4 if table is None else list(table["accounts"])
+        return (await self._audience(table_id))[0]
+
+    async def _audience(self, table_id: str) -> tuple[list[int | None], list[int]]:
+        """Who is told of the room: its table's seats and its spectators, as the table's
+        node has them now (nobody when the table is gone)."""
+        inspected = await self._inspect(table_id)
+        if inspected is None:
+            return [None] * 4, []
+        return list(inspected["table"]["accounts"]), list(inspected.get("spectators", []))
 
     async def _table_now(self, table_id: str) -> dict[str, Any] | None:
         """The room's table as its node has it now (`app.tables.admin.snapshot`: accounts,
         status, the hand in play); None when it is gone."""
+        inspected = await self._inspect(table_id)
+        return None if inspected is None else inspected["table"]  # type: ignore[no-any-return]
+
+    async def _inspect(self, table_id: str) -> dict[str, Any] | None:
         try:
-            return (await table_admin.run_anywhere(self.registry, "inspect", table_id))["table"]  # type: ignore[no-any-return]
+            return await table_admin.run_anywhere(self.registry, "inspect", table_id)
         except (TableError, RemoteRefused) as refused:
             if refused.code == "not_found":
                 return None
             raise RoomRefused(refused.code, refused.message) from None
 
-    def _tell(self, info: RoomInfo, accounts: list[int | None]) -> None:
+    def _tell(self, info: RoomInfo, seats: list[int | None], watching: Iterable[int] = ()
+              ) -> None:
+        """Send `room` to the seats and to the spectators of the room's table. While the
+        table is on this node its spectators are sent it as they are sent its events (after
+        the `hand_ended` it counts, under the spectators' bound); otherwise, or once it is
+        closed (a dissolve), the spectators its node named (`watching`) are sent it."""
         message = RoomMessage(room=info)
-        for account in {a for a in accounts if a is not None}:
+        seated = {a for a in seats if a is not None}
+        for account in seated:
+            self.registry.sockets.send_message(account, message)
+        live = self.registry.get(info.table_id)
+        if live is not None:
+            live.watchers.send(message_text(message))
+            return
+        for account in set(watching) - seated:
             self.registry.sockets.send_message(account, message)
 
     # --- dissolving -------------------------------------------------------------------------------
@@ -300,7 +325,7 @@ class Rooms:
         a vote that every person seated must agree to (the asker agrees)."""
         async with self.sessions() as session, session.begin():
             room = await self._open(session, code)
-            seats = await self._seats(room.table_id)
+            seats, watching = await self._audience(room.table_id)
             if account not in seats:
                 raise RoomRefused("wrong_table", "only a player seated in the room may ask")
             if not await self._started(session, room):
@@ -320,8 +345,8 @@ class Rooms:
                 info = await self.info(session, room)
             room_id = room.id
         if now:
-            return await self._dissolve(room_id, seats)
-        self._tell(info, seats)
+            return await self._dissolve(room_id, seats, watching)
+        self._tell(info, seats, watching)
         self._spawn(self._expire(room_id, deadline))
         return info
 
@@ -336,7 +361,7 @@ class Rooms:
                 raise RoomRefused("forbidden", "you do not vote in this room")
             if answers[str(account)]:
                 raise RoomRefused("already_voted", "you agreed already")
-            seats = await self._seats(room.table_id)
+            seats, watching = await self._audience(room.table_id)
             if agree:
                 answers[str(account)] = True
                 room.votes = json.dumps(answers)
@@ -347,8 +372,8 @@ class Rooms:
             info = await self.info(session, room)
             room_id = room.id
         if unanimous:
-            return await self._dissolve(room_id, seats)
-        self._tell(info, seats)
+            return await self._dissolve(room_id, seats, watching)
+        self._tell(info, seats, watching)
         return info
 
     async def _expire(self, room_id: int, deadline: datetime) -> None:
@@ -363,10 +388,11 @@ class Rooms:
             room.vote_by = room.vote_deadline = room.votes = None
             await session.flush()
             info = await self.info(session, room)
-            seats = await self._seats(room.table_id)
-        self._tell(info, seats)
+            seats, watching = await self._audience(room.table_id)
+        self._tell(info, seats, watching)
 
-    async def _dissolve(self, room_id: int, seats: list[int | None]) -> RoomInfo:
+    async def _dissolve(self, room_id: int, seats: list[int | None], watching: list[int]
+                        ) -> RoomInfo:
         """Void the hand in play and free every seat (where the table lives; outside any
         transaction of ours: the table stores the voided hand), then end the room with the
         scoreboard of the hands stored."""
@@ -384,7 +410,7 @@ class Rooms:
             assert room is not None
             _, info = await self._end(
                 session, room, "dissolved", await store.hands(session, room.table_id))
-        self._tell(info, seats)
+        self._tell(info, seats, watching)  # the spectators as they were before it closed
         return info
 
     # --- helpers ----------------------------------------------------------------------------------

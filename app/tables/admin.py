@@ -68,7 +68,10 @@ async def run(
         view: dict[str, Any] | None = None
         if state is not None:
             view = revealed_view(state) if reveal else seat_view(state, None)
-        return {"table": snapshot(live), "view": view}
+        # the spectators' accounts: a private room tells them what it tells the seats
+        # (app/rooms/service.py), from whichever node the room's change came through
+        spectators = sorted(live.watchers.spectators)
+        return {"table": snapshot(live), "view": view, "spectators": spectators}
     if op == "pause":
         await pause(registry, table_id)
         return {"table": snapshot(live)}

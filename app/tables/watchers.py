@@ -4,7 +4,8 @@
   (`room`) asks its code, and its owner may allow none (`allowed`). A spectator gets
   ``watching``, a snapshot of the observer's view and then every event as an observer
   sees it (`Event.for_seat(None)`: no concealed tile, no prompt, no claim offer), and
-  ``table_state`` (with the number of spectators) whenever it changes. What it is sent is
+  ``table_state`` (with the number of spectators) whenever it changes; at a private room's
+  table also its ``room`` messages (app/rooms/service.py). What it is sent is
   queued as watched (`watched_sender`): the table never waits, and a socket that does not
   read is dropped by its own bound (app/api/ws.py). A spectator's socket on another node is
   sent one message per node (`Delivery.deliver_watched`). Sitting down at the table,
