@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -54,12 +55,14 @@ def reference() -> str:
     names: Labels = {tuple(v for v, _ in values): title for title, values in vocabularies}
     names.update({name: _label(name, schema) for name, schema in defs.items()})
     out: list[str] = []
+    # a message is headed by its `type` and its schema name: `chat` is both a client's
+    # SendChatMessage and the server's ChatSaidMessage
     out.append("### Messages a client sends\n")
     for kind, name in message_names(CLIENT_MESSAGES):
-        out += _model(f"`{kind}`", defs[name], names)
+        out += _model(f"`{kind}` ({name})", defs[name], names)
     out.append("### Messages the server sends\n")
     for kind, name in message_names(SERVER_MESSAGES):
-        out += _model(f"`{kind}`", defs[name], names)
+        out += _model(f"`{kind}` ({name})", defs[name], names)
     out.append("### Event kinds (`event.kind`)\n")
     for name in _union_members(defs["EventMessage"]["properties"]["event"]):
         out += _model(f"`{_const(defs[name], 'kind')}`", defs[name], names)
@@ -141,16 +144,23 @@ def _const(schema: dict[str, Any], field: str) -> str:
 
 
 def _vocabularies(defs: dict[str, Any]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Each distinct enumeration, named by the first field found to use it."""
-    found: dict[tuple[str, ...], tuple[str, list[tuple[str, str]]]] = {}
+    """Each distinct enumeration, named by the first field found to use it; with that
+    field's model only where two vocabularies share a field name (`key (ScoreItem)`): a
+    vocabulary several models use (`phrase`: a client's chat and the server's) is not
+    named after one of them."""
+    found: dict[tuple[str, ...], tuple[str, str, list[tuple[str, str]]]] = {}
     for model, schema in defs.items():
         for field, prop in _fields(schema):
             if "enum" in prop and "x-enum-descriptions" in prop:
                 key = tuple(prop["enum"])
                 if key not in found:
                     pairs = list(zip(prop["enum"], prop["x-enum-descriptions"], strict=True))
-                    found[key] = (f"{field} ({model})", pairs)
-    return sorted(found.values())
+                    found[key] = (field, model, pairs)
+    fields = Counter(field for field, _, _ in found.values())
+    return sorted(
+        (field if fields[field] == 1 else f"{field} ({model})", pairs)
+        for field, model, pairs in found.values()
+    )
 
 
 def _fields(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -156,10 +156,11 @@ class UnwatchMessage(ClientModel):
 
 
 class SendChatMessage(ClientModel):
-    """Quick chat (快捷语): a seated player sends one phrase or reaction of the fixed list
-    (no free text) to the table; everyone seated there and every spectator gets it as a
-    ``chat`` (the sender too), except those who muted the sender. At most 3 at once, then
-    one every 3 seconds (``chat_limited``); a spectator may not chat (``wrong_table``)."""
+    """Quick chat (快捷语), what a client sends: a seated player sends one phrase or
+    reaction of the fixed list (no free text) to the table; everyone seated there and every
+    spectator gets it as a ``ChatSaidMessage`` (``type`` ``chat`` too; the sender included),
+    except those who muted the sender. At most 3 at once, then one every 3 seconds
+    (``chat_limited``); a spectator may not chat (``wrong_table``)."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"v": 2, "type": "chat", "table_id": "T1", "phrase": "nice_play"}
@@ -386,10 +387,11 @@ class WatchingMessage(WireModel):
     """how many watch the table now, the receiver included"""
 
 
-class ChatMessage(WireModel):
-    """Quick chat (快捷语): the player at `seat` said `phrase`. Sent to everyone seated at
-    the table (the sender too) and to its spectators, except those who muted the sender. It
-    carries no seq: it is not part of the hand."""
+class ChatSaidMessage(WireModel):
+    """Quick chat (快捷语), what the server sends: the player at `seat` said `phrase` (its
+    ``SendChatMessage``; both are ``type`` ``chat``, told apart by direction). Sent to
+    everyone seated at the table (the sender too) and to its spectators, except those who
+    muted the sender. It carries no seq: it is not part of the hand."""
 
     model_config = ConfigDict(json_schema_extra={"examples": [
         {"v": 2, "type": "chat", "table_id": "T1", "seat": 2, "phrase": "nice_play"}
@@ -432,7 +434,7 @@ ServerMessage = Annotated[
     | TableStateMessage
     | RoomMessage
     | WatchingMessage
-    | ChatMessage
+    | ChatSaidMessage
     | MutedMessage,
     Field(discriminator="type"),
 ]

@@ -15,6 +15,7 @@ messages as the server reads them (fields with a default may be left out).
 from __future__ import annotations
 
 import copy
+import re
 from functools import cache
 from typing import Any
 
@@ -31,7 +32,7 @@ CLIENT_MESSAGES: tuple[type[m.ClientModel], ...] = (
 )  # fmt: skip
 SERVER_MESSAGES: tuple[type[m.WireModel], ...] = (
     m.SeatedMessage, m.TableStateMessage, m.EventMessage, m.PromptMessage, m.SnapshotMessage,
-    m.ErrorMessage, m.PongMessage, m.RoomMessage, m.WatchingMessage, m.ChatMessage,
+    m.ErrorMessage, m.PongMessage, m.RoomMessage, m.WatchingMessage, m.ChatSaidMessage,
     m.MutedMessage,
 )  # fmt: skip
 _UNIONS: dict[str, tuple[str, TypeAdapter[Any]]] = {
@@ -124,27 +125,33 @@ def message_names(models: tuple[type[Any], ...]) -> list[tuple[str, str]]:
     return [(model.model_fields["type"].default, model.__name__) for model in models]
 
 
+def message_key(name: str) -> str:
+    """A message's key and name in the AsyncAPI document: its schema name in snake case,
+    without `Message` (`TableStateMessage`: `table_state`). That is its wire `type` for every
+    message but the two chats, which share `type` `chat` and are told apart by direction:
+    `send_chat` (SendChatMessage, from a client) and `chat_said` (ChatSaidMessage, from the
+    server). Names are unique: tooling generates one class per message from them."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name.removesuffix("Message")).lower()
+
+
 def asyncapi_document() -> dict[str, Any]:
     """The AsyncAPI 3.0 document of the /ws channel, its schemas those of `protocol_schema`."""
     schema = protocol_schema()
     schemas = _asyncapi_discriminators(
         _rewrite_refs(schema["$defs"], "#/$defs/", "#/components/schemas/"))
-    server_kinds = {kind for kind, _ in message_names(SERVER_MESSAGES)}
-    # a type both ways (``chat``) is keyed apart for the client's: `chat_from_client`
-    clients = [
-        (f"{kind}_from_client" if kind in server_kinds else kind, kind, name)
-        for kind, name in message_names(CLIENT_MESSAGES)
-    ]
-    servers = [(kind, kind, name) for kind, name in message_names(SERVER_MESSAGES)]
+    clients = [message_key(model.__name__) for model in CLIENT_MESSAGES]
+    servers = [message_key(model.__name__) for model in SERVER_MESSAGES]
+    titles = {message_key(model.__name__): model.__name__
+              for model in (*CLIENT_MESSAGES, *SERVER_MESSAGES)}  # fmt: skip
     messages = {
         key: {
-            "name": kind,
+            "name": key,
             "title": name,
             "summary": (schemas[name].get("description") or name).split("\n")[0],
             "contentType": "application/json",
             "payload": {"$ref": f"#/components/schemas/{name}"},
         }
-        for key, kind, name in clients + servers
+        for key, name in titles.items()
     }
     return {
         "asyncapi": "3.0.0",
@@ -161,7 +168,7 @@ def asyncapi_document() -> dict[str, Any]:
                 "address": "/ws",
                 "title": "The table socket",
                 "messages": {
-                    kind: {"$ref": f"#/components/messages/{kind}"} for kind in messages
+                    key: {"$ref": f"#/components/messages/{key}"} for key in messages
                 },
             }
         },
@@ -171,7 +178,7 @@ def asyncapi_document() -> dict[str, Any]:
                 "title": "What a client sends",
                 "channel": {"$ref": "#/channels/table"},
                 "messages": [
-                    {"$ref": f"#/channels/table/messages/{k}"} for k, _, _ in clients
+                    {"$ref": f"#/channels/table/messages/{key}"} for key in clients
                 ],
             },
             "sendServerMessages": {
@@ -179,7 +186,7 @@ def asyncapi_document() -> dict[str, Any]:
                 "title": "What the server sends",
                 "channel": {"$ref": "#/channels/table"},
                 "messages": [
-                    {"$ref": f"#/channels/table/messages/{k}"} for k, _, _ in servers
+                    {"$ref": f"#/channels/table/messages/{key}"} for key in servers
                 ],
             },
         },

@@ -27,7 +27,7 @@ from typing import Protocol
 
 from app.protocol import (
     SERVER_MESSAGE,
-    ChatMessage,
+    ChatSaidMessage,
     ErrorMessage,
     MutedMessage,
     SnapshotMessage,
@@ -310,7 +310,7 @@ class Watchers:
                 f"at most {self._chat.burst} phrases at once, then one every "
                 f"{self._chat.refill:g} s",
             )
-        said = ChatMessage(table_id=table.table_id, seat=seat, phrase=phrase)  # type: ignore[arg-type]
+        said = ChatSaidMessage(table_id=table.table_id, seat=seat, phrase=phrase)  # type: ignore[arg-type]
         bots = table.bots
         for account in table.accounts():
             if account is None or account in bots:

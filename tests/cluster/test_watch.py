@@ -16,7 +16,7 @@ from redis.asyncio import Redis
 from app.cluster.keys import Keys
 from app.protocol import (
     AutoplayMessage,
-    ChatMessage,
+    ChatSaidMessage,
     EventMessage,
     MutedMessage,
     MuteMessage,
@@ -86,18 +86,18 @@ async def test_a_spectator_on_another_node_watches_and_hears_the_chat(
 
     # the player's quick chat reaches the spectator on B; muted from B, it does not
     assert route(SendChatMessage(table_id=table_id, phrase="hello"), registry_a, ann_id) is None
-    await _until(lambda: any(isinstance(m, ChatMessage) for m in spectator.messages))
-    said = [m for m in spectator.messages if isinstance(m, ChatMessage)]
+    await _until(lambda: any(isinstance(m, ChatSaidMessage) for m in spectator.messages))
+    said = [m for m in spectator.messages if isinstance(m, ChatSaidMessage)]
     assert [(m.seat, m.phrase) for m in said] == [(0, "hello")]
     assert route(MuteMessage(table_id=table_id, seat=0), registry_b, eve_id) is None
     await _until(lambda: any(isinstance(m, MutedMessage) for m in spectator.messages))
     assert [m for m in spectator.messages if isinstance(m, MutedMessage)][-1].seats == [0]
     assert route(SendChatMessage(table_id=table_id, phrase="thanks"), registry_a, ann_id) is None
-    await _until(lambda: [m.phrase for m in player.messages if isinstance(m, ChatMessage)]
+    await _until(lambda: [m.phrase for m in player.messages if isinstance(m, ChatSaidMessage)]
                  == ["hello", "thanks"])
     await registry_a.require(table_id).flush()
     await asyncio.sleep(0.2)  # what A published meanwhile has reached B
-    assert [m.phrase for m in spectator.messages if isinstance(m, ChatMessage)] == ["hello"]
+    assert [m.phrase for m in spectator.messages if isinstance(m, ChatSaidMessage)] == ["hello"]
 
     # watching again from B: a fresh start with a snapshot of the ended hand
     before = len(spectator.messages)

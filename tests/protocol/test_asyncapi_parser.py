@@ -66,8 +66,11 @@ async def test_the_official_parser_finds_no_error_and_every_message(
         listed = {(messages[key]["payload"]["title"], messages[key]["payload"]["type"])
                   for key in operations[action]}  # fmt: skip
         assert listed == members, (action, members ^ listed)
-        assert all(messages[k]["name"] == messages[k]["payload"]["type"]
+        assert all(messages[k]["title"] == messages[k]["payload"]["title"]
                    for k in operations[action])  # fmt: skip
+    # one name per message, though two share a wire type (`chat`: send_chat, chat_said)
+    names = [m["name"] for m in report["messages"]]
+    assert len(names) == len(set(names)) == len(messages)
 
 
 def test_the_parser_run_reports_a_broken_document() -> None:

@@ -152,24 +152,50 @@ def test_the_asyncapi_document_lists_every_message_both_ways() -> None:
     received = {r["$ref"].rsplit("/", 1)[1] for r in operations["receiveClientMessages"]["messages"]}
     sent = {r["$ref"].rsplit("/", 1)[1] for r in operations["sendServerMessages"]["messages"]}
     assert received == {"hello", "action", "resume", "autoplay", "leave", "ready", "ping",
-                        "watch", "unwatch", "chat_from_client", "mute", "unmute"}
+                        "watch", "unwatch", "send_chat", "mute", "unmute"}
     assert sent == {"seated", "table_state", "event", "prompt", "snapshot", "error", "pong",
-                    "room", "watching", "chat", "muted"}
+                    "room", "watching", "chat_said", "muted"}
     # every message of the schema's unions, none forgotten (`room` once was)
-    unions = protocol_schema()["$defs"]
-    for union, listed in (("ServerMessage", sent), ("ClientMessage", received - {"hello"})):
-        members = {ref["$ref"].rsplit("/", 1)[1] for ref in unions[union]["oneOf"]}
-        kinds = {unions[name]["properties"]["type"]["const"] for name in members}
-        assert {k.removesuffix("_from_client") for k in listed} == kinds, union
-    for key in received | sent:
-        message = document["components"]["messages"][key]
-        payload = _resolve(document, message["payload"]["$ref"])
-        assert payload["properties"]["type"]["const"] == message["name"]
-        assert key in (message["name"], f"{message['name']}_from_client")
-    # a type sent both ways (chat) is one message each way, each with its own schema
+    defs = protocol_schema()["$defs"]
     messages = document["components"]["messages"]
-    assert messages["chat"]["title"] == "ChatMessage"
-    assert messages["chat_from_client"]["title"] == "SendChatMessage"
+    for union, listed in (("ServerMessage", sent), ("ClientMessage", received - {"hello"})):
+        members = {ref["$ref"].rsplit("/", 1)[1] for ref in defs[union]["oneOf"]}
+        assert {messages[key]["title"] for key in listed} == members, union
+    for key in received | sent:
+        message = messages[key]
+        assert message["name"] == key
+        payload = _resolve(document, message["payload"]["$ref"])
+        assert payload["title"] == message["title"]
+        # named by its wire type, but for the chats, which share one (`chat`)
+        wire = payload["properties"]["type"]["const"]
+        assert (key == wire) == (wire != "chat"), key
+    # a type sent both ways (chat) is one message each way, each with its own schema
+    assert messages["send_chat"]["title"] == "SendChatMessage"
+    assert messages["chat_said"]["title"] == "ChatSaidMessage"
+
+
+def test_no_two_definitions_or_messages_share_a_name() -> None:
+    """What a client developer's tools name a class after is unique: each schema
+    definition's title, each AsyncAPI message's name and title, each heading of the
+    reference (`chat` was once the name of two messages, and `ChatMessage` read as either
+    direction's)."""
+    defs = protocol_schema()["$defs"]
+    titles = [d.get("title", name) for name, d in defs.items()]
+    assert len(titles) == len(set(titles)), sorted(t for t in titles if titles.count(t) > 1)
+    assert all(d.get("title", name) == name for name, d in defs.items())
+    assert "ChatMessage" not in defs
+    document = asyncapi_document()
+    messages = document["components"]["messages"]
+    for field in ("name", "title"):
+        values = [m[field] for m in messages.values()]
+        assert len(values) == len(set(values)), field
+    schemas = document["components"]["schemas"]
+    assert [s.get("title", n) for n, s in schemas.items()] == titles
+    headings = [line for line in doc.reference().splitlines() if line.startswith("#### ")]
+    assert len(headings) == len(set(headings))
+    assert "#### `chat` (SendChatMessage)" in headings
+    assert "#### `chat` (ChatSaidMessage)" in headings
+    assert "#### phrase" in headings  # the chats' vocabulary, named after neither
 
 
 def test_what_only_the_server_sends_may_gain_fields_what_a_client_sends_may_not() -> None:

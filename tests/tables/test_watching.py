@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from app.api.ws import CLOSE_TOO_SLOW, CLOSE_WATCH_TOO_SLOW, Connection
 from app.protocol import (
-    ChatMessage,
+    ChatSaidMessage,
     ClientMessage,
     ErrorMessage,
     EventMessage,
@@ -178,7 +178,7 @@ async def test_chat_reaches_the_table_and_its_spectators_within_the_limit(db: Da
         _send(registry, watcher, WatchMessage(table_id=table_id))
 
         def heard(account: int) -> list[tuple[int, str]]:
-            return [(m.seat, m.phrase) for m in _of(sinks[account], ChatMessage)]  # type: ignore[attr-defined]
+            return [(m.seat, m.phrase) for m in _of(sinks[account], ChatSaidMessage)]  # type: ignore[attr-defined]
 
         for phrase in ("hello", "hurry", "thumbs_up"):
             assert _send(registry, a, SendChatMessage(table_id=table_id, phrase=phrase)) is None  # type: ignore[arg-type]

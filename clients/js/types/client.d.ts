@@ -3,7 +3,7 @@
 
 import type {
   Action,
-  ChatMessage,
+  ChatSaidMessage,
   ErrorMessage,
   EventMessage,
   MutedMessage,
@@ -90,7 +90,7 @@ export interface ProtocolClientOptions {
   onSeated?: (m: SeatedMessage) => void;
   onTableState?: (m: TableStateMessage) => void;
   onWatching?: (m: WatchingMessage) => void;
-  onChat?: (m: ChatMessage) => void;
+  onChat?: (m: ChatSaidMessage) => void;
   onMuted?: (m: MutedMessage) => void;
   onRoom?: (m: RoomMessage) => void;
   /** a refusal, with the action or resume that carried its `ref_seq` when known */

@@ -114,11 +114,12 @@ export interface BestHand {
 }
 
 /**
- * Quick chat (快捷语): the player at `seat` said `phrase`. Sent to everyone seated at
- * the table (the sender too) and to its spectators, except those who muted the sender. It
- * carries no seq: it is not part of the hand.
+ * Quick chat (快捷语), what the server sends: the player at `seat` said `phrase` (its
+ * ``SendChatMessage``; both are ``type`` ``chat``, told apart by direction). Sent to
+ * everyone seated at the table (the sender too) and to its spectators, except those who
+ * muted the sender. It carries no seq: it is not part of the hand.
  */
-export interface ChatMessage {
+export interface ChatSaidMessage {
   /** the protocol version, 2 */
   v: 2;
   /** always "chat": names this type */
@@ -797,7 +798,7 @@ export interface RoomLength {
 /**
  * A private room changed: a hand of its session was stored, a dissolve vote was asked,
  * answered or decided, or the session ended (then with its final scoreboard). Sent to
- * every seat of the room's table.
+ * every seat of the room's table and to its spectators (the same object).
  */
 export interface RoomMessage {
   /** the protocol version, 2 */
@@ -1183,10 +1184,11 @@ export interface SeatedMessage {
 }
 
 /**
- * Quick chat (快捷语): a seated player sends one phrase or reaction of the fixed list
- * (no free text) to the table; everyone seated there and every spectator gets it as a
- * ``chat`` (the sender too), except those who muted the sender. At most 3 at once, then
- * one every 3 seconds (``chat_limited``); a spectator may not chat (``wrong_table``).
+ * Quick chat (快捷语), what a client sends: a seated player sends one phrase or
+ * reaction of the fixed list (no free text) to the table; everyone seated there and every
+ * spectator gets it as a ``ChatSaidMessage`` (``type`` ``chat`` too; the sender included),
+ * except those who muted the sender. At most 3 at once, then one every 3 seconds
+ * (``chat_limited``); a spectator may not chat (``wrong_table``).
  */
 export interface SendChatMessage {
   /** the protocol version, 2 */
@@ -1218,7 +1220,7 @@ export interface SendChatMessage {
 }
 
 /** What the server sends, by `type`. */
-export type ServerMessage = EventMessage | PromptMessage | SnapshotMessage | ErrorMessage | PongMessage | SeatedMessage | TableStateMessage | RoomMessage | WatchingMessage | ChatMessage | MutedMessage;
+export type ServerMessage = EventMessage | PromptMessage | SnapshotMessage | ErrorMessage | PongMessage | SeatedMessage | TableStateMessage | RoomMessage | WatchingMessage | ChatSaidMessage | MutedMessage;
 
 /**
  * The seat's whole view at event `seq` (after ``resume`` or on joining mid-hand);
