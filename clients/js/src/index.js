@@ -6,4 +6,4 @@
 export { ProtocolClient, VERSION, CLOSE, HARMLESS } from "./protocol.js";
 export { emptyHand, applyEvent, fromSnapshot, removeOne, silverMoved } from "./model.js";
 export { buildSteps } from "./replay.js";
-export { checkHand, HandProof } from "./verify.js";
+export { checkHand, checkTranscript, HandProof, parseTranscript, readHands } from "./verify.js";

@@ -1,11 +1,22 @@
-// Verifying a hand in the browser, with no dependency: the same check as
-// `python -m app.rules.verify` (app/rules/verify.py; the procedure is in docs/protocol.md,
-// "Verifying a hand"). The seed the hand revealed (`hand_ended.seed`) must hash to the
-// commitment published with `hand_started` (SHA-256, written out below: `crypto.subtle`
-// is missing on a plain-http page that is not localhost, and is asynchronous), and the wall
-// and dice it makes (CPython's Mersenne Twister seeded with the seed as a big-endian
-// integer, then `getrandbits` alone) must give this seat's dealt tiles and every draw it saw.
-// No DOM here: `HandProof` keeps a hand's events as the table page receives them.
+// Verifying a hand, with no dependency: the same check as `python -m app.rules.verify`
+// (app/rules/verify.py; the procedure is docs/protocol.md, "Verifying a hand"), giving the
+// same verdict and the same first mismatch. The seed the hand revealed (`hand_ended.seed`)
+// must hash to the commitment published with `hand_started` (SHA-256, written out below:
+// `crypto.subtle` is missing on a plain-http page that is not localhost, and is
+// asynchronous); the wall and dice it makes (CPython's Mersenne Twister seeded with the seed
+// as a big-endian integer, then `getrandbits` alone) must give the dice, and the whole hand
+// replayed over that wall (verify_play.js over verify_tiles.js's count) must be the one the
+// transcript records: every seat's deal and draws, each discard, claim, kong and win, and
+// the hands `hand_ended` reveals. No DOM here: `HandProof` keeps a hand's events as the
+// table page receives them.
+
+import { HandReplay } from "./verify_play.js";
+import {
+  LAYOUTS, Mismatch, Unfollowable, pyEq, pyList, pyRepr, pyStr, sameList, whatOf,
+} from "./verify_tiles.js";
+
+export { FOLLOWED, HandReplay } from "./verify_play.js";
+export { LAYOUTS, codeOf, dealtPositions, kindOf, wildOf } from "./verify_tiles.js";
 
 // --- SHA-256 ---------------------------------------------------------------------------
 
@@ -53,10 +64,14 @@ export function sha256Hex(bytes) {
   return hash.map((x) => x.toString(16).padStart(8, "0")).join("");
 }
 
-// Lowercase hex to bytes; null when it is not whole bytes of hex.
+// Hex to bytes as Python's `bytes.fromhex` reads it (either case; ASCII whitespace
+// between bytes ignored); null when it is not whole bytes of hex.
 export function fromHex(hex) {
-  if (typeof hex !== "string" || !/^(?:[0-9a-fA-F]{2})+$/.test(hex)) return null;
-  return Uint8Array.from(hex.match(/../g), (x) => parseInt(x, 16));
+  if (typeof hex !== "string") return null;
+  const pairs = hex.match(/^[ \t\n\r\v\f]*((?:[0-9a-fA-F]{2}[ \t\n\r\v\f]*)*)$/);
+  if (!pairs) return null;
+  const digits = pairs[1].replace(/[ \t\n\r\v\f]/g, "");
+  return Uint8Array.from(digits.match(/../g) ?? [], (x) => parseInt(x, 16));
 }
 
 // --- CPython's random.Random(int), getrandbits only ---------------------------------------
@@ -139,36 +154,8 @@ export class Twister {
 
 // --- from the seed to the wall ------------------------------------------------------------
 
-const HONOURS_AND_FLOWERS = new Set(Array.from({ length: 15 }, (_, i) => 27 + i));
-// each variant: tiles dealt per seat (the dealer one more), 144 tiles (with the 8 flowers),
-// where the wild's indicator is turned, and the kinds 开金 skips (福州)
-export const LAYOUTS = {
-  lishui: { handSize: 13, flowers: false, indicator: "tail_dice_sum", flowerKinds: new Set() },
-  wenzhou: { handSize: 16, flowers: false, indicator: "tail_low_die_x2", flowerKinds: new Set() },
-  huzhou: { handSize: 13, flowers: false, indicator: "front", flowerKinds: new Set() },
-  fuzhou: { handSize: 16, flowers: true, indicator: "tail_past_flowers", flowerKinds: HONOURS_AND_FLOWERS },
-  shanghai: { handSize: 13, flowers: true, indicator: "none",
-    flowerKinds: new Set(Array.from({ length: 8 }, (_, i) => 34 + i)) },
-};
-
-// A tile kind (0-41) as its code: 0 -> "1m", 27 -> "1z", 34 -> "1f".
-export function codeOf(kind) {
-  if (kind < 27) return `${(kind % 9) + 1}${"mps"[Math.floor(kind / 9)]}`;
-  if (kind < 34) return `${kind - 26}z`;
-  return `${kind - 33}f`;
-}
-
-export function kindOf(code) {
-  const m = typeof code === "string" ? /^([1-9])([mpszf])$/.exec(code) : null;
-  if (!m) return null;
-  const rank = Number(m[1]);
-  const suit = m[2];
-  if (suit === "z") return rank <= 7 ? 26 + rank : null;
-  if (suit === "f") return rank <= 8 ? 33 + rank : null;
-  return "mps".indexOf(suit) * 9 + rank - 1;
-}
-
-// What a seed makes in `variant`: {dice, wall (kinds, index 0 drawn first), wildDice}.
+// What a seed makes in `variant`: {dice, wall (kinds, index 0 drawn first; the last tile is
+// the tail), wildDice}.
 export function shuffleOf(seedBytes, variant) {
   const layout = LAYOUTS[variant];
   const rng = new Twister(seedKey(seedBytes));
@@ -184,152 +171,191 @@ export function shuffleOf(seedBytes, variant) {
   return { dice, wall, wildDice };
 }
 
-// Per seat, the wall indexes it is dealt: rounds of 4 from the dealer while 4 more fit, then
-// rounds of 1, then one more for the dealer.
-export function dealtPositions(dealer, handSize) {
-  const hands = [[], [], [], []];
-  let pos = 0;
-  let held = 0;
-  while (held < handSize) {
-    const take = handSize - held >= 4 ? 4 : 1;
-    for (let i = 0; i < 4; i++) {
-      const seat = (dealer + i) % 4;
-      for (let n = 0; n < take; n++) hands[seat].push(pos++);
-    }
-    held += take;
+// --- checking a hand ----------------------------------------------------------------------
+
+// Check one hand from the event payloads a seat received, in order (`hand_started` first,
+// `hand_ended` last): the seed against the commitment, the dice, then the whole hand
+// replayed over the seed's wall (verify_play.js): every deal, draw, flower, wild, discard,
+// claim, kong and win, and the hands `hand_ended` reveals. The verdict: {status: verified |
+// failed | test_mode | incomplete, what (failed: the check, for a client's own sentence:
+// commitment, seed, dice, wall, deal, draw, indicator, flowers, play, end), message (the
+// Python verifier's sentence: where it failed and what the wall made instead), handId,
+// dealt and draws (the tiles shown and compared), event (failed, or incomplete partway: the
+// event's place in the hand, 1 = hand_started) and seq}. Options: `shuffle` replaces the
+// seed's wall (a test's doctored wall; the commitment is still checked), and with it a hand
+// that has not ended is checked as far as it goes; `seqs`, each event's seq; `handId`.
+export function checkHand(events, { shuffle = null, handId = null, seqs = null } = {}) {
+  const verdict = (status, message, more = {}) => ({
+    status, what: null, message, handId, dealt: 0, draws: 0, event: null, seq: null, ...more,
+  });
+  if (!events || !events.length || events[0].kind !== "hand_started") {
+    return verdict("incomplete", "the transcript does not start with the hand's hand_started "
+      + "(resumed from a snapshot?): its deal cannot be checked");
   }
-  hands[dealer].push(pos);
+  const started = events[0];
+  const promised = started.commitment ?? null;
+  if (promised === null) {
+    return verdict("test_mode", "dealt from a prepared wall (test mode): no seed made it, nothing to verify");
+  }
+  const found = events.findIndex((e) => e.kind === "hand_ended");
+  const end = found < 0 ? null : found;
+  if (end === null && shuffle === null) {
+    return verdict("incomplete", "the hand has not ended: its seed is not revealed yet");
+  }
+  let at = end ?? 0;
+  let replay = null;
+  try {
+    if (end !== null) {
+      const seed = revealedSeed(events[end], promised);
+      shuffle = shuffle || shuffleOf(seed, layoutName(started.variant));
+    }
+    at = 0;
+    const layout = checkStart(started, shuffle);
+    replay = new HandReplay(layout, shuffle.wall, shuffle.wildDice, Number(started.dealer),
+      end === null ? null : events[end]);
+    for (at = 1; at < events.length; at++) {
+      if (end !== null && at > end) throw new Mismatch("an event after hand_ended", "end");
+      replay.feed(events[at]);
+    }
+  } catch (err) {
+    const seq = seqs && at < seqs.length ? seqs[at] : null;
+    if (err instanceof Mismatch) {
+      return verdict("failed", `${where(events, at, seqs)}: ${err.message}`, {
+        what: err.what ?? whatOf(events[at].kind), event: at + 1, seq });
+    }
+    if (err instanceof Unfollowable) {
+      return verdict("incomplete", `${err.message}: checked as far as ${where(events, at, seqs)}`,
+        { dealt: replay.comparedDealt, draws: replay.comparedDraws, event: at + 1 });
+    }
+    throw err;
+  }
+  const counts = { dealt: replay.comparedDealt, draws: replay.comparedDraws };
+  if (end === null) {
+    return verdict("incomplete", `the hand has not ended: its ${events.length} events fit the `
+      + "wall as far as they go", counts);
+  }
+  return verdict("verified", "the seed matches the commitment, and the whole hand follows from "
+    + `its wall: the dice, the deal, ${events.length - 2} events and every revealed hand `
+    + `(${counts.dealt} dealt tiles and ${counts.draws} draws shown here compared)`, counts);
+}
+
+function revealedSeed(ended, promised) {
+  const seedHex = ended.seed;
+  if (typeof seedHex !== "string") {
+    throw new Mismatch("hand_ended reveals no seed, though hand_started committed to one", "seed");
+  }
+  const seed = fromHex(seedHex);
+  if (!seed) throw new Mismatch(`the revealed seed is not hex: ${pyRepr(seedHex)}`, "seed");
+  const hash = sha256Hex(seed);
+  if (hash !== promised) {
+    throw new Mismatch(`the seed does not match the commitment: sha256(seed) = ${hash}, `
+      + `hand_started promised ${pyStr(promised)}`, "commitment");
+  }
+  return seed;
+}
+
+function layoutName(variant) {
+  if (typeof variant !== "string" || !Object.hasOwn(LAYOUTS, variant)) {
+    throw new Mismatch(`unknown variant ${pyRepr(variant)}`, "wall");
+  }
+  return variant;
+}
+
+// `hand_started` against the seed: the variant, the dice, the wall's size, a dealer
+function checkStart(started, made) {
+  const layout = LAYOUTS[layoutName(started.variant)];
+  if (!sameList(pyList(started.dice), [...made.dice])) {
+    throw new Mismatch(`the dice: the seed rolls ${pyRepr([...made.dice])}, hand_started shows `
+      + `${pyStr(started.dice)}`, "dice");
+  }
+  if (!pyEq(started.wall_size, made.wall.length)) {
+    throw new Mismatch(`the wall has ${made.wall.length} tiles, hand_started says `
+      + `${pyStr(started.wall_size)}`, "wall");
+  }
+  if (![0, 1, 2, 3].some((seat) => pyEq(seat, started.dealer))) {
+    throw new Mismatch(`hand_started names no dealer: ${pyRepr(started.dealer)}`, "wall");
+  }
+  return layout;
+}
+
+// event `at` named for a reader: its place in the hand (1 = hand_started), its seq when the
+// transcript has one, and its kind
+function where(events, at, seqs) {
+  const seq = seqs && at < seqs.length ? seqs[at] : null;
+  const kind = at < events.length ? events[at].kind : null;
+  return `event ${at + 1}${seq === null || seq === undefined ? "" : ` (seq ${seq})`}, ${pyStr(kind)}`;
+}
+
+// --- reading transcripts ------------------------------------------------------------------
+
+const isObject = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+
+// The events of each hand in `messages`, in order, by hand id: [{handId, events, seqs}].
+// `messages` are server messages (`event` messages; others are skipped), bare event payloads
+// (a replay's `events`), or a replay's answer (an object with `hand_id` and `events`). An
+// event message whose seq is not above the last one of its hand is a copy resent after a
+// reconnect and is dropped, as the connection drops it (docs/protocol.md, "resume").
+export function readHands(messages) {
+  const hands = [];
+  const byId = new Map();
+  for (const message of messages) {
+    if (!isObject(message)) continue;
+    if (Array.isArray(message.events)) { // GET /hands/{id}/replay
+      hands.push(...readHands(message.events.map((event) =>
+        ({ type: "event", hand_id: message.hand_id ?? null, event }))));
+      continue;
+    }
+    let seq = null;
+    let handId;
+    let payload;
+    if (message.type === "event" && isObject(message.event)) {
+      handId = message.hand_id ?? null;
+      payload = message.event;
+      seq = Number.isInteger(message.seq) ? message.seq : null;
+    } else if (message.type === "snapshot") {
+      handId = message.hand_id ?? null; // a hand joined midway
+      payload = null;
+    } else if (Object.hasOwn(message, "kind")) {
+      handId = null;
+      payload = message;
+    } else {
+      continue;
+    }
+    if (payload !== null && payload.kind === "hand_started" && handId === null) {
+      byId.delete(null); // bare payloads: each hand_started starts a hand
+    }
+    let hand = byId.get(handId);
+    if (!hand) {
+      hand = { handId, events: [], seqs: [] };
+      byId.set(handId, hand);
+      hands.push(hand);
+    }
+    if (payload === null) continue;
+    const last = hand.seqs.findLast((s) => s !== null) ?? null;
+    if (seq !== null && last !== null && seq <= last) continue; // a duplicate
+    hand.events.push(payload);
+    hand.seqs.push(seq);
+  }
   return hands;
 }
 
-// --- checking a hand ----------------------------------------------------------------------
-
-class Mismatch extends Error {
-  constructor(what, detail) {
-    super(`${what}: ${detail}`);
-    this.what = what;
-  }
+// `checkHand` for every hand of a transcript (what `python -m app.rules.verify` prints).
+export function checkTranscript(messages) {
+  return readHands(messages).map((hand) =>
+    checkHand(hand.events, { handId: hand.handId, seqs: hand.seqs }));
 }
 
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-const sortedCodes = (kinds) => [...kinds].sort((a, b) => a - b).map(codeOf).join(" ");
-
-// Check one hand from the event payloads this seat received, in order (`hand_started`
-// first, `hand_ended` last). The verdict: {status: verified | failed | test_mode |
-// incomplete, what (failed: commitment, seed, dice, deal, draw, indicator, flowers, wall),
-// message (English, for people and tests), dealt and draws (tiles compared)}. `shuffle`
-// replaces the seed's wall (a test's doctored wall).
-export function checkHand(events, { shuffle = null } = {}) {
-  if (!events || !events.length || events[0].kind !== "hand_started") {
-    return { status: "incomplete", what: "start", message: "the transcript does not start with hand_started", dealt: 0, draws: 0 };
-  }
-  const started = events[0];
-  if (started.commitment === null || started.commitment === undefined) {
-    return { status: "test_mode", what: null, message: "dealt from a prepared wall (test mode)", dealt: 0, draws: 0 };
-  }
-  const ended = events.find((e) => e.kind === "hand_ended");
-  if (!ended) return { status: "incomplete", what: "end", message: "the hand has not ended", dealt: 0, draws: 0 };
+// JSON lines, a JSON array of messages, or one JSON object (a replay's answer).
+export function parseTranscript(text) {
+  const stripped = text.trim();
+  if (!stripped) return [];
+  let whole;
   try {
-    const seed = fromHex(ended.seed);
-    if (!seed) throw new Mismatch("seed", `hand_ended reveals no seed (${ended.seed})`);
-    const hash = sha256Hex(seed);
-    if (hash !== started.commitment) {
-      throw new Mismatch("commitment", `sha256(seed) = ${hash}, hand_started promised ${started.commitment}`);
-    }
-    const { dealt, draws } = replayHand(events, seed, shuffle);
-    return { status: "verified", what: null, dealt, draws,
-      message: `the seed matches the commitment; the dice, ${dealt} dealt tiles and ${draws} draws are the seed's` };
-  } catch (err) {
-    if (!(err instanceof Mismatch)) throw err;
-    return { status: "failed", what: err.what, message: err.message, dealt: 0, draws: 0 };
+    whole = JSON.parse(stripped);
+  } catch {
+    return stripped.split(/\r?\n/).filter((line) => line.trim()).map((line) => JSON.parse(line));
   }
-}
-
-function tileOf(code, what) {
-  const kind = kindOf(code);
-  if (kind === null) throw new Mismatch("wall", `${what} is not a tile: ${code}`);
-  return kind;
-}
-
-function replayHand(events, seed, shuffle) {
-  const started = events[0];
-  const layout = LAYOUTS[started.variant];
-  if (!layout) throw new Mismatch("wall", `unknown variant ${started.variant}`);
-  const made = shuffle || shuffleOf(seed, started.variant);
-  if (!same(started.dice, made.dice)) throw new Mismatch("dice", `the seed rolls ${made.dice}, hand_started shows ${started.dice}`);
-  if (started.wall_size !== made.wall.length) throw new Mismatch("wall", `${made.wall.length} tiles, hand_started says ${started.wall_size}`);
-  const wall = [...made.wall]; // what is left: wall[head..]; the tail is its end
-  let head = 0;
-  const dealer = started.dealer;
-  let hands = null;
-  const unreplaced = []; // [seat, flower] laid out, not replaced yet
-  let dealt = 0;
-  let draws = 0;
-  for (const e of events.slice(1)) {
-    if (e.kind === "dealt") {
-      if (!hands) {
-        hands = dealtPositions(dealer, layout.handSize).map((where) => where.map((i) => wall[i]));
-        head = 4 * layout.handSize + 1;
-      }
-      const want = hands[e.seat];
-      if (!want || e.count !== want.length) throw new Mismatch("deal", `seat ${e.seat} is dealt ${want ? want.length : "?"} tiles, not ${e.count}`);
-      if (e.tiles) {
-        const got = e.tiles.map((c) => tileOf(c, "a dealt tile"));
-        if (sortedCodes(got) !== sortedCodes(want)) {
-          throw new Mismatch("deal", `seat ${e.seat}: the seed deals ${sortedCodes(want)}, the transcript has ${sortedCodes(got)}`);
-        }
-        dealt += got.length;
-      }
-    } else if (e.kind === "drew") {
-      if (!hands) throw new Mismatch("draw", "a draw before the deal");
-      if (head >= wall.length) throw new Mismatch("draw", "a draw from an empty wall");
-      let tile;
-      if (e.from_tail) {
-        tile = wall.pop();
-        if (unreplaced.length && unreplaced[unreplaced.length - 1][0] === e.seat) unreplaced.pop();
-      } else {
-        tile = wall[head++];
-      }
-      if (e.tile !== null && e.tile !== undefined) {
-        if (tileOf(e.tile, "a draw") !== tile) {
-          throw new Mismatch("draw", `seat ${e.seat} from the ${e.from_tail ? "tail" : "front"}: the seed gives ${codeOf(tile)}, the transcript has ${e.tile}`);
-        }
-        draws += 1;
-      }
-    } else if (e.kind === "flowered") {
-      unreplaced.push([e.seat, tileOf(e.tile, "a flower")]);
-    } else if (e.kind === "wild_turned") {
-      if (!hands) throw new Mismatch("indicator", "the wild is turned before the deal");
-      let indicator;
-      if (layout.indicator === "tail_dice_sum" || layout.indicator === "tail_low_die_x2") {
-        if (!same(e.dice, made.wildDice)) throw new Mismatch("dice", `the wild's dice: the seed rolls ${made.wildDice}, the transcript shows ${e.dice}`);
-        const n = layout.indicator === "tail_dice_sum" ? made.wildDice[0] + made.wildDice[1] : 2 * Math.min(...made.wildDice);
-        const index = wall.length - n;
-        if (index < head) throw new Mismatch("indicator", "outside the wall");
-        [indicator] = wall.splice(index, 1);
-      } else if (layout.indicator === "front") {
-        indicator = wall[head++];
-      } else if (layout.indicator === "tail_past_flowers") {
-        const turned = [];
-        while (wall.length > head) {
-          const tile = wall.pop();
-          if (!layout.flowerKinds.has(tile)) { indicator = tile; break; }
-          turned.push(tile);
-        }
-        const shown = unreplaced.map(([, f]) => f);
-        if (!same(shown, turned) || unreplaced.some(([s]) => s !== dealer)) {
-          throw new Mismatch("flowers", `the seed turns ${turned.map(codeOf).join(" ") || "none"}, the transcript shows ${shown.map(codeOf).join(" ") || "none"}`);
-        }
-        unreplaced.length = 0;
-      } else {
-        throw new Mismatch("indicator", "this variant turns no wild");
-      }
-      if (indicator === undefined || tileOf(e.indicator, "the indicator") !== indicator) {
-        throw new Mismatch("indicator", `the seed turns ${indicator === undefined ? "nothing" : codeOf(indicator)}, the transcript has ${e.indicator}`);
-      }
-    }
-  }
-  return { dealt, draws };
+  return Array.isArray(whole) ? whole : [whole];
 }
 
 // The events of the hand in play as the table page receives them, for the check at its
@@ -361,7 +387,8 @@ export class HandProof {
       const events = this.events[this.events.length - 1] === ended ? this.events : [...this.events, ended];
       return { ...checkHand(events), seed: ended.seed ?? null, commitment: this.commitment };
     }
-    const base = { dealt: 0, draws: 0, seed: ended.seed ?? null, commitment: this.commitment };
+    const base = { handId: null, dealt: 0, draws: 0, event: null, seq: null, seed: ended.seed ?? null,
+      commitment: this.commitment };
     if (this.commitment === null) return { ...base, status: "test_mode", what: null, message: "test mode" };
     const seed = fromHex(ended.seed);
     if (!seed) return { ...base, status: "failed", what: "seed", message: "no seed revealed" };

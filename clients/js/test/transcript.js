@@ -16,3 +16,24 @@ export function transcript() {
 // the event payloads seat 0 received, in order
 export const transcriptEvents = () =>
   transcript().filter((m) => m.type === "event").map((m) => m.event);
+
+// Bots' hands of every variant, each as one seat received it (test/hands.jsonl, written by
+// the server's `python -m tests.kit.test_kit_hands`, which holds them to the server):
+// [{handId, variant, view, events, seqs}], together holding every event kind, set and
+// ending the verifier follows.
+export function kitHands() {
+  const text = readFileSync(new URL("./hands.jsonl", import.meta.url), "utf8");
+  const messages = text.trim().split("\n").map((line) => JSON.parse(line));
+  const hands = new Map();
+  for (const m of messages) {
+    if (!hands.has(m.hand_id)) {
+      const [variant, , seat] = m.hand_id.split("-");
+      hands.set(m.hand_id, { handId: m.hand_id, variant, view: Number(seat.slice(4)), events: [], seqs: [], messages: [] });
+    }
+    const hand = hands.get(m.hand_id);
+    hand.events.push(m.event);
+    hand.seqs.push(m.seq);
+    hand.messages.push(m);
+  }
+  return [...hands.values()];
+}

@@ -2,7 +2,7 @@
 // an editor would, and each @ts-expect-error fails the check if the types grow too loose.
 
 import {
-  ProtocolClient, applyEvent, buildSteps, checkHand, emptyHand,
+  ProtocolClient, applyEvent, buildSteps, checkHand, checkTranscript, emptyHand,
   type Action, type EventOf, type EventPayload, type ServerMessage,
 } from "@zjmahjong/client";
 
@@ -23,7 +23,10 @@ const client = new ProtocolClient({
     if (m.event.kind === "hand_ended") {
       const verdict = checkHand(events);
       const status: "verified" | "failed" | "test_mode" | "incomplete" | "partial" = verdict.status;
-      void status;
+      const where: number | null = verdict.event ?? verdict.seq;
+      // @ts-expect-error: not a check the verifier names
+      if (verdict.what === "score") void 0;
+      void status, where;
     }
   },
   onPrompt: (m) => {
@@ -58,4 +61,5 @@ export function seqOf(m: ServerMessage): number | null {
 }
 
 export const won: EventOf<"won"> | null = null;
+export const failures = checkTranscript([]).filter((v) => v.status === "failed").map((v) => v.message);
 export const steps = buildSteps(events).map((step) => step.state.wall);

@@ -5,6 +5,6 @@ export { emptyHand, applyEvent, fromSnapshot, removeOne, silverMoved } from "./m
 export type { HandState, HandSeat, HandMeld, Tile } from "./model.js";
 export { buildSteps } from "./replay.js";
 export type { ReplayStep } from "./replay.js";
-export { checkHand, HandProof } from "./verify.js";
-export type { Verdict, VerdictStatus } from "./verify.js";
+export { checkHand, checkTranscript, HandProof, parseTranscript, readHands } from "./verify.js";
+export type { HandEvents, Shuffle, Verdict, VerdictStatus, VerdictWhat } from "./verify.js";
 export type * from "./protocol.js";
