@@ -146,8 +146,17 @@ Tamper = Callable[[list[Payload], int | None], list[Payload] | None]
 TAMPERINGS: list[Tamper] = [_changed_discard, _changed_draw, _changed_revealed_hand,
                             _moved_claim, _removed_event, _swapped_discards]
 
-ODD = [None, True, False, 0, 1, 3, 4, -1, "1m", "5z", "8f", "x", "", [], ["1m"], {"a": 1},
+ODD: list[object] = [None, True, False, 0, 1, 3, 4, -1, "1m", "5z", "8f", "x", "", [], ["1m"], {"a": 1},
        "it's", 'say "so"', "1 m", [1, 2]]  # fmt: skip
+
+
+def _odd_for(value: object) -> list[object]:
+    """The odd values to put in place of `value`. Not a true or a non-zero number where a
+    list belongs (the dice, a seat's sets or flowers): the Python verifier raises TypeError
+    on those instead of naming a mismatch, so there is no verdict to compare."""
+    if not isinstance(value, list):
+        return ODD
+    return [v for v in ODD if not (isinstance(v, int | float) and v)]
 
 
 def _field_changed(seen: list[Payload], rng: random.Random) -> list[Payload]:
@@ -159,7 +168,7 @@ def _field_changed(seen: list[Payload], rng: random.Random) -> list[Payload]:
     value = event[key]
     if isinstance(value, list) and value and rng.random() < 0.5:
         i = rng.randrange(len(value))
-        value[i] = rng.choice(["1m", "5z", "3p", "1f", *ODD[:8]])
+        value[i] = rng.choice(["1m", "5z", "3p", "1f", *_odd_for(value[i])[:8]])
     elif isinstance(value, str) and rng.random() < 0.6:
         event[key] = rng.choice(["1m", "2m", "5z", "3p", "1f", "9s", "6p"])
     elif type(value) is int and rng.random() < 0.6:
@@ -167,7 +176,7 @@ def _field_changed(seen: list[Payload], rng: random.Random) -> list[Payload]:
     elif rng.random() < 0.1:
         del event[key]
     else:
-        event[key] = rng.choice(ODD)
+        event[key] = rng.choice(_odd_for(value))
     return out
 
 
