@@ -1,9 +1,11 @@
-"""The browser's verifier (the client kit's clients/js/src/verify.js) agrees with Python's
-(app/rules/verify.py): the same SHA-256, the same Mersenne Twister seeding from the seed's
-bytes, the same dice and wall for many seeds of every variant, and the same verdict on real
-hands' transcripts and on doctored ones. At a table the settlement shows the mark: verified
+"""The browser's verifier (the client kit's clients/js/src/verify.js, served at /static/kit/)
+agrees with Python's (app/rules/verify.py): the same SHA-256, the same Mersenne Twister
+seeding from the seed's bytes, the same dice and wall for many seeds of every variant, and
+the same verdict on real hands' transcripts and on doctored ones (tests/kit/ compares the
+whole-hand replay at length under node). At a table the settlement shows the mark: verified
 after a hand with bots (a phone and a desktop, Chinese and English), failed when the seed a
-server reveals is not the one it committed to, not verifiable at a test-mode table.
+server reveals is not the one it committed to or another seat's discard was changed, not
+verifiable at a test-mode table.
 
 Screenshots under tests/browser/screenshots/verify-*.png."""
 
@@ -256,6 +258,46 @@ def test_a_seed_that_is_not_the_committed_one_fails_the_mark(
     assert "Verification failed" in mark.inner_text()
     assert "does not match the commitment" in mark.inner_text()
     page.screenshot(path=str(screenshots / "verify-desktop-en-failed.png"))
+
+
+def test_a_discard_changed_on_its_way_fails_the_mark(
+    context_for: Callable[..., Page], server: Server, screenshots: Path
+) -> None:
+    """The whole hand is checked, not only this seat's tiles: a server that tells the page
+    another seat discarded a tile it did not (the test rewrites one discard on its way, as
+    a cheating server would send it) is caught by the page's own check at the end."""
+    page = context_for(DESKTOP)
+    mine: list[int] = []
+    changed: list[str] = []
+
+    def lying(ws: WebSocketRoute) -> None:
+        upstream = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, str) and '"type":"event"' in message:
+                data = json.loads(message)
+                event = data["event"]
+                if event["kind"] == "dealt" and event["tiles"]:
+                    mine.append(event["seat"])
+                elif event["kind"] == "discarded" and mine and event["seat"] != mine[0] \
+                        and not changed:
+                    changed.append(event["tile"])
+                    event["tile"] = tile_code((parse_one(event["tile"]) + 1) % 27)
+                    message = json.dumps(data)
+            ws.send(message)
+
+        upstream.on_message(to_page)
+
+    page.route_web_socket(TABLE_SOCKET, lying)
+    register(page, server.base, "vf_discard_changed")
+    to_english(page)
+    _settle_with_bots(page, "huzhou")
+    mark = page.wait_for_selector("#settle-verify")
+    assert changed
+    assert mark is not None and mark.get_attribute("data-status") == "failed"
+    assert mark.get_attribute("data-what") in ("play", "end")
+    assert "Verification failed" in mark.inner_text()
+    page.screenshot(path=str(screenshots / "verify-desktop-en-discard-changed.png"))
 
 
 # 丽水 (tests/rules/test_hand.py): the dealer discards 5m, seats 2 and 3 both win on it
