@@ -2,8 +2,9 @@
 against the commitment published before the deal, and rebuild the whole hand from that wall:
 every seat's deal and draws, then each recorded event in order, down to the hands
 `hand_ended` reveals (docs/protocol.md, "Verifying a hand", states the procedure for other
-implementations; the browser runs the seed and the seat's own tiles in
-app/web/static/js/verify.js).
+implementations). The client kit's clients/js/src/verify.js, which the browser client
+imports, is its twin in JavaScript: the same whole-hand check, the same verdicts and the same
+sentences, held equal by tests/kit/test_verify_agrees.py.
 
     python -m app.rules.verify transcript.jsonl     # or: ... < transcript.jsonl
 
