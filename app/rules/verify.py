@@ -35,7 +35,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from app.rules.verify_play import HandReplay
-from app.rules.verify_tiles import LAYOUTS, Layout, Mismatch, Unfollowable, dealt_positions
+from app.rules.verify_tiles import (
+    LAYOUTS,
+    Layout,
+    Mismatch,
+    Unfollowable,
+    dealt_positions,
+    listed,
+)
 
 __all__ = [
     "LAYOUTS", "HandEvents", "Layout", "Shuffle", "Status", "Verdict", "check_hand",
@@ -201,7 +208,7 @@ def _layout_name(variant: object) -> str:
 def _check_start(started: Mapping[str, Any], made: Shuffle) -> Layout:
     """`hand_started` against the seed: the variant, the dice, the wall's size, a dealer."""
     layout = LAYOUTS[_layout_name(started.get("variant"))]
-    if list(started.get("dice") or ()) != list(made.dice):
+    if listed(started.get("dice")) != list(made.dice):
         raise Mismatch(f"the dice: the seed rolls {list(made.dice)}, hand_started shows "
                        f"{started.get('dice')}")
     if started.get("wall_size") != len(made.wall):

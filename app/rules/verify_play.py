@@ -30,6 +30,7 @@ from app.rules.verify_tiles import (
     Unfollowable,
     code_or_none,
     code_or_null,
+    listed,
     seat_of,
     sorted_codes,
     tile_of,
@@ -167,7 +168,7 @@ class HandReplay:
     def _turn_indicator(self, event: Mapping[str, Any]) -> int:
         rule = self.layout.indicator
         if rule in ("tail_dice_sum", "tail_low_die_x2"):
-            if list(event.get("dice") or ()) != list(self.wild_dice):
+            if listed(event.get("dice")) != list(self.wild_dice):
                 raise Mismatch(f"the wild's dice: the seed rolls {list(self.wild_dice)}, the "
                                f"transcript shows {event.get('dice')}")
             a, b = self.wild_dice
@@ -304,7 +305,7 @@ class HandReplay:
         if self.ended is not None:
             melds = self.ended.get("melds")
             mine = melds[seat] if isinstance(melds, list) and len(melds) == 4 else None
-            kongs = [m for m in mine or () if isinstance(m, Mapping)
+            kongs = [m for m in listed(mine) if isinstance(m, Mapping)
                      and m.get("meld") == "concealed_kong"]
             if n >= len(kongs) or not isinstance(kongs[n].get("tiles"), list):
                 raise Mismatch(f"seat {seat}'s concealed kong {n + 1} is not among the sets "

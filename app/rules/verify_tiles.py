@@ -105,6 +105,16 @@ def seat_of(value: object, what: str) -> int:
     return value
 
 
+def listed(value: object) -> list[Any]:
+    """A transcript's value where a list belongs, as a list: nothing for null, false or 0,
+    a lone value for another scalar (a tampered `dice: 5` is a mismatch, not a crash)."""
+    if not value:
+        return []
+    if isinstance(value, str | list | tuple | dict):
+        return list(value)
+    return [value]
+
+
 def sorted_codes(tiles: Iterable[int]) -> str:
     return " ".join(tile_code(t) for t in sorted(tiles)) or "nothing"
 
@@ -232,12 +242,12 @@ class Tiles:
         assert isinstance(hands, list) and isinstance(melds, list) and isinstance(flowers, list)
         for seat in range(4):
             self.check_revealed(seat, hands[seat], "revealed hand")
-            shown = [_meld_key(m, seat) for m in melds[seat] or ()]
+            shown = [_meld_key(m, seat) for m in listed(melds[seat])]
             rebuilt = [m.key() for m in self.melds[seat]]
             if sorted(shown, key=repr) != sorted(rebuilt, key=repr):
                 raise Mismatch(f"seat {seat}'s revealed sets: the events made "
                                f"{_sets(rebuilt)}, hand_ended shows {_sets(shown)}")
-            laid = [tile_of(c, f"seat {seat}'s flower") for c in flowers[seat] or ()]
+            laid = [tile_of(c, f"seat {seat}'s flower") for c in listed(flowers[seat])]
             if sorted(laid) != sorted(self.flowers[seat]):
                 raise Mismatch(f"seat {seat}'s flowers: the events laid out "
                                f"{sorted_codes(self.flowers[seat])}, hand_ended shows "

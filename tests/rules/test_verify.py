@@ -258,6 +258,20 @@ def test_other_dice_fail() -> None:
     assert verify.check_hand(wild).status == "failed"
 
 
+@pytest.mark.parametrize("where", ["dice", "wild_dice", "melds", "flowers"])
+def test_a_number_where_a_list_belongs_is_a_mismatch_not_a_crash(where: str) -> None:
+    _, seen = _hand_with_draws()
+    doctored = copy.deepcopy(seen)
+    if where == "dice":
+        doctored[0]["dice"] = 5
+    elif where == "wild_dice":
+        next(e for e in doctored if e["kind"] == "wild_turned")["dice"] = 7
+    else:
+        doctored[-1][where][1] = 1
+    verdict = verify.check_hand(doctored)
+    assert verdict.status == "failed", verdict
+
+
 def test_a_test_mode_hand_an_unfinished_one_and_one_joined_midway_are_not_verified() -> None:
     ruleset = get_ruleset("lishui")
     preset = arrange(ruleset, dealer=0, hands=["566778899m11s667z", "13579m2468s3344z",
