@@ -44,7 +44,6 @@ from app.rooms.service import Rooms
 from app.rules.variants import VARIANTS
 from app.settings import Settings, get_settings
 from app.store.db import Database
-from app.store.thread import DatabaseThread
 from app.tables.matching import MatchQueue, MemoryMatchQueue
 from app.tables.registry import TableRegistry
 from app.tables.timers import BotPace
@@ -73,14 +72,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store_batch=settings.store_batch,
             endings_per_pass=settings.endings_per_pass,
         )
-        store_thread = (  # the results stored on a loop of their own (app/store/thread.py)
-            DatabaseThread(settings.database_url, settings.store_concurrency)
-            if settings.store_thread and app.state.db.engine.dialect.name != "sqlite"
-            else None
-        )
-        if store_thread is not None:
-            await store_thread.start()
-            app.state.tables.settlement.store_in(store_thread)
         queue: MatchQueue = MemoryMatchQueue(app.state.tables.sockets.__contains__)
         if settings.redis_url:  # one node of several (docs/cluster.md)
             from app.cluster.matchqueue import RedisMatchQueue
@@ -120,8 +111,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         await app.state.matcher.stop()
         await app.state.tables.stop()
-        if store_thread is not None:
-            await store_thread.stop()
         await app.state.rooms.stop()
         await app.state.network.membership.stop()
         await app.state.db.close()

@@ -184,10 +184,6 @@ class Settings(BaseSettings):
     # "Settlement bursts"; bench/bench_settle.py, bench/load.md)
     store_concurrency: int = Field(default=2, ge=1, le=1000)
     store_batch: int = Field(default=32, ge=1, le=1000)
-    # the batches are stored on an event loop of their own, in a thread with its own
-    # connections, so that the database's answers are read at once while the tables' loop
-    # is busy (app/store/thread.py); PostgreSQL only (SQLite keeps one connection)
-    store_thread: bool = True
     # the tables whose hand's ending (an escape, the stored result shown, the next deal)
     # runs in one pass of the event loop; the rest wait for the next passes, so that
     # hundreds of hands ending at once do not hold every other table's turn behind them

@@ -168,14 +168,12 @@ class Database:
     sessions: async_sessionmaker[AsyncSession]
 
     @classmethod
-    def connect(cls, url: str, pool: int = 20) -> Database:
-        """An engine and its sessions; PostgreSQL's pool keeps `pool` connections and
-        opens as many more at a peak."""
+    def connect(cls, url: str) -> Database:
         private_sqlite_file(url)
         url = async_url(url)
         kwargs: dict[str, Any] = {}
         if url.startswith("postgresql"):
-            kwargs.update(pool_size=pool, max_overflow=pool)
+            kwargs.update(pool_size=20, max_overflow=20)
         elif url.startswith("sqlite"):
             # every transaction takes the file's write lock (BEGIN IMMEDIATE): one connection,
             # whose waiters queue in order, instead of several polling SQLite's busy handler

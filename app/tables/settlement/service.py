@@ -31,7 +31,6 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.ops import metrics
-from app.store.thread import DatabaseThread
 from app.tables.settlement.penalties import DEFAULT_POLICY, DisconnectPolicy
 from app.tables.settlement.record import HandRecordData
 from app.tables.settlement.results import Job, Stored, store_hands
@@ -91,12 +90,6 @@ class Settlement:
         self._settler = Settler(self._store_many, batch=batch, runners=runners)
         self._listeners: list[Listener] = []
         self.fence: Fence = OneProcess()  # the cluster's, when there is one
-        self._thread: DatabaseThread | None = None
-
-    def store_in(self, thread: DatabaseThread) -> None:
-        """Store the batches on `thread`'s loop and connections from now on (a busy tables'
-        loop reads the database's answers late: app/store/thread.py)."""
-        self._thread = thread
 
     def subscribe(self, listener: Listener) -> None:
         """Tell `listener` of every hand settled from now on, after the earlier listeners."""
@@ -168,11 +161,5 @@ class Settlement:
         except Exception as error:  # noqa: BLE001 - each hand fails, its caller retries
             return [error] * len(jobs)
         mine = [job for job, may in zip(jobs, ours, strict=True) if may]
-        if self._thread is None:
-            outcomes = await store_hands(self._sessions, mine, self._policy)
-        else:
-            outcomes = await self._thread.run(
-                lambda sessions: store_hands(sessions, mine, self._policy)
-            )
-        stored = iter(outcomes)
+        stored = iter(await store_hands(self._sessions, mine, self._policy))
         return [next(stored) if may else None for may in ours]
