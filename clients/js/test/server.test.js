@@ -48,7 +48,7 @@ function freePort() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const server = { base: "", child: null, output: "", folder: "" };
+const server = { base: "", child: null, output: "", folder: "", errors: [], partial: "" };
 
 async function startServer() {
   server.folder = mkdtempSync(join(tmpdir(), "zjmahjong-kit-"));
@@ -66,7 +66,13 @@ async function startServer() {
   });
   server.base = `http://127.0.0.1:${port}`;
   server.child = spawn(PYTHON, ["-m", "app"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  const keep = (chunk) => { server.output = (server.output + chunk).slice(-20_000); };
+  const keep = (chunk) => {
+    server.output = (server.output + chunk).slice(-20_000);
+    // every line logged at ERROR or above, kept whole (the tail above may drop it)
+    const lines = (server.partial + chunk).split("\n");
+    server.partial = lines.pop();
+    server.errors.push(...lines.filter((line) => / (ERROR|CRITICAL) /.test(line)));
+  };
   server.child.stdout.on("data", keep);
   server.child.stderr.on("data", keep);
   const exited = new Promise((resolve) => server.child.once("exit", resolve));
@@ -184,4 +190,8 @@ test("examples/bot.js, the README's bot, plays a hand and verifies it", { skip }
   clearTimeout(timer);
   assert.equal(code, 0, out);
   assert.match(out, /^(win|draw|escape) \{\s+status: 'verified'/m, out);
+});
+
+test("the server logged no ERROR while the kit's bots played", { skip }, () => {
+  assert.deepEqual(server.errors, []);
 });
