@@ -80,13 +80,13 @@ def _open_to_added_fields(defs: dict[str, Any]) -> None:
     them keeps working when the server adds one. What a client sends stays closed (the
     server refuses a field it does not know), and so does a definition the client's
     messages share."""
-    sent_by_clients = _reachable(defs, ("HelloMessage", "ClientMessage"))
+    sent_by_clients = reachable(defs, ("HelloMessage", "ClientMessage"))
     for name, definition in defs.items():
         if name not in sent_by_clients and definition.get("additionalProperties") is False:
             del definition["additionalProperties"]
 
 
-def _reachable(defs: dict[str, Any], roots: tuple[str, ...]) -> set[str]:
+def reachable(defs: dict[str, Any], roots: tuple[str, ...]) -> set[str]:
     """The definitions `roots` refer to, themselves included, however deep."""
     seen: set[str] = set()
     todo = list(roots)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from app.protocol.messages import VERSION
-from app.protocol.schema import protocol_schema
+from app.protocol.schema import protocol_schema, reachable
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = ROOT / "clients" / "js" / "types" / "protocol.d.ts"
@@ -55,7 +55,7 @@ class Generator:
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self.defs: dict[str, Any] = schema["$defs"]
-        self.closed = _reachable(self.defs, ("HelloMessage", "ClientMessage"))
+        self.closed = reachable(self.defs, ("HelloMessage", "ClientMessage"))
 
     def module(self) -> str:
         lines = [
@@ -159,18 +159,6 @@ def _doc(text: str | None, pad: str) -> list[str]:
         return [f"{pad}/** {lines[0]} */"]
     return [f"{pad}/**", *[f"{pad} * {line}".rstrip() for line in lines], f"{pad} */"]
 
-
-def _reachable(defs: dict[str, Any], roots: tuple[str, ...]) -> set[str]:
-    """The definitions `roots` refer to, themselves included, however deep."""
-    seen: set[str] = set()
-    todo = list(roots)
-    while todo:
-        name = todo.pop()
-        if name in seen or name not in defs:
-            continue
-        seen.add(name)
-        todo += re.findall(r'"\$ref": "#/\$defs/([^"]+)"', json.dumps(defs[name]))
-    return seen
 
 
 def declarations() -> str:

@@ -225,6 +225,26 @@ def test_a_settlement_shows_that_the_hand_verified(
     page.screenshot(path=str(screenshots / f"verify-{name}.png"))
 
 
+def _rewrite_events(page: Page, rewrite: Callable[[dict[str, Any]], bool]) -> None:
+    """The table's socket through a proxy that hands each event payload on its way to the
+    page to `rewrite`, which may change it in place (True: changed), as a cheating server
+    would send it."""
+
+    def lying(ws: WebSocketRoute) -> None:
+        upstream = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, str) and '"type":"event"' in message:
+                data = json.loads(message)
+                if rewrite(data["event"]):
+                    message = json.dumps(data)
+            ws.send(message)
+
+        upstream.on_message(to_page)
+
+    page.route_web_socket(TABLE_SOCKET, lying)
+
+
 def test_a_seed_that_is_not_the_committed_one_fails_the_mark(
     context_for: Callable[..., Page], server: Server, screenshots: Path
 ) -> None:
@@ -234,21 +254,13 @@ def test_a_seed_that_is_not_the_committed_one_fails_the_mark(
     page = context_for(DESKTOP)
     other = "5a" * 32
 
-    def lying(ws: WebSocketRoute) -> None:
-        upstream = ws.connect_to_server()
+    def reveal_another_seed(event: dict[str, Any]) -> bool:
+        if event["kind"] == "hand_ended" and event["seed"]:
+            event["seed"] = other
+            return True
+        return False
 
-        def to_page(message: str | bytes) -> None:
-            if isinstance(message, str) and '"type":"event"' in message:
-                data = json.loads(message)
-                event = data["event"]
-                if event["kind"] == "hand_ended" and event["seed"]:
-                    event["seed"] = other
-                    message = json.dumps(data)
-            ws.send(message)
-
-        upstream.on_message(to_page)
-
-    page.route_web_socket(TABLE_SOCKET, lying)
+    _rewrite_events(page, reveal_another_seed)
     register(page, server.base, "vf_lied_to")
     to_english(page)
     _settle_with_bots(page, "lishui")
@@ -270,25 +282,16 @@ def test_a_discard_changed_on_its_way_fails_the_mark(
     mine: list[int] = []
     changed: list[str] = []
 
-    def lying(ws: WebSocketRoute) -> None:
-        upstream = ws.connect_to_server()
+    def change_a_discard(event: dict[str, Any]) -> bool:
+        if event["kind"] == "dealt" and event["tiles"]:
+            mine.append(event["seat"])
+        elif event["kind"] == "discarded" and mine and event["seat"] != mine[0] and not changed:
+            changed.append(event["tile"])
+            event["tile"] = tile_code((parse_one(event["tile"]) + 1) % 27)
+            return True
+        return False
 
-        def to_page(message: str | bytes) -> None:
-            if isinstance(message, str) and '"type":"event"' in message:
-                data = json.loads(message)
-                event = data["event"]
-                if event["kind"] == "dealt" and event["tiles"]:
-                    mine.append(event["seat"])
-                elif event["kind"] == "discarded" and mine and event["seat"] != mine[0] \
-                        and not changed:
-                    changed.append(event["tile"])
-                    event["tile"] = tile_code((parse_one(event["tile"]) + 1) % 27)
-                    message = json.dumps(data)
-            ws.send(message)
-
-        upstream.on_message(to_page)
-
-    page.route_web_socket(TABLE_SOCKET, lying)
+    _rewrite_events(page, change_a_discard)
     register(page, server.base, "vf_discard_changed")
     to_english(page)
     _settle_with_bots(page, "huzhou")
