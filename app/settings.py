@@ -3,6 +3,7 @@ DATABASE_URL, REDIS_URL, JWT_SECRET ...)."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from functools import lru_cache
 from typing import Annotated, Any, Literal
@@ -43,6 +44,28 @@ def _ordered(value: tuple[int, int]) -> tuple[int, int]:
 
 DelayRange = Annotated[
     tuple[int, int], NoDecode, BeforeValidator(_delay_range), AfterValidator(_ordered)
+]
+
+
+def _secret_list(value: Any) -> Any:
+    """JWT_OLD_SECRETS as an operator writes it: secrets separated by commas, or a JSON list
+    (for a secret that holds a comma); a list as it is."""
+    if isinstance(value, str):
+        if value.lstrip().startswith("["):
+            return json.loads(value)
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+def _long_enough(values: list[str]) -> list[str]:
+    for value in values:
+        if len(value) < MIN_SECRET_LENGTH:
+            raise ValueError(f"every old secret has at least {MIN_SECRET_LENGTH} characters")
+    return values
+
+
+SecretList = Annotated[
+    list[str], NoDecode, BeforeValidator(_secret_list), AfterValidator(_long_enough)
 ]
 
 
@@ -150,6 +173,11 @@ class Settings(BaseSettings):
     # the token signing secret; empty: see app/ops/secret.py (a kept random one for a single
     # process, a refusal to start with REDIS_URL or REQUIRE_JWT_SECRET)
     jwt_secret: str = Field(default="", pattern=rf"^(|.{{{MIN_SECRET_LENGTH},}})$")
+    # secrets that check tokens but never sign one (a rotation, docs/operating.md): the
+    # previous JWT_SECRET until the last token it signed has expired (REFRESH_TOKEN_DAYS),
+    # or the next one while a cluster's nodes learn it; comma-separated or a JSON list. A
+    # token names its key by an id derived from the secret (app/ops/secret.py `key_id`)
+    jwt_old_secrets: SecretList = []
     jwt_secret_file: str | None = None
     require_jwt_secret: bool = False
     access_token_minutes: int = 15

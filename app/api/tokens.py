@@ -1,5 +1,13 @@
 """Access and refresh tokens (令牌), as PyJWT HS256 tokens signed with settings.jwt_secret.
 
+Keys:
+- every token names the key that signed it in its header (`kid`, app/ops/secret.py
+  `key_id`); it is checked with that key alone, found by its id among JWT_SECRET and
+  JWT_OLD_SECRETS (a PyJWT key set). An id that names no key is refused like any bad token;
+- a token without `kid` (signed before key ids) is checked with JWT_SECRET, then with each
+  old secret, so that the upgrade to key ids logs nobody out;
+- the algorithm is ours (HS256, fixed on every key): a token's header never chooses it.
+
 Rules:
 - an access token carries `sub` (the account id, as a string), `role`, `type: "access"`,
   `iat` and `exp` (settings.access_token_minutes); it is not stored;
@@ -18,13 +26,17 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 import jwt
+from jwt import PyJWK, PyJWKSet
+from jwt.utils import base64url_encode
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.errors import ApiError
+from app.ops.secret import token_keys
 from app.settings import Settings
 from app.store.models import Account, RefreshToken
 
@@ -66,30 +78,58 @@ def _unauthorized(message: str = "the token is missing, invalid or expired") -> 
 
 
 def encode(claims: dict[str, Any], settings: Settings) -> str:
-    return jwt.encode(claims, _secret(settings), algorithm=ALGORITHM)
+    key = _keys(settings).keys[0]  # the signing key
+    return jwt.encode(claims, key, algorithm=ALGORITHM, headers={"kid": key.key_id})
 
 
-def _secret(settings: Settings) -> str:
-    """The signing secret; never empty (`create_app` resolves it: app/ops/secret.py)."""
+def _keys(settings: Settings) -> PyJWKSet:
+    """The keys that check tokens, the signing key (JWT_SECRET) first; never empty
+    (`create_app` resolves the secret: app/ops/secret.py)."""
     if not settings.jwt_secret:
         raise RuntimeError("no token secret: build the app with create_app")
-    return settings.jwt_secret
+    return _key_set(settings.jwt_secret, tuple(settings.jwt_old_secrets))
+
+
+@lru_cache(maxsize=16)
+def _key_set(current: str, old: tuple[str, ...]) -> PyJWKSet:
+    keys = [
+        {"kty": "oct", "alg": ALGORITHM, "kid": kid, "k": base64url_encode(secret.encode()).decode()}
+        for kid, secret in token_keys(current, list(old)).items()
+    ]
+    key_set = PyJWKSet(keys)
+    if len(key_set.keys) != len(keys):  # PyJWT skips a key it cannot use
+        raise RuntimeError("a token secret is not a usable HS256 key")
+    return key_set
+
+
+def _candidates(token: str, key_set: PyJWKSet) -> list[PyJWK]:
+    """The keys that may have signed `token`: the one its `kid` names (none if it names no
+    key of ours), or every key for a token signed before key ids."""
+    kid = jwt.get_unverified_header(token).get("kid")
+    if kid is None:
+        return list(key_set)
+    try:
+        return [key_set[kid]]
+    except KeyError:
+        return []
 
 
 def decode(token: str, kind: str, settings: Settings) -> dict[str, Any]:
     """The claims of a valid, unexpired token of `kind`; `unauthorized` otherwise."""
     try:
-        claims: dict[str, Any] = jwt.decode(
-            token,
-            _secret(settings),
-            algorithms=[ALGORITHM],
-            options={"require": ["exp", "sub", "type"]},
-        )
+        for key in _candidates(token, _keys(settings)):
+            try:
+                claims: dict[str, Any] = jwt.decode(
+                    token, key, algorithms=[ALGORITHM], options={"require": ["exp", "sub", "type"]}
+                )
+            except jwt.InvalidSignatureError:
+                continue  # a token without `kid`: perhaps an older key's
+            if claims.get("type") != kind or not str(claims["sub"]).isdigit():
+                raise _unauthorized()
+            return claims
     except jwt.PyJWTError as exc:
         raise _unauthorized() from exc
-    if claims.get("type") != kind or not str(claims["sub"]).isdigit():
-        raise _unauthorized()
-    return claims
+    raise _unauthorized()
 
 
 def access_token(account: Account, settings: Settings) -> str:
