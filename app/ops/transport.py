@@ -38,7 +38,9 @@ answered; of both protocols, asyncio's `connection_made`, `connection_lost`,
 `pause_writing` and `resume_writing`; of the WebSocket protocol, `handle_ping` and its
 `writable` event and `conn` (the websockets connection), for the ping rule of
 `WebSocketLimits`, and `send` and `handshake_complete`, so that a refused handshake is not
-logged as an error.
+logged as an error. tests/ops/test_uvicorn_shape.py checks all of it, signatures and
+attributes, and pyproject.toml bounds uvicorn to the versions it passed on; a uvicorn
+outside those bounds (upgraded by hand over an installed server) is refused at import.
 """
 
 from __future__ import annotations
@@ -47,9 +49,13 @@ import asyncio
 import ipaddress
 import socket
 import struct
+from collections.abc import Iterable
+from importlib import metadata
 from typing import Any, ClassVar, Literal
 
 import httptools
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import ClientDisconnected
@@ -400,6 +406,33 @@ def check_hooks(base: type, hooks: tuple[str, ...] = HOOKS) -> None:
         )
 
 
+def check_uvicorn_version(installed: str, requires: Iterable[str]) -> None:
+    """Refuse a uvicorn outside the versions the project requires (`requires`, its
+    Requires-Dist: pyproject.toml's bound, the versions this module was tested on). pip keeps
+    to them; one upgraded by hand would serve with limits that may silently not apply."""
+    for line in requires:
+        required = Requirement(line)
+        if canonicalize_name(required.name) != "uvicorn" or required.marker is not None:
+            continue
+        if not required.specifier.contains(installed, prereleases=True):
+            raise RuntimeError(
+                f"uvicorn {installed} is not {required.specifier}, the versions "
+                "app/ops/transport.py was tested on: it extends uvicorn's private protocol "
+                "classes. Install one of those, or raise the bound in pyproject.toml once "
+                "tests/ops/test_uvicorn_shape.py and tests/ops/test_transport.py pass on "
+                f"uvicorn {installed}"
+            )
+
+
+def _project_requires() -> list[str]:
+    """The installed project's Requires-Dist; none when it runs from a bare source tree."""
+    try:
+        return metadata.requires("zjmahjong") or []
+    except metadata.PackageNotFoundError:
+        return []
+
+
+check_uvicorn_version(metadata.version("uvicorn"), _project_requires())
 for _base in (HttpToolsProtocol, H11Protocol):
     check_hooks(_base)
 check_hooks(WebSocketsSansIOProtocol, WEBSOCKET_HOOKS)
