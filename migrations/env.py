@@ -42,8 +42,10 @@ async def _online() -> None:
     await engine.dispose()
 
 
-if context.is_offline_mode():
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True)
+if context.is_offline_mode():  # `--sql`: the script, in one transaction on SQLite too
+    context.configure(
+        url=_url(), target_metadata=target_metadata, literal_binds=True, transactional_ddl=True
+    )
     with context.begin_transaction():
         context.run_migrations()
 else:
