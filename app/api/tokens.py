@@ -79,7 +79,7 @@ def _unauthorized(message: str = "the token is missing, invalid or expired") -> 
 
 def encode(claims: dict[str, Any], settings: Settings) -> str:
     key = _keys(settings).keys[0]  # the signing key
-    return jwt.encode(claims, key, algorithm=ALGORITHM, headers={"kid": key.key_id})
+    return jwt.encode(claims, key.key, algorithm=ALGORITHM, headers={"kid": key.key_id})
 
 
 def _keys(settings: Settings) -> PyJWKSet:
@@ -120,7 +120,8 @@ def decode(token: str, kind: str, settings: Settings) -> dict[str, Any]:
         for key in _candidates(token, _keys(settings)):
             try:
                 claims: dict[str, Any] = jwt.decode(
-                    token, key, algorithms=[ALGORITHM], options={"require": ["exp", "sub", "type"]}
+                    token, key.key, algorithms=[ALGORITHM],
+                    options={"require": ["exp", "sub", "type"]},
                 )
             except jwt.InvalidSignatureError:
                 continue  # a token without `kid`: perhaps an older key's

@@ -13,6 +13,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import closing
@@ -60,7 +61,7 @@ def test_every_migration_renders_as_sql_both_ways(dialect: str) -> None:
 def test_the_command_prints_the_sql_and_refuses_what_it_cannot_do(tmp_path: Path) -> None:
     def run(*words: str) -> subprocess.CompletedProcess[str]:
         env = os.environ | {"DATABASE_URL": f"sqlite:///{tmp_path / 'never.db'}"}
-        command = [".venv/bin/python", "-m", "app.store.migrate", *words]
+        command = [sys.executable, "-m", "app.store.migrate", *words]
         return subprocess.run(command, cwd=migrate.ROOT, env=env, capture_output=True,
                               text=True, check=False)
 
