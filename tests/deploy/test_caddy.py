@@ -1,11 +1,12 @@
 """The compose reference's proxy, deploy/compose/Caddyfile, tested the way it is used: Caddy's
 own validator accepts it (with the compose file's plain HTTP and with a domain, where Caddy
 manages TLS), and Caddy running it in front of a real server (tests/deploy/caddy.py) passes a
-player's REST calls and table socket, compresses the client's files, and tells the app who
-each player is: the cap on table sockets per address (WS_CONNECTIONS_PER_ADDRESS) counts each
-player by their own address, not the proxy's, and an X-Forwarded-For a player sends does not
-make them someone else. Caddy and the clients meet on loopback addresses of their own
-(127.0.0.2, 127.0.0.3), the app sees Caddy at 127.0.0.1, its trusted proxy."""
+player's REST calls (each named by a request id of the proxy's) and table socket, compresses
+the client's files, and tells the app who each player is: the cap on table sockets per
+address (WS_CONNECTIONS_PER_ADDRESS) counts each player by their own address, not the
+proxy's, and an X-Forwarded-For a player sends does not make them someone else. Caddy and the
+clients meet on loopback addresses of their own (127.0.0.2, 127.0.0.3), the app sees Caddy at
+127.0.0.1, its trusted proxy."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import asyncio
 import json
 import os
 import subprocess
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -62,7 +64,12 @@ async def test_players_play_through_the_proxy_each_under_their_own_address(
         url = f"ws://127.0.0.1:{port}/ws"
         async with asyncio.timeout(60), _client(port, ANN) as http:
             body = {"username": "ann", "password": "correct horse battery"}
-            assert (await http.post("/auth/register", json=body)).status_code == 201
+            # the proxy names each request itself (a client's id would be its text in the
+            # logs); the app logs that id and sends it back (app/ops/observe.py)
+            registered = await http.post("/auth/register", json=body,
+                                         headers={"X-Request-ID": "chosen-by-ann"})  # fmt: skip
+            assert registered.status_code == 201
+            assert uuid.UUID(registered.headers["x-request-id"])
             token = (await http.post("/auth/login", json=body)).json()["access_token"]
             headers = {"Authorization": f"Bearer {token}"}
             table = await http.post("/tables", json={"variant": "lishui", "stake": 1},
