@@ -38,6 +38,7 @@ from app.api.throttle import Bars, RequestLimits
 from app.ops import memory, metrics
 from app.ops.limits_storage import limits_storage
 from app.ops.monitoring import monitoring_port
+from app.ops.observe import Observe
 from app.ops.pressure import Limits, Pressure
 from app.ops.secret import signing_secret
 from app.rooms.service import Rooms
@@ -127,6 +128,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         generate_unique_id_function=openapi.operation_id,
     )
     app.state.settings = settings
+    app.state.readiness = lambda: health.readiness(  # read by /metrics too (mahjong_ready)
+        getattr(app.state, "db", None), settings.redis_url
+    )
     app.state.passwords = Passwords.from_settings(settings)
     app.state.limits = limits_storage(settings)  # rate-limit counters (app/ops/limits_storage.py)
     app.state.login_limits = LoginLimits(app.state.limits, settings)  # app/api/ratelimit.py
@@ -143,6 +147,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.request_bars = Bars(settings, app.state.limits)  # also counted by app/api/ws.py
     app.add_middleware(RequestLimits, bars=app.state.request_bars)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(Observe, node=settings.node_id)  # request ids, node ids, HTTP metrics
     for router in (
         auth.router,
         accounts.router,

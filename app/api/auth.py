@@ -56,6 +56,7 @@ from app.api.schemas import (
     TokenPairOut,
     valid_username,
 )
+from app.ops import metrics
 from app.ops.addresses import address_key, network_key
 from app.store import accounts, ledger
 
@@ -207,9 +208,11 @@ async def login(
     stored = account.password_hash if account is not None else None
     good = await passwords.check_async(stored, body.password)  # also for an unknown user
     if account is None or not good:
+        metrics.login_failed("bad_credentials")
         raise ApiError("bad_credentials", "the username or the password is wrong")
     await limits.succeeded(name, address)
     if account.banned:
+        metrics.login_failed("banned")
         raise ApiError("banned", "this account is banned")
     new_hash = (
         await passwords.hash_async(body.password)

@@ -55,6 +55,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.ops import observe
 from app.rooms.service import RoomRefused
 from app.store.db import NulCharacter
 
@@ -201,4 +202,6 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error", exc_info=exc)
-        return error_response("internal_error", "something went wrong on our side")
+        return error_response(  # sent past app/ops/observe.py, which names it otherwise
+            "internal_error", "something went wrong on our side", headers=observe.id_header()
+        )

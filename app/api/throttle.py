@@ -51,6 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api import tokens
 from app.api.errors import ApiError, error_response
+from app.ops import metrics
 from app.ops.addresses import address_key
 from app.settings import Settings
 
@@ -110,6 +111,8 @@ class Bars:
                     reset_at = (await self.limiter.get_window_stats(bar, who, key)).reset_time
                     return max(1, math.ceil(reset_at - time.time()))
         except Exception as exc:  # noqa: BLE001 - any storage failure: serve uncounted
+            if self.settings.redis_url:  # the counters live in Redis
+                metrics.redis_error("limits")
             now = time.monotonic()
             if now - self._warned_at >= WARN_EVERY:
                 self._warned_at = now

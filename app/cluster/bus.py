@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from app.ops import metrics
 from app.ops.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ class Bus:
                     except Exception:  # one bad message must not stop the listener
                         log.exception("bus %s: handling a message failed", self.channel)
             except (RedisError, OSError) as exc:
+                metrics.redis_error("bus")
                 self.subscribed.clear()
                 if first:
                     raise

@@ -21,6 +21,7 @@ from redis import Redis as SyncRedis
 from redis.exceptions import RedisError
 
 from app.cluster.lease import RENEW_MANY, Lease, Leases
+from app.ops import metrics
 from app.ops.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,7 @@ class LeaseKeeper:
                                 loop.call_soon_threadsafe(self._lost, lease)
                     self.renewals += 1
                 except (RedisError, OSError) as exc:  # Redis away: again next time
+                    metrics.redis_error("leases")
                     log.warning("renewing leases failed: %s", exc)
                 except RuntimeError:  # the loop closed under us: the node is gone
                     return

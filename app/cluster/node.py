@@ -52,6 +52,7 @@ from app.cluster.ownership import Ownership
 from app.cluster.presence import Presence
 from app.cluster.routing import Routing
 from app.cluster.writer import Writer
+from app.ops.redis_errors import counted
 from app.ops.tasks import cancel_and_wait
 from app.settings import Settings
 from app.store.ranks import DatabaseBoards
@@ -82,10 +83,10 @@ class RedisNetwork:
         self.keys = Keys(settings.redis_prefix)
         # a bounded pool whose callers wait their turn: a burst of hand endings asks Redis
         # hundreds of things at once, and a plain pool refuses past its size
-        self.redis: Redis = Redis.from_pool(BlockingConnectionPool.from_url(
+        self.redis: Redis = Redis.from_pool(counted(BlockingConnectionPool.from_url(
             settings.redis_url, decode_responses=True,
             max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_SECONDS,
-        ))
+        )))  # its failures counted (app/ops/redis_errors.py)
         self.registry = registry
         self.leases = Leases(self.redis, self.keys, self.node_id, settings.lease_ms)
         self.presence = Presence(self.redis, self.keys, self.node_id, settings.presence_ttl_ms)

@@ -36,6 +36,7 @@ from app.cluster.journal import (
 from app.cluster.lease import Lease, Leases
 from app.cluster.routing import Routing
 from app.cluster.writer import Done
+from app.ops import metrics
 from app.rules.actions import Action
 from app.rules.context import TableContext
 from app.rules.state import Preset
@@ -246,6 +247,7 @@ class Ownership(HandObserver):
             return
         self._configs.pop(table_id, None)
         self._fenced_off.add(table_id)
+        metrics.lease_lost()
         log.warning("node %s: lost the lease of table %s; stopping it here",
                     self._node.node_id, table_id)
         asyncio.get_running_loop().create_task(self._node.registry.drop(table_id))
@@ -341,6 +343,7 @@ class Ownership(HandObserver):
             live.table.submit(AdminResume())
         self._store(live, clear_hand=hand is None)
         self.adopted.append(table_id)
+        metrics.table_taken_over()
         log.warning(
             "node %s: took over table %s (token %d, %s)", node.node_id, table_id, lease.token,
             f"hand {hand.hand_id} at action {len(hand.actions)}" if hand else "between hands",

@@ -26,6 +26,7 @@ from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import EncodableT
 
+from app.ops import metrics
 from app.ops.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,7 @@ class Writer:
                 await asyncio.sleep(0.1 * 2**attempt)
         else:
             log.error("cluster writer: %d commands dropped, Redis unreachable", len(commands))
+            metrics.writer_dropped(len(commands))
             results = [ConnectionError("Redis unreachable")] * len(commands)
         for op, result in zip(commands, results):
             if op.done is not None:

@@ -1,9 +1,16 @@
 """Prometheus metrics of one server process, and the small calls the shell makes to feed them.
 
-Every metric lives here; the WebSocket endpoint, the table registry and the actor each call
-one function per fact (a connection opened, a message in or out, an action's events handed
-to the sockets, a hand settled). What can be read from the live tables (how many, how deep
-their inboxes are) is read when `/metrics` is scraped (`observe_tables`), not counted.
+The shell's metrics live here; the WebSocket endpoint, the table registry, the actor and the
+cluster each call one function per fact (a connection opened, a message in or out, an
+action's events handed to the sockets, a hand settled, a table taken over, a lease lost, a
+Redis command dropped). None of them imports prometheus_client. What can be read from the
+live tables (how many, how deep their inboxes are) is read when `/metrics` is scraped
+(`observe_tables`), not counted, and so are the node's readings (app/ops/readings.py: the
+build, the database pool, readiness). The HTTP requests are counted by the edge's middleware
+(app/ops/observe.py).
+
+Every series an operator's rule or panel reads exists from the start, at 0 (`prefill`): a
+rate or an alert over a counter that has never moved still has a series to read.
 
 The action-to-broadcast latency runs from the moment the WebSocket endpoint receives a seat's
 action (`ReceivedAction.received`) to the moment the actor has handed the events the action
@@ -26,6 +33,8 @@ from typing import Any, Protocol
 from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, Histogram
 from prometheus_client import generate_latest as _generate_latest
+
+from app.ops import readings
 
 __all__ = ["CONTENT_TYPE_LATEST"]
 
@@ -154,6 +163,37 @@ REPLAYS = Counter(
     ["answer"],
 )
 
+TAKEOVERS = Counter(
+    f"{PREFIX}_table_takeovers",
+    "Tables this node took over from their journal, their owner gone (its lease lapsed)",
+)
+LEASES_LOST = Counter(
+    f"{PREFIX}_leases_lost",
+    "Table leases this node lost to another node (a renewal refused, or a journal write the "
+    "fence refused): the table stops here at once",
+)
+WRITER_DROPPED = Counter(
+    f"{PREFIX}_writer_dropped_commands",
+    "Redis commands the cluster's ordered writer gave up on after its retries, Redis "
+    "unreachable (journal writes, routed messages, presence)",
+)
+REDIS_ERRORS = Counter(
+    f"{PREFIX}_redis_errors",
+    "Exchanges with Redis that failed (refused, lost or timed out), by client: main (the "
+    "node's pool: journal, routing, calls, leases), leases (the renewal thread), bus (the "
+    "node's subscription), limits (the request limits' counters)",
+    ["client"],
+)
+REDIS_CLIENTS = ("main", "leases", "bus", "limits")
+LOGIN_FAILURES = Counter(
+    f"{PREFIX}_login_failures",
+    "Logins refused, by reason: bad_credentials (an unknown username or a wrong password), "
+    "banned",
+    ["reason"],
+)
+LOGIN_REASONS = ("bad_credentials", "banned")
+OUTCOMES = ("win", "draw", "escape", "failed")  # a settlement's (`settled`)
+
 
 # When the action the actor of the current task is handling arrived (`time.perf_counter()`;
 # None: a message of another kind, or one not stamped).
@@ -271,6 +311,48 @@ def shed(what: str) -> None:
     SHED.labels(what).inc()
 
 
+# --- the cluster and the accounts -------------------------------------------------------------
+
+
+def table_taken_over() -> None:
+    """This node took a table over from its journal (app/cluster/ownership.py)."""
+    TAKEOVERS.inc()
+
+
+def lease_lost() -> None:
+    """Another node holds a table this node served: it stops here."""
+    LEASES_LOST.inc()
+
+
+def writer_dropped(commands: int) -> None:
+    """The cluster's writer gave `commands` up, Redis unreachable after its retries."""
+    WRITER_DROPPED.inc(commands)
+
+
+def redis_error(client: str) -> None:
+    """An exchange with Redis failed: `client` is one of `REDIS_CLIENTS`."""
+    REDIS_ERRORS.labels(client).inc()
+
+
+def login_failed(reason: str) -> None:
+    """A login refused: `reason` is one of `LOGIN_REASONS`."""
+    LOGIN_FAILURES.labels(reason).inc()
+
+
+def prefill() -> None:
+    """Make the labelled series an operator's rules and panels read, at 0."""
+    for outcome in OUTCOMES:
+        SETTLEMENTS.labels(outcome)
+    for client in REDIS_CLIENTS:
+        REDIS_ERRORS.labels(client)
+    for reason in LOGIN_REASONS:
+        LOGIN_FAILURES.labels(reason)
+    for what in ("table", "room", "sit", "quick_match"):
+        SHED.labels(what)
+
+
+prefill()
+
 class _Actor(Protocol):
     @property
     def inbox(self) -> asyncio.Queue[Any]: ...
@@ -320,10 +402,13 @@ async def metrics(request: Request) -> Response:
     """Prometheus metrics of this node (text exposition format). Meant for the monitoring
     network only: keep it off the public proxy. (On the event loop, not in a worker thread:
     the live tables are read where they change.)"""
-    return scrape(getattr(request.app.state, "tables", None))
+    return await scrape(request.app.state)
 
 
-def scrape(tables: _Registry | None) -> Response:
-    """The answer to a scrape: the live tables' gauges read now, then every metric."""
+async def scrape(state: Any) -> Response:
+    """The answer to a scrape of the app whose `state` is given: the live tables' gauges and
+    the node's readings taken now, then every metric."""
+    tables: _Registry | None = getattr(state, "tables", None)
     observe_tables(tables.all() if tables is not None else ())
+    await readings.read(state)
     return Response(exposition(), media_type=CONTENT_TYPE_LATEST)

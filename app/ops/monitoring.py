@@ -34,7 +34,7 @@ def monitoring_app(source: FastAPI) -> FastAPI:
 
     @app.get("/metrics")
     async def scrape() -> Response:
-        return metrics.scrape(getattr(source.state, "tables", None))
+        return await metrics.scrape(source.state)
 
     return app
 

@@ -49,7 +49,8 @@ def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Co
         "host": settings.host,
         "port": settings.port,
         "log_level": settings.log_level,
-        "log_config": ops_logging.config(settings.log_level, settings.log_format),
+        "log_config": ops_logging.config(settings.log_level, settings.log_format,
+                                          settings.node_id),
         "ws": transport.websocket_protocol(settings),  # websockets-sansio
         # game messages are ~200 bytes of JSON: compressing each frame cost more CPU than
         # anything else per frame and saved little (bench/load.md)

@@ -318,7 +318,7 @@ class Supervisor:
 def run(settings: Settings) -> int:
     """Serve `settings.processes` workers on the configured port; the exit status. The
     caller has checked `refusal` and upgraded the database."""
-    ops_logging.configure(settings.log_level, settings.log_format)
+    ops_logging.configure(settings.log_level, settings.log_format, settings.node_id)
     listener = listen(settings.host, settings.port)
     # the workers' sockets for handing each other connections (app/ops/handoff.py): a
     # directory only this user may open, gone when the supervisor is (and, after a SIGKILL,

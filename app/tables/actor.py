@@ -258,7 +258,7 @@ class TableActor:
 
     async def run(self) -> None:
         """Handle inbox messages one at a time until `Stop`."""
-        ops_logging.bind_table(self.table_id)
+        ops_logging.bind_table(self.table_id, lambda: self.hand_id or None)
         while True:
             msg = await self.inbox.get()
             if isinstance(msg, Stop):

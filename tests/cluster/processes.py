@@ -49,17 +49,25 @@ def start_node(name: str, env: dict[str, str], tmp_path: Path) -> Node:
 
 
 def wait_up(node: Node) -> None:
-    deadline = time.monotonic() + 30
+    wait_answering(f"http://{node.address}/health", node.process, node.log, f"node {node.name}")
+
+
+def wait_answering(
+    url: str, process: subprocess.Popen[bytes], log: Path, what: str, seconds: float = 30
+) -> None:
+    """Return once `url` answers 200; fail with the process's log if it exits first or
+    `seconds` pass."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if node.process.poll() is not None:
-            raise RuntimeError(f"node {node.name} exited:\n{node.log.read_text()}")
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited:\n{log.read_text()}")
         try:
-            if httpx.get(f"http://{node.address}/health", timeout=1).status_code == 200:
+            if httpx.get(url, timeout=1).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
-    raise RuntimeError(f"node {node.name} did not start:\n{node.log.read_text()}")
+    raise RuntimeError(f"{what} did not start:\n{log.read_text()}")
 
 
 @dataclass

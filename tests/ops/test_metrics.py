@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import time
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from app.loadtest.servers import free_port
 from tests.live import live_server, sqlite_settings
+from tests.ops.nodes import fresh_node
+from tests.ops.nodes import scrape as fresh_scrape
 from tests.wsclient import table_socket
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -165,3 +169,93 @@ async def test_metrics_can_live_on_a_private_port_only(tmp_path: Path) -> None:
             samples = await scrape(monitoring)  # the same process: its live table is seen
             assert value(samples, "mahjong_live_tables", status="waiting") == 1
             assert (await monitoring.get("/variants")).status_code == 404
+
+
+# --- what a fresh node shows, and the edge's counts --------------------------------------------
+
+FROM_THE_START = [
+    ("mahjong_http_requests_total", {"method": "POST", "route": "/auth/login", "status": "200"}),
+    ("mahjong_http_request_duration_seconds_count", {"method": "GET", "route": "/tables"}),
+    ("mahjong_rate_limited_total", {"limit": "requests"}),
+    ("mahjong_rate_limited_total", {"limit": "ws_connects"}),
+    ("mahjong_login_failures_total", {"reason": "bad_credentials"}),
+    ("mahjong_table_takeovers_total", {}),
+    ("mahjong_leases_lost_total", {}),
+    ("mahjong_writer_dropped_commands_total", {}),
+    ("mahjong_db_pool_checked_out", {}),
+    ("mahjong_db_pool_overflow", {}),
+    ("mahjong_redis_errors_total", {"client": "main"}),
+    ("mahjong_redis_errors_total", {"client": "leases"}),
+    ("mahjong_redis_errors_total", {"client": "bus"}),
+    ("mahjong_settlements_total", {"outcome": "failed"}),
+    ("mahjong_settlements_total", {"outcome": "win"}),
+]
+
+
+def test_every_series_is_there_at_zero_before_any_traffic(tmp_path: Path) -> None:
+    """A fresh node's first scrape (only /health asked before, to see it up) has every series
+    an operator's rate or alert reads, at 0, and says what it runs."""
+    with fresh_node(tmp_path, BUILD_COMMIT="0123456789ab") as node:
+        samples = fresh_scrape(node.url)
+    for name, labels in FROM_THE_START:
+        key = (name, tuple(sorted(labels.items())))
+        assert samples.get(key) == 0.0, (name, labels, samples.get(key))
+    build = {dict(labels)["commit"]: (dict(labels)["version"], v)
+             for (name, labels), v in samples.items() if name == "mahjong_build_info"}
+    assert build == {"0123456789ab": (metadata.version("zjmahjong"), 1.0)}
+    # SQLite: one connection, none overflowing
+    assert value(samples, "mahjong_db_pool_size") == value(samples, "mahjong_db_pool_max") == 1
+    assert ("mahjong_loop_lag_seconds", ()) in samples  # measured from the start
+    assert value(samples, "mahjong_ready", check="database") == 1
+    assert value(samples, "mahjong_ready", check="redis") == 1  # skipped: no REDIS_URL
+
+
+async def test_requests_are_counted_by_route_template_and_status(server: str) -> None:
+    raw = f"/no/such/page-{secrets.token_hex(8)}"
+    async with httpx.AsyncClient(base_url=f"http://{server}") as http:
+        before = await scrape(http)
+        assert (await http.post(f"/tables/{secrets.token_hex(6)}/sit")).status_code == 401
+        assert (await http.get(raw)).status_code == 404
+        assert (await http.get("/variants")).status_code == 200
+        after = await scrape(http)
+
+    def grew(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    sit = {"method": "POST", "route": "/tables/{table_id}/sit"}
+    assert grew("mahjong_http_requests_total", status="401", **sit) == 1
+    assert grew("mahjong_http_request_duration_seconds_count", **sit) == 1
+    assert grew("mahjong_http_requests_total", method="GET", route="unrouted", status="404") == 1
+    assert grew("mahjong_http_requests_total", method="GET", route="/variants", status="200") == 1
+    assert grew("mahjong_http_request_duration_seconds_sum", method="GET", route="/variants") > 0
+    routes = {dict(labels).get("route") for name, labels in after}
+    assert raw not in routes and not any("page-" in str(r) for r in routes)
+
+
+async def test_429s_are_counted_by_the_limit_that_gave_them(tmp_path: Path) -> None:
+    """The edge's request limit (`requests`), the login's own limit (its route), and the
+    logins refused for a wrong password. (Scraped on the monitoring port: the public one's
+    requests are what is limited.)"""
+    private = free_port()
+    settings = sqlite_settings(tmp_path / "limits.db", login_attempts=2, requests_per_address=12,
+                               metrics_port=private)
+    with live_server(settings) as (port, _):
+        async with (httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http,
+                    httpx.AsyncClient(base_url=f"http://127.0.0.1:{private}") as monitoring):
+            before = await scrape(monitoring)
+            body = {"username": "guessed", "password": "correct horse battery"}
+            assert (await http.post("/auth/register", json=body)).status_code == 201
+            wrong = body | {"password": "wrong horse battery"}
+            answers = [(await http.post("/auth/login", json=wrong)).status_code for _ in range(3)]
+            assert answers == [401, 401, 429]  # the username's attempts from this address
+            statuses = [(await http.get("/variants")).status_code for _ in range(10)]
+            assert statuses.count(429) == 2  # 12 requests an address may make in the window
+            after = await scrape(monitoring)
+
+    def grew(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert grew("mahjong_login_failures_total", reason="bad_credentials") == 2
+    assert grew("mahjong_rate_limited_total", limit="/auth/login") == 1
+    assert grew("mahjong_rate_limited_total", limit="requests") == 2
+    assert grew("mahjong_http_requests_total", method="GET", route="/variants", status="429") == 2
