@@ -21,8 +21,7 @@ import pytest
 import yaml
 
 from app.loadtest.servers import free_port
-from tests.cluster.processes import wait_answering
-from tests.ops.nodes import stop
+from tests.cluster.processes import stop_all, wait_answering
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "deploy" / "prometheus" / "rules.yml"
@@ -80,4 +79,4 @@ def prometheus(targets: list[str], folder: Path, interval: str = "1s") -> Iterat
         wait_answering(f"{url}/-/ready", process, log, "prometheus")
         yield url
     finally:
-        stop(process)
+        stop_all([process])

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
-import subprocess
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -16,7 +14,7 @@ from redis.asyncio import Redis
 
 from app.loadtest.servers import UNBARRED_SIGNUPS
 from app.store import migrate
-from tests.cluster.processes import ROOT, Node, start_node, wait_up
+from tests.cluster.processes import ROOT, Node, two_nodes
 from tests.conftest import POSTGRES_URL, empty_database_url
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL")
@@ -98,18 +96,5 @@ def nodes(
         "WATCH_INTERVAL_MS": "200",
         "PYTHONPATH": str(ROOT),
     } | UNBARRED_SIGNUPS | node_env  # every player registers from 127.0.0.1
-    started = [start_node("a", env, tmp_path), start_node("b", env, tmp_path)]
-    try:
-        for node in started:
-            wait_up(node)
-        yield started[0], started[1]
-    finally:
-        for node in started:
-            if node.process.poll() is None:
-                node.process.send_signal(signal.SIGTERM)
-        for node in started:
-            try:
-                node.process.wait(15)
-            except subprocess.TimeoutExpired:
-                node.process.kill()
-                node.process.wait(5)
+    with two_nodes(env, tmp_path) as pair:
+        yield pair

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,31 @@ def start_node(name: str, env: dict[str, str], tmp_path: Path) -> Node:
         stderr=subprocess.STDOUT,
     )
     return Node(name, f"127.0.0.1:{port}", process, log)
+
+
+@contextmanager
+def two_nodes(env: dict[str, str], tmp_path: Path) -> Iterator[tuple[Node, Node]]:
+    """Nodes a and b, server processes of `env`, up until the block ends."""
+    started = [start_node("a", env, tmp_path), start_node("b", env, tmp_path)]
+    try:
+        for node in started:
+            wait_up(node)
+        yield started[0], started[1]
+    finally:
+        stop_all([node.process for node in started])
+
+
+def stop_all(processes: list[subprocess.Popen[bytes]], grace: float = 15) -> None:
+    """SIGTERM to each (a graceful stop), then SIGKILL to any still there after `grace`."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
 
 
 def wait_up(node: Node) -> None:

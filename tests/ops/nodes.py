@@ -5,7 +5,6 @@ file, its log written to a file."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from app.loadtest.servers import UNBARRED_SIGNUPS, free_port
 from app.store import migrate
-from tests.cluster.processes import Node, wait_up
+from tests.cluster.processes import Node, stop_all, wait_up
 
 ROOT = Path(__file__).resolve().parents[2]
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -52,18 +51,7 @@ def fresh_node(tmp_path: Path, **env: str) -> Iterator[FreshNode]:
         wait_up(node)
         yield FreshNode(node, f"http://127.0.0.1:{port}")
     finally:
-        stop(process)
-
-
-def stop(process: subprocess.Popen[bytes], grace: float = 15) -> None:
-    """SIGTERM (a graceful stop), then SIGKILL if `grace` seconds were not enough."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(grace)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(5)
+        stop_all([process])
 
 
 def parse(text: str) -> Samples:

@@ -27,9 +27,8 @@ from app.loadtest.servers import UNBARRED_SIGNUPS
 from app.store import migrate
 from app.store.db import Database
 from tests.api.helpers import fund_house
-from tests.cluster.processes import ROOT, Node, open_table, play, register, start_node, wait_up
+from tests.cluster.processes import ROOT, Node, open_table, play, register, two_nodes
 from tests.conftest import POSTGRES_URL
-from tests.ops.nodes import stop
 from tests.outage import refusing_connections
 from tests.prometheus import prometheus, prometheus_path
 from tests.waits import until
@@ -106,14 +105,8 @@ def nodes(own_database: str, prefix: str, tmp_path: Path) -> Iterator[tuple[Node
         "ARGON2_MEMORY_KIB": "1024", "ARGON2_PARALLELISM": "1", "BOT_DELAY_MS": "100",
         "PYTHONPATH": str(ROOT),
     } | UNBARRED_SIGNUPS
-    started = [start_node("a", env, tmp_path), start_node("b", env, tmp_path)]
-    try:
-        for node in started:
-            wait_up(node)
-        yield started[0], started[1]
-    finally:
-        for node in started:
-            stop(node.process)
+    with two_nodes(env, tmp_path) as pair:
+        yield pair
 
 
 async def _query(prom: httpx.AsyncClient, path: str, **params: str) -> Any:
