@@ -34,6 +34,7 @@ from redis.exceptions import RedisError
 
 from app.cluster.context import NodeContext
 from app.cluster.messages import Arrived, Away, Close, ToAccount, ToSpectators, ToTable
+from app.cluster.moving import Pending
 from app.cluster.presence import Presence
 from app.cluster.writer import Done, Gather
 from app.protocol import (
@@ -120,6 +121,19 @@ def _error(code: str, message: str) -> ErrorMessage:
     return ErrorMessage(code=code, message=message)  # type: ignore[arg-type]
 
 
+def _refusal(result: object, message: ClientMessage) -> ErrorMessage | None:
+    """The answer to a client's message that reached no table (`Pending.give_up`): -1, no
+    such table; anything else, no node took it over in time."""
+    table_id = message.table_id  # type: ignore[union-attr]  # ping never gets here
+    if isinstance(message, UnwatchMessage):
+        return None  # nothing to end
+    if result == -1 and message.type in _NEEDS_NO_SEAT:
+        return _error("no_table", f"no table {table_id!r}")
+    if result == -1:
+        return _error("wrong_table", "you do not sit at that table")
+    return _error("internal", "the table is moving to another server; resume")
+
+
 class Routing:
     """The sockets of this node (`sinks`) and the routes to and from the other nodes'
     (the tables' `Delivery`). `owns(table_id)`: this node holds the table's lease."""
@@ -196,22 +210,23 @@ class Routing:
             message=message.model_dump_json(),
         )
 
-        def routed(result: object) -> None:
-            if isinstance(result, int) and result > 0:
-                return
-            if isinstance(message, UnwatchMessage):
-                return  # nothing to end
-            if result == -1 and message.type in _NEEDS_NO_SEAT:
-                error = _error("no_table", f"no table {table_id!r}")
-            elif result == -1:
-                error = _error("wrong_table", "you do not sit at that table")
-            else:  # the owner died and no node has taken the table over yet
-                error = _error("internal", "the table is moving to another server; resume")
-            sink = self.sinks.get(account_id)
-            if sink is not None:
-                sink.deliver(error)
+        sink = self.sinks.get(account_id)
 
-        self.to_table(table_id, sent.model_dump_json(), routed)
+        def refuse(result: object) -> None:
+            refusal = _refusal(result, message)
+            if refusal is not None and sink is not None:
+                sink.deliver(refusal)
+
+        def here() -> None:  # this node took the table over meanwhile
+            answer = route(message, self._node.registry, account_id)
+            if answer is not None and sink is not None:
+                sink.deliver(answer)
+
+        Pending(
+            table_id, sent.model_dump_json(), self.to_table, self._owns,
+            here=lambda: self._node.registry.get(table_id) is not None, serve_here=here,
+            give_up=refuse, alive=lambda: self.sinks.get(account_id) is sink,
+        ).start()
         return True
 
     def deliver(self, account_id: int, message: ServerMessage) -> None:
@@ -312,14 +327,35 @@ class Routing:
         answer: ServerMessage | None
         if isinstance(parsed, ErrorMessage):
             answer = parsed
-        elif node.registry.get(sent.table_id) is None:  # moved on: never forward twice
-            answer = _error("internal", "the table is moving to another server; resume")
+        elif node.registry.get(sent.table_id) is None:  # not served here: to its next owner
+            self._pass_on(sent, parsed)
+            return
         else:
             # as from a socket here (a watch: through the node that holds the socket)
             answer = route(parsed, node.registry, sent.account, via=sent.reply_node)
         if answer is not None:
             payload = ToAccount(account=sent.account, message=answer.model_dump_json())
             node.publish(sent.reply_node, payload.model_dump_json())
+
+    def _pass_on(self, sent: ToTable, message: ClientMessage) -> None:
+        """A client's message for a table this node does not serve (it stopped it, or is
+        taking it over): served here if it comes, else sent on to its next owner (never to
+        this node while it holds the lease), else refused to the socket's node in time."""
+        node = self._node
+
+        def answer(reply: ServerMessage | None) -> None:
+            if reply is not None:
+                payload = ToAccount(account=sent.account, message=reply.model_dump_json())
+                node.publish(sent.reply_node, payload.model_dump_json())
+
+        Pending(
+            sent.table_id, sent.model_dump_json(), self.to_table, self._owns,
+            here=lambda: node.registry.get(sent.table_id) is not None,
+            serve_here=lambda: answer(
+                route(message, node.registry, sent.account, via=sent.reply_node)
+            ),
+            give_up=lambda result: answer(_refusal(result, message)),
+        ).start()
 
     def away(self, table_id: str, account_id: int) -> int | None:
         """The account's socket is gone: its seat at the table is disconnected (the seat),
