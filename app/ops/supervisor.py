@@ -189,7 +189,7 @@ class Supervisor:
         self.selector.register(parent_end, selectors.EVENT_READ, slot)
         log.info(
             "worker %d started: node %s, pid %d", slot.index, slot.node, slot.process.pid,
-            extra={"worker": slot.index, "node": slot.node, "pid": slot.process.pid},
+            extra={"worker": slot.index, "worker_node": slot.node, "worker_pid": slot.process.pid},
         )
 
     def _supervise(self) -> int:
@@ -230,7 +230,7 @@ class Supervisor:
                 pid = slot.process.pid if slot.process is not None else 0
                 log.info(
                     "worker %d is up: node %s, pid %d", slot.index, slot.node, pid,
-                    extra={"worker": slot.index, "node": slot.node, "pid": pid},
+                    extra={"worker": slot.index, "worker_node": slot.node, "worker_pid": pid},
                 )
 
     def _close_control(self, slot: Slot) -> None:
@@ -250,7 +250,7 @@ class Supervisor:
         self._close_control(slot)
         slot.process, slot.up = None, False
         how = f"signal {-code}" if code < 0 else f"status {code}"
-        fields = {"worker": slot.index, "node": slot.node, "pid": pid, "exit": code}
+        fields = {"worker": slot.index, "worker_node": slot.node, "worker_pid": pid, "exit": code}
         if not self.serving:
             log.error(
                 "worker %d (node %s, pid %d) exited with %s before every worker served: "
@@ -299,7 +299,7 @@ class Supervisor:
             log.error(
                 "worker %d (node %s, pid %d) did not stop within %g s: killed", slot.index,
                 slot.node, slot.process.pid, STOP_SECONDS,
-                extra={"worker": slot.index, "node": slot.node, "pid": slot.process.pid},
+                extra={"worker": slot.index, "worker_node": slot.node, "worker_pid": slot.process.pid},
             )
             slot.process.kill()
             slot.process.wait()

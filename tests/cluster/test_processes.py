@@ -76,7 +76,7 @@ class Served:
 
     def up(self) -> dict[str, int]:
         """node -> pid of every worker that said it serves."""
-        return {e["node"]: e["pid"] for e in self.said("worker") if " is up" in e["message"]}
+        return {e["worker_node"]: e["worker_pid"] for e in self.said("worker") if " is up" in e["message"]}
 
 
 def _supervise(redis_url: str, prefix: str, tmp_path: Path, attempt: int) -> Served | None:

@@ -167,7 +167,7 @@ async def test_the_settlement_failure_alert_fires_for_the_node_that_failed(
     assert [(f["labels"]["instance"], f["labels"]["severity"]) for f in firing] == [
         (a.address, "critical")
     ]
-    assert firing[0]["annotations"]["runbook_url"] == "docs/operating.md#settlement-failures"
+    assert firing[0]["annotations"]["runbook_url"] == "docs/operating.md#alert-settlement-failures"
     failed = [line for line in a.log.read_text().splitlines() if "storing hand" in line]
     assert failed and all(f"table_id={player.table_id}" in line and f"hand_id={hand_id}" in line
                           and " node=a " in line for line in failed), failed
