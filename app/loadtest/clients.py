@@ -139,6 +139,7 @@ class GameBot(Link):
         self.prompt_seq: int | None = None  # the prompt not yet overtaken, if any
         self.waiting_since: float | None = None  # an action sent, its event not seen yet
         self.pace = Pace()
+        self.in_hand = asyncio.Event()  # a hand is in play at its table (a leave escapes)
         self._pong = asyncio.Event()
         self._pending: set[asyncio.Task[None]] = set()
 
@@ -179,7 +180,10 @@ class GameBot(Link):
             if not self.in_burst:
                 self.meter.steady.append(latency)
             self.waiting_since = None
-        if event.get("kind") == "hand_ended":
+        if event.get("kind") != "hand_ended":
+            self.in_hand.set()
+        else:
+            self.in_hand.clear()
             self.waiting_since = None
             if self.counts_hands:
                 self.meter.hands += 1

@@ -11,7 +11,8 @@ its table unless told otherwise, and say hello), ``seats`` (sit three bots of ea
 ``fourth`` (sit the fourth: the tables start), ``measure`` (count from
 a wall-clock moment for a number of seconds, with a `Tick` of the counts every second,
 and, if asked, a burst: at a given moment one bot of a share of the tables leaves, an
-escape that ends the hand, and sits again 5-10 seconds later), ``leave`` (every bot gets up
+escape that ends the hand (a table between hands when the moment comes is left as soon as
+its next hand is dealt, within `HAND_WAIT`), and sits again 5-10 seconds later), ``leave`` (every bot gets up
 and closes), ``echo_open`` (as many echo clients, connected to the echo server), ``echo``
 (they echo for a number of seconds, with ticks) and ``stop``.
 """
@@ -19,6 +20,7 @@ and closes), ``echo_open`` (as many echo clients, connected to the echo server),
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -37,6 +39,7 @@ from app.ops import memory
 SETUP_CONCURRENCY = 16  # tables being set up at once, per process
 BUSY_PATIENCE = 60.0  # seconds a POST answered 503 is tried again for, after each Retry-After
 LAG_PERIOD = 0.01  # seconds between the looks at how late the event loop is
+HAND_WAIT = 3.0  # seconds a burst's leave waits for its table to be in a hand (an escape)
 
 T = TypeVar("T")
 
@@ -248,7 +251,13 @@ class Client:
     async def _burst(self, burst: list[int], at: float, back_after: float,
                      failures: list[str]) -> None:
         await _until(at)
-        await asyncio.gather(*(self.bots[4 * t].leave() for t in burst))
+
+        async def escape(bot: GameBot) -> None:  # a table between hands deals first
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(bot.in_hand.wait(), HAND_WAIT)
+            await bot.leave()
+
+        await asyncio.gather(*(escape(self.bots[4 * t]) for t in burst))
         rng = random.Random(self.share.seed + 2)
 
         async def back(t: int) -> None:  # people come back one by one, not all at once
