@@ -19,7 +19,8 @@ import yaml
 from tests.deploy.files import K8S_DIR, SETTINGS, image_env, image_uid, load_yaml
 
 KUBERNETES_VERSIONS = ("1.30.0", "1.35.0")  # the oldest and newest releases the base targets
-SECRET_SETTINGS = {"JWT_SECRET", "DATABASE_URL", "REDIS_URL"}
+# JWT_OLD_SECRETS is optional in the Secret: it is set only during a key rotation
+SECRET_SETTINGS = {"JWT_SECRET", "JWT_OLD_SECRETS", "DATABASE_URL", "REDIS_URL"}
 Resource = dict[str, Any]
 
 
