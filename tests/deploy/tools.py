@@ -1,6 +1,6 @@
 """The programs the deployment tests run, from Debian's packages: `caddy` (the compose
-reference's proxy) and `promtool` (package `prometheus`). `.ci/run` installs them with
-apt-get, as it installs chromium.
+reference's proxy; promtool is found through TEST_PROMETHEUS, tests/prometheus.py).
+`.ci/run` installs them with apt-get, as it installs chromium.
 
 `program(name, package)` finds one on PATH. Missing, the test fails when it runs in CI (CI is
 set: .ci/run should have installed it) and skips with the install line on a developer's

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.deploy.files import COMPOSE_DIR, COMPOSE_FILE, ROOT, SETTINGS, image_env, load_yaml
-from tests.deploy.tools import program
+from tests.prometheus import promtool
 
 SECRETS = ("JWT_SECRET", "POSTGRES_PASSWORD", "GRAFANA_ADMIN_PASSWORD")
 SERVER_SERVICES = ("app", "migrate")  # the services that run the server's image
@@ -186,7 +186,6 @@ def test_prometheus_scrapes_every_replica_and_loads_the_alert_rules() -> None:
 
 def test_promtool_accepts_the_configuration_with_the_rules_it_mounts(tmp_path: Path) -> None:
     """The configuration as the container reads it: the rules' folder is the repository's."""
-    promtool = program("promtool", "prometheus")
     config, rules_folder = _prometheus()
     config["rule_files"] = [
         pattern.replace(rules_folder, str(ROOT / "deploy" / "prometheus"))
@@ -194,8 +193,7 @@ def test_promtool_accepts_the_configuration_with_the_rules_it_mounts(tmp_path: P
     ]
     path = tmp_path / "prometheus.yml"
     path.write_text(json.dumps(config))  # JSON is YAML
-    checked = subprocess.run([promtool, "check", "config", str(path)],
-                             capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    checked = promtool("check", "config", str(path))
     output = checked.stdout + checked.stderr
     assert checked.returncode == 0, output
     found = re.search(r"SUCCESS: (\d+) rule files found", output)
