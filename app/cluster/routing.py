@@ -420,13 +420,16 @@ class Routing:
         # a player whose socket is on this node is followed by that socket (its close is
         # a local disconnect); only the others are asked about, and those marked before
         marked_accounts = {account for _, account in self._marked}
-        seated = [
-            (live, seat, account)
-            for live in node.registry.all() if self._owns(live.table_id)
-            for seat, account in enumerate(live.accounts())
-            if account is not None and account not in live.bots
-            and (account not in self.sinks or account in marked_accounts)
-        ]
+        seated = []
+        for live in node.registry.all():
+            if not self._owns(live.table_id):
+                continue
+            bots = live.bots  # a set made per call: once a table, not once a seat
+            seated += [
+                (live, seat, account) for seat, account in enumerate(live.accounts())
+                if account is not None and account not in bots
+                and (account not in self.sinks or account in marked_accounts)
+            ]
         accounts = sorted({account for _, _, account in seated})
         nodes = (
             await node.redis.mget([node.keys.online(a) for a in accounts]) if accounts else []

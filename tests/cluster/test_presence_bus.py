@@ -12,7 +12,7 @@ from redis.exceptions import RedisError
 
 from app.cluster.bus import Bus
 from app.cluster.keys import Keys
-from app.cluster.presence import Presence
+from app.cluster.presence import REFRESH_CHUNK, Presence
 
 
 async def _listening(redis_url: str, channel: str, name: str) -> tuple[Bus, list[str]]:
@@ -69,6 +69,24 @@ async def test_presence_lives_while_refreshed(redis: Redis, prefix: str) -> None
     await b.arrive(8, "{}")
     await a.refresh([8])  # a refresh never takes an account from the node holding it
     assert await a.where(8) == "node-b"
+
+
+async def test_a_refresh_of_thousands_reaches_every_account(redis: Redis, prefix: str) -> None:
+    """A node refreshes every socket it holds (5,000 in the load test) in chunks of one
+    command each: every entry is extended or restored, none taken from another node."""
+    keys = Keys(prefix)
+    a, b = Presence(redis, keys, "node-a", 60_000), Presence(redis, keys, "node-b", 60_000)
+    accounts = list(range(1, 2 * REFRESH_CHUNK + 7))
+    for account in accounts[::2]:
+        await a.arrive(account, "{}")
+        await redis.pexpire(keys.online(account), 5_000)
+    await b.arrive(accounts[-1], "{}")
+    await a.refresh(accounts)
+    found = await redis.mget([keys.online(account) for account in accounts])
+    assert found[:-1] == ["node-a"] * (len(accounts) - 1)
+    assert found[-1] == "node-b"
+    ttls = [await redis.pttl(keys.online(account)) for account in accounts[:-1:97]]
+    assert all(5_000 < ttl <= 60_000 for ttl in ttls)  # extended, or set again
 
 
 async def test_the_listener_subscribes_again_after_its_connection_is_killed(
