@@ -10,12 +10,16 @@ strictly better score (equal values share a rank: 1, 2, 2, 4).
 The sets are rebuilt from PostgreSQL (banned accounts, the house and its bots left out:
 `house.on_leaderboards`) when missing and then
 every `REBUILD_SECONDS` by one node at a time (a lock key), and the four seats of a hand
-are updated as soon as it is settled. A banned account found on a page is removed and
-the page read again.
+are updated as soon as it is settled: `queue` gathers the seats of the hands settled while
+a write is under way into the next write, one pipeline for all of them, and the hand's
+settlement does not wait for it (a burst of endings would otherwise make two round trips a
+hand before each result is shown). A banned account found on a page is removed and the
+page read again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import cast
@@ -52,6 +56,9 @@ class Boards:
         self._redis = redis
         self._keys = keys
         self._sessions = sessions
+        # (account, variant) -> its profile after its latest hand, for the next write
+        self._pending: dict[tuple[int, str], Profile] = {}
+        self._writing: asyncio.Task[None] | None = None
 
     async def board(self, name: str, limit: int, offset: int) -> list[BoardEntry] | None:
         """One page of a board; None when the board is not built yet."""
@@ -79,22 +86,49 @@ class Boards:
                 pipe.zrem(self._keys.board(name), *members)
             await pipe.execute()
 
-    async def settled(self, profiles: Mapping[int, Profile], variant: str) -> None:
+    def queue(self, profiles: Mapping[int, Profile], variant: str) -> None:
         """Update the boards of the accounts of a settled hand, from their profiles as the
-        hand's store read them."""
+        hand's store read them, in the next write of the boards (with every hand settled
+        meanwhile), without waiting for it. A write that fails is logged: the next rebuild
+        has them."""
+        for account, profile in profiles.items():
+            self._pending.pop((account, variant), None)  # the latest profile goes last
+            self._pending[account, variant] = profile
+        if self._writing is None or self._writing.done():
+            self._writing = asyncio.create_task(self._write_pending(), name="boards-settled")
+
+    async def drain(self) -> None:
+        """Wait for the queued updates to be written (at shutdown)."""
+        while self._writing is not None and not self._writing.done():
+            await self._writing
+
+    async def _write_pending(self) -> None:
+        while self._pending:
+            pending, self._pending = self._pending, {}
+            try:
+                await self._write(pending)
+            except Exception:  # the boards catch up at their next rebuild
+                log.exception("updating the leaderboards of %d seats failed", len(pending))
+
+    async def _write(self, profiles: Mapping[tuple[int, str], Profile]) -> None:
+        """One pipeline: each ranked account's silver and points in its variant, and each
+        account no longer ranked (banned) off every board."""
         if not await self._redis.exists(self._keys.board("built")):
             return  # the first rebuild will have them
-        banned = [a for a, p in profiles.items() if not p.ranked]
-        silver = {_member(a): -p.balance for a, p in profiles.items() if p.ranked}
-        scored = {_member(a): -p.points for a, p in profiles.items() if p.ranked}
+        silver = {_member(a): -p.balance for (a, _), p in profiles.items() if p.ranked}
+        scored: dict[str, dict[str, int]] = {}
+        for (a, variant), p in profiles.items():
+            if p.ranked:
+                scored.setdefault(variant, {})[_member(a)] = -p.points
+        banned = {_member(a) for (a, _), p in profiles.items() if not p.ranked}
         async with self._redis.pipeline(transaction=False) as pipe:
             if silver:
                 pipe.zadd(self._keys.board("silver"), silver)
-            if scored:
-                pipe.zadd(self._keys.board(f"points:{variant}"), scored)
+            for variant, points in scored.items():
+                pipe.zadd(self._keys.board(f"points:{variant}"), points)
             if banned:
                 for name in board_names():
-                    pipe.zrem(self._keys.board(name), *(_member(a) for a in banned))
+                    pipe.zrem(self._keys.board(name), *banned)
             await pipe.execute()
 
     async def rebuild_if_due(self, node_id: str) -> bool:

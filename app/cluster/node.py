@@ -144,6 +144,8 @@ class RedisNetwork:
         await self.keeper.stop()
         await self.writer.stop()
         await self.ownership.release_all()  # the tables' journals let another node go on
+        if self.boards is not None:
+            await self.boards.drain()
         await self.routing.leave_all()
         await self.bus.stop()
         await self.redis.aclose()
@@ -187,15 +189,12 @@ class RedisNetwork:
         )
 
     async def _boards_settled(self, settled: HandSettled) -> None:
-        """A hand of this node is stored: its seats' places on the leaderboards."""
+        """A hand of this node is stored: its seats' places on the leaderboards, in the
+        boards' next write (the result is shown without waiting for it)."""
         record = settled.record
         seats = [a for a in record.seats if a is not None]
-        if self.boards is None or record.voided or len(seats) != 4:
-            return
-        try:
-            await self.boards.settled(settled.stored.profiles, record.variant)
-        except Exception:  # the boards catch up at their next rebuild
-            log.exception("table %s: updating the leaderboards failed", record.table_id)
+        if self.boards is not None and not record.voided and len(seats) == 4:
+            self.boards.queue(settled.stored.profiles, record.variant)
 
     async def watch_once(self) -> list[str]:
         """Take over every listed table that no node holds; the tables taken."""

@@ -8,7 +8,7 @@ through the posting primitives (`posting`), in one transaction, once per key.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, cast
@@ -223,12 +223,17 @@ async def settle_hand(
 
 
 async def settle_hands(
-    session: AsyncSession, hands: Sequence[HandToSettle]
+    session: AsyncSession,
+    hands: Sequence[HandToSettle],
+    *,
+    then: Callable[[], Awaitable[None]] | None = None,
 ) -> list[list[LedgerEntry]]:
     """Settle several hands in one transaction, each as `settle_hand` would, one after the
     other (an account in two of them pays the second from what the first left it): all or
     none. A hand settled already is a no-op returning its first rows; each hand's rows are
-    returned in its place. `session` must have no transaction open.
+    returned in its place. `session` must have no transaction open. `then` is awaited in
+    the transaction after the writes, before it commits (a read of what they left, without
+    a transaction of its own); not when a concurrent writer settled the hands first.
 
     One batch is a few statements whatever its size (lock, move, insert, stats, records),
     where a hand at a time is as many per hand: a burst of endings costs the database and
@@ -259,6 +264,8 @@ async def settle_hands(
         for variant, results in by_variant.items():
             await record_hand_stats(session, variant, results)
         await _add_records(session, [hand.record for hand in new if hand.record is not None])
+        if then is not None:
+            await then()
         return entries + found
 
     entries = await _once(session, keys, write)

@@ -20,7 +20,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import and_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.protocol import logged_action, to_code
@@ -108,28 +108,36 @@ async def store_hands(
         batch = []
     alone = sorted(set(range(len(jobs))) - set(batch))
     moved: dict[int, Silver] = {}
+    profiles: dict[tuple[int, str], Profile] = {}
     if batch:
+        wanted = {(a, jobs[i].record.variant) for i in batch for a in jobs[i].record.seats
+                  if a is not None}
         try:
             async with sessions() as session:
-                settled = await ledger.settle_hands(session, [hands[i] for i in batch])
+                async def read() -> None:  # in the batch's transaction: no round trips of its own
+                    profiles.update(await _read_profiles(session, wanted))
+
+                settled = await ledger.settle_hands(session, [hands[i] for i in batch], then=read)
             for i, entries in zip(batch, settled, strict=True):
                 moved[i] = _moved_by(jobs[i], entries)
         except Exception:
             log.warning("a batch of %d hands failed; storing each alone", len(batch),
                         exc_info=True)
             alone = sorted(alone + batch)
+            profiles.clear()
     for i in alone:
         try:
             moved[i] = await _store_alone(sessions, jobs[i], hands.get(i), policy)
         except Exception as error:  # noqa: BLE001 - that hand's outcome: its caller retries
             outcomes[i] = error
-    try:
-        profiles = await read_profiles(sessions, {
-            (a, jobs[i].record.variant) for i in moved for a in jobs[i].record.seats
-            if a is not None
-        })
-    except Exception as error:  # noqa: BLE001 - stored, but unread: the caller tries again, a no-op
-        return [error if outcome is None else outcome for outcome in outcomes]
+    if alone or not profiles:  # read after the last hand stored (its penalties included)
+        try:
+            profiles = await read_profiles(sessions, {
+                (a, jobs[i].record.variant) for i in moved for a in jobs[i].record.seats
+                if a is not None
+            })
+        except Exception as error:  # noqa: BLE001 - stored, but unread: the caller tries again, a no-op
+            return [error if outcome is None else outcome for outcome in outcomes]
     for i, silver in moved.items():
         record = jobs[i].record
         outcomes[i] = Stored(silver, {
@@ -198,18 +206,27 @@ async def read_profiles(
     each pair `wanted` whose account exists, in one read."""
     if not wanted:
         return {}
+    async with sessions() as session, session.begin():
+        return await _read_profiles(session, wanted)
+
+
+async def _read_profiles(
+    session: AsyncSession, wanted: Collection[tuple[int, str]]
+) -> dict[tuple[int, str], Profile]:
+    """`read_profiles` in `session`'s transaction."""
+    if not wanted:
+        return {}
     accounts = sorted({a for a, _ in wanted})
     variants = sorted({v for _, v in wanted})
-    async with sessions() as session, session.begin():
-        rows = (await session.execute(
-            select(Account.id, Account.username, Account.balance, Account.banned, Account.role)
-            .where(Account.id.in_(accounts))
-        )).all()
-        points = {(p.account_id, p.variant): p.points for p in (await session.execute(
-            select(VariantStats.account_id, VariantStats.variant, VariantStats.points)
-            .where(VariantStats.account_id.in_(accounts), VariantStats.variant.in_(variants))
-        )).all()}
+    rows = (await session.execute(  # one statement: a row per account and variant played
+        select(Account.id, Account.username, Account.balance, Account.banned, Account.role,
+               VariantStats.variant, VariantStats.points)
+        .outerjoin(VariantStats, and_(VariantStats.account_id == Account.id,
+                                      VariantStats.variant.in_(variants)))
+        .where(Account.id.in_(accounts))
+    )).all()
     found = {row.id: row for row in rows}
+    points = {(row.id, row.variant): row.points for row in rows if row.variant is not None}
     return {
         (a, variant): Profile(
             found[a].username, found[a].balance, points.get((a, variant), 0),
