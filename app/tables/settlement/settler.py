@@ -4,7 +4,9 @@
 A hand handed to `Settler.store` waits for a free runner; a runner takes every hand waiting
 then (at most `batch`) and stores them in one call (`results.store_hands`: one transaction
 for most of them). At most `runners` batches are stored at once, each when the event loop has
-room for it (`loop_room`: the tables' own work first). One hand ending alone is stored at
+room for it (`loop_room`: the tables' own work first), for at most `DEFER_SECONDS` counted
+from when its oldest hand came (a hand that waited that long for a runner is not deferred
+again). One hand ending alone is stored at
 once, alone; a burst of endings is stored a batch at a time, in a few statements
 per batch instead of per hand, so it costs the event loop and the database a fraction and
 every other table's actions go on between its steps.
@@ -31,8 +33,9 @@ BUSY_SECONDS = 0.005
 """A pass of the event loop longer than this means the loop has more to do than it can do
 at once (a quiet node's pass takes well under a millisecond)."""
 DEFER_SECONDS = 0.5
-"""The longest a batch waits for the loop to have room (a loop never idle stores all the
-same, a batch each `DEFER_SECONDS`)."""
+"""The longest a hand waits, from its end, before its batch no longer waits for the loop to
+have room (a loop never idle stores all the same). Counted per batch from when it began to
+wait, a burst's last hands waited it once per batch ahead of them: seconds."""
 
 
 async def loop_room(busy: float = BUSY_SECONDS, defer: float = DEFER_SECONDS) -> None:
@@ -55,12 +58,14 @@ async def loop_room(busy: float = BUSY_SECONDS, defer: float = DEFER_SECONDS) ->
 class Settler:
     def __init__(
         self, store: StoreMany, *, batch: int = 32, runners: int = 2,
-        loop_room: Callable[[], Awaitable[None]] = loop_room,
+        loop_room: Callable[[float], Awaitable[None]] = lambda defer: loop_room(defer=defer),
+        defer: float = DEFER_SECONDS,
     ) -> None:
         self._store = store
         self.batch = batch
         self.runners = runners
-        self._loop_room = loop_room
+        self._loop_room = loop_room  # given the seconds it may wait at most
+        self.defer = defer
         # each waiting hand, its caller's future and when it came
         self._waiting: deque[tuple[Job, asyncio.Future[Stored | None], float]] = deque()
         self._running: set[asyncio.Task[None]] = set()
@@ -82,7 +87,7 @@ class Settler:
     async def _run(self) -> None:
         while self._waiting:
             waited = time.perf_counter()
-            await self._loop_room()
+            await self._loop_room(max(0.0, self.defer - self.oldest_wait()))
             if not self._waiting:
                 return
             taken = [self._waiting.popleft() for _ in range(min(self.batch, len(self._waiting)))]

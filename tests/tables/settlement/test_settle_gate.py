@@ -93,7 +93,8 @@ async def test_a_batch_waits_while_the_loop_is_busy_but_not_for_ever() -> None:
     async with asyncio.timeout(30):
         worker = asyncio.create_task(busy(10))
         await asyncio.sleep(0)  # the burst has started
-        settler = Settler(store, loop_room=lambda: loop_room(busy=0.005, defer=30))
+        settler = Settler(store, loop_room=lambda defer: loop_room(busy=0.005, defer=defer),
+                          defer=30)
         assert await settler.store(job) is None
         await worker
         assert order.index("store") == len(order) - 1 == 10  # after every busy pass
@@ -101,7 +102,37 @@ async def test_a_batch_waits_while_the_loop_is_busy_but_not_for_ever() -> None:
         order.clear()
         worker = asyncio.create_task(busy(1_000))  # 20 s of busy passes
         await asyncio.sleep(0)
-        settler = Settler(store, loop_room=lambda: loop_room(busy=0.005, defer=0.2))
+        settler = Settler(store, loop_room=lambda defer: loop_room(busy=0.005, defer=defer),
+                          defer=0.2)
         assert await settler.store(job) is None  # within `defer`, not after the 20 s
         worker.cancel()
         assert 0 < order.index("store") < 100
+
+
+async def test_a_hand_that_waited_for_a_runner_is_not_deferred_again() -> None:
+    """The wait for room is counted from a hand's end, not from its batch's turn: in a
+    burst, a hand queued behind a batch being stored has used its wait, and its own batch
+    goes as soon as a runner is free (so the burst's last hands do not wait `defer` once
+    per batch ahead of them)."""
+    given: list[float] = []
+
+    async def room(defer: float) -> None:
+        given.append(defer)
+        await asyncio.sleep(defer)  # a loop that stays busy: the whole wait is used
+
+    async def store(jobs: Sequence[Job]) -> list[Stored | None | Exception]:
+        await asyncio.sleep(0.3)  # longer than `defer`
+        return [None] * len(jobs)
+
+    job = Job.__new__(Job)  # the store function above never looks inside
+    settler = Settler(store, runners=1, loop_room=room, defer=0.2)
+    async with asyncio.timeout(30):
+        first = asyncio.create_task(settler.store(job))
+        while not given:  # the first batch is waiting for room
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.25)  # ... and is being stored: the second hand queues behind it
+        second = asyncio.create_task(settler.store(job))
+        assert await first is None and await second is None
+    assert len(given) == 2
+    assert 0.15 < given[0] <= 0.2  # the first hand may wait for room
+    assert given[1] == 0.0  # the second waited longer than that for the runner
