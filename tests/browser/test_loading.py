@@ -1,6 +1,7 @@
 """Opening the client as a player on a slow phone network does: the first visit downloads the
 files compressed; a reload asks only whether the page changed (If-None-Match, 304) and takes
-every module and the stylesheet from the browser's cache."""
+every module and the stylesheet from the browser's cache; the page opens in the browser's
+language unless the player chose one."""
 
 from __future__ import annotations
 
@@ -119,3 +120,29 @@ def test_a_reload_downloads_nothing_but_the_answer_that_nothing_changed(
     assert sum(f.wire_bytes for f in again) < 2_000
     assert page.is_visible("#auth-submit")  # and the page works as before
 
+
+def test_a_browser_set_to_english_opens_in_english(
+    context_for: Callable[..., Page], server: Server
+) -> None:
+    english = context_for(DESKTOP, locale="en-US")
+    english.goto(server.base + "/")
+    english.wait_for_selector("html[lang=en] #auth-submit")
+    assert english.inner_text("#auth-submit") == "Log in"
+    assert english.get_attribute("#lang", "lang") == "zh-CN" and english.inner_text("#lang") == "中文"
+    assert english.title() == "Zhe-Min Mahjong"
+
+    chinese = context_for(DESKTOP, locale="zh-CN")
+    chinese.goto(server.base + "/")
+    chinese.wait_for_selector("html[lang=zh-CN] #auth-submit")
+    assert chinese.inner_text("#auth-submit") == "登录"
+
+    # the player's own choice wins over the browser's language, on this and later visits
+    english.click("#lang")
+    english.wait_for_selector("html[lang=zh-CN]")
+    english.reload()
+    english.wait_for_selector("html[lang=zh-CN] #auth-submit")
+    assert english.inner_text("#auth-submit") == "登录"
+    chinese.evaluate("localStorage.setItem('lang', 'en')")
+    chinese.reload()
+    chinese.wait_for_selector("html[lang=en] #auth-submit")
+    assert chinese.inner_text("#auth-submit") == "Log in"

@@ -415,16 +415,30 @@ export function titleName(title) {
   return TITLES_EN[title] ?? title;
 }
 
-let lang = localStorage.getItem("lang") === "en" ? "en" : "zh";
+// The language a page opens in: the player's own choice if one was made on this browser,
+// else the first of the browser's languages (navigator.languages) that the client has,
+// else Chinese.
+export function firstLang(stored, languages) {
+  if (stored === "en" || stored === "zh") return stored;
+  for (const tag of languages ?? []) {
+    const code = String(tag).toLowerCase().split("-")[0];
+    if (code === "zh" || code === "en") return code;
+  }
+  return "zh";
+}
+
+let lang = firstLang(localStorage.getItem("lang"), navigator.languages ?? [navigator.language]);
 const listeners = new Set();
 
 export function currentLang() {
   return lang;
 }
 
-export function setLang(next) {
+// Switch to `next`; `remember` keeps it as the player's choice (the switch button), which
+// then wins over the browser's languages on later visits.
+export function setLang(next, remember = true) {
   lang = next === "en" ? "en" : "zh";
-  localStorage.setItem("lang", lang);
+  if (remember) localStorage.setItem("lang", lang);
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   listeners.forEach((fn) => fn(lang));
 }
