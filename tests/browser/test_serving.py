@@ -14,6 +14,7 @@ import httpx
 
 from app.store.db import Database
 from app.web.assets import Folder
+from app.web.page import Site
 from app.web.router import KIT, STATIC
 from tests.api.helpers import assert_error, fund_house, player
 
@@ -112,15 +113,31 @@ async def test_versioned_urls_are_kept_and_the_page_is_revalidated(
             assert again.content == kept.content
 
 
-def test_a_changed_file_gets_a_new_version_at_once(tmp_path: Path) -> None:
-    """Files are read once and kept while unchanged; a new release's file is read again."""
-    (tmp_path / "a.js").write_text("export const a = 1;\n")
+def test_a_new_release_is_named_by_the_page_at_once(tmp_path: Path) -> None:
+    """Files are read once and kept while unchanged; a changed file is read again, and the
+    next page names its new version (only its own: the file importing it keeps its URL)."""
+    (tmp_path / "js").mkdir()
+    (tmp_path / "index.html").write_text(
+        '<link rel="stylesheet" href="/static/a.css">\n<script type="module" src="/static/js/app.js">'
+        "</script>\n")
+    (tmp_path / "a.css").write_text("body { color: red; }\n")
+    (tmp_path / "js" / "app.js").write_text('import { b } from "./b.js";\n')
+    (tmp_path / "js" / "b.js").write_text("export const b = 1;\n")
     folder = Folder(tmp_path)
-    first = folder.get("a.js")
-    assert folder.get("a.js") is first
-    (tmp_path / "a.js").write_text("export const a = 22;\n")
-    second = folder.get("a.js")
-    assert second.version != first.version and second.body == b"export const a = 22;\n"
+    site = Site({"/static/": folder}, "index.html")
+    before = site.page()
+    assert folder.get("js/b.js") is folder.get("js/b.js")
+    old = versions(before.asset.body.decode())
+    assert '<link rel="modulepreload" href="{}">'.format(old["/static/js/b.js"]) in (
+        before.asset.body.decode())
+    (tmp_path / "js" / "b.js").write_text("export const b = 22;\n")
+    after = site.page()
+    new = versions(after.asset.body.decode())
+    assert new["/static/js/b.js"] != old["/static/js/b.js"]
+    assert new["/static/js/app.js"] == old["/static/js/app.js"]
+    assert after.asset.digest != before.asset.digest  # the page's ETag changes with it
+    assert after.policy != before.policy  # and its policy allows the new import map only
+    assert folder.get("js/b.js").body == b"export const b = 22;\n"
 
 
 async def test_nothing_outside_the_static_folder_is_served(client: httpx.AsyncClient) -> None:
