@@ -10,6 +10,9 @@ Rules:
   script or style, no `eval`, no plugin, no other site's script, image or connection (the
   browser client is plain ES modules under /static and passes it; tests/browser checks
   that the browser reports no violation);
+- the client's page has one inline script, its import map, which its policy allows by its
+  SHA-256 (`page_policy`, app/web/page.py); an answer that brings its own policy keeps it
+  and gets the other headers;
 - the API docs pages (`/docs`, `/redoc`) load FastAPI's Swagger UI and ReDoc from their
   CDN with an inline start-up script, so they get a policy that allows exactly that;
   operators can keep them off (setting `api_docs`);
@@ -46,6 +49,17 @@ DOCS_POLICY = (
     "frame-ancestors 'none'",
 )
 CSP = "; ".join(PAGE_POLICY)
+
+
+def page_policy(script_hashes: tuple[str, ...]) -> str:
+    """The page policy with inline scripts of exactly these hashes (`sha256-<base64>`)
+    allowed, and nothing else inline."""
+    allowed = " ".join(f"'{h}'" for h in script_hashes)
+    return "; ".join(
+        f"script-src 'self' {allowed}" if p == "script-src 'self'" else p for p in PAGE_POLICY
+    )
+
+
 DOCS_CSP = "; ".join(DOCS_POLICY)
 DOCS_PATHS = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})
 
@@ -73,7 +87,9 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *extra]
+                headers = list(message.get("headers", ()))
+                own = any(name.lower() == b"content-security-policy" for name, _ in headers)
+                message["headers"] = [*headers, *(_COMMON if own else extra)]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

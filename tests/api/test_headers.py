@@ -3,6 +3,10 @@ operator can keep off the public port (setting `api_docs`)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
+
 import httpx
 
 from app.main import create_app
@@ -17,12 +21,19 @@ async def test_every_answer_carries_the_security_headers(client: httpx.AsyncClie
         assert answer.headers["x-frame-options"] == "DENY", path
         assert answer.headers["referrer-policy"] == "no-referrer", path
         policy = answer.headers["content-security-policy"]
-        # only this origin's own files run: no inline script, no eval, no other site
-        assert "script-src 'self';" in policy and "unsafe" not in policy, path
-        assert "frame-ancestors 'none'" in policy, path
-    # the page itself needs nothing inline: its one script is a module file of ours
-    page = (await client.get("/")).text
-    assert "<script>" not in page and "style=" not in page
+        assert policy.count("content-security-policy") == 0  # one policy, not two
+        # only this origin's own files run: no eval, no other site, nothing inline...
+        assert "unsafe" not in policy and "frame-ancestors 'none'" in policy, path
+        if path != "/":
+            assert "script-src 'self';" in policy, path
+    # ... but the page's import map (its modules' versioned URLs), allowed by its hash
+    page = await client.get("/")
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page.text, re.DOTALL)
+    inline = [body for attrs, body in scripts if "src=" not in attrs]
+    assert [attrs for attrs, body in scripts if body] == [' type="importmap"']
+    digest = base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode()
+    assert f"script-src 'self' 'sha256-{digest}';" in page.headers["content-security-policy"]
+    assert "style=" not in page.text
 
 
 async def test_the_docs_pages_get_a_policy_that_lets_them_load(client: httpx.AsyncClient) -> None:

@@ -102,10 +102,11 @@ def screenshots() -> Path:
 
 
 @pytest.fixture
-def context_for(browser: Browser) -> Iterator[Callable[[dict[str, int]], Page]]:
-    """Pages at a viewport, each in a browser context of its own (Chinese first), as many as
-    a test asks. The console is printed (shown for a failed test); the test fails if a page
-    threw or broke the server's Content-Security-Policy."""
+def context_for(browser: Browser) -> Iterator[Callable[..., Page]]:
+    """Pages at a viewport, each in a browser context of its own (a browser set to Chinese
+    unless `locale` says otherwise), as many as a test asks. The console is printed (shown
+    for a failed test); the test fails if a page threw or broke the server's
+    Content-Security-Policy."""
     contexts: list[BrowserContext] = []
     problems: list[str] = []
 
@@ -114,8 +115,8 @@ def context_for(browser: Browser) -> Iterator[Callable[[dict[str, int]], Page]]:
         if problem:
             problems.append(text)
 
-    def make(viewport: dict[str, int]) -> Page:
-        context = browser.new_context(viewport=viewport, locale="zh-CN")  # type: ignore[arg-type]
+    def make(viewport: dict[str, int], locale: str = "zh-CN") -> Page:
+        context = browser.new_context(viewport=viewport, locale=locale)  # type: ignore[arg-type]
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(20_000)

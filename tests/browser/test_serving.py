@@ -5,13 +5,17 @@ the image carrying the kit where the server looks for it, and the seat plates' r
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from pathlib import Path
 
 import httpx
 
 from app.store.db import Database
-from app.web.router import KIT
+from app.web.assets import Folder
+from app.web.page import Site
+from app.web.router import KIT, STATIC
 from tests.api.helpers import assert_error, fund_house, player
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,13 +25,119 @@ async def test_the_page_and_its_modules_are_served(client: httpx.AsyncClient) ->
     page = await client.get("/")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    assert '<script type="module" src="/static/js/app.js">' in page.text
+    assert re.search(r'<script type="module" src="/static/js/app\.js\?v=[0-9a-f]{16}">', page.text)
     script = await client.get("/static/js/app.js")
     assert script.status_code == 200
     assert script.headers["content-type"].startswith("text/javascript")
     assert "import" in script.text
     css = await client.get("/static/css/client.css")
     assert css.headers["content-type"].startswith("text/css")
+
+
+def versions(page: str) -> dict[str, str]:
+    """The page's import map: each module's plain URL -> its versioned one."""
+    found = re.search(r'<script type="importmap">(.*?)</script>', page, re.DOTALL)
+    assert found, page
+    return dict(json.loads(found.group(1))["imports"])
+
+
+async def raw(client: httpx.AsyncClient, path: str, **headers: str) -> tuple[httpx.Response, bytes]:
+    """The answer and its body as it came over the wire (not decoded)."""
+    async with client.stream("GET", path, headers=headers) as answer:
+        return answer, b"".join([chunk async for chunk in answer.aiter_raw()])
+
+
+async def test_text_goes_gzipped_to_a_browser_that_takes_it(client: httpx.AsyncClient) -> None:
+    """A 3G player downloads the client compressed; a client that takes no gzip gets the
+    files as they are."""
+    on_disk = (STATIC / "js" / "i18n.js").read_bytes()
+    packed, body = await raw(client, "/static/js/i18n.js", **{"Accept-Encoding": "gzip, br"})
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.headers["vary"] == "Accept-Encoding"
+    assert len(body) < len(on_disk) / 3 and gzip.decompress(body) == on_disk
+    plain, body = await raw(client, "/static/js/i18n.js", **{"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and body == on_disk
+    refused, body = await raw(client, "/static/js/i18n.js", **{"Accept-Encoding": "gzip;q=0"})
+    assert "content-encoding" not in refused.headers and body == on_disk
+    # one tag per representation: a cache never takes the gzip for the plain file
+    assert packed.headers["etag"] != plain.headers["etag"]
+    page, body = await raw(client, "/", **{"Accept-Encoding": "gzip"})
+    assert page.headers["content-encoding"] == "gzip" and b"importmap" in gzip.decompress(body)
+    kit, body = await raw(client, "/static/kit/model.js", **{"Accept-Encoding": "gzip"})
+    assert kit.headers["content-encoding"] == "gzip"
+    assert gzip.decompress(body) == (KIT / "model.js").read_bytes()
+
+
+async def test_a_file_the_browser_has_is_not_sent_again(client: httpx.AsyncClient) -> None:
+    for path in ("/", "/static/js/app.js", "/static/css/client.css", "/static/kit/model.js"):
+        first = await client.get(path)
+        tag = first.headers["etag"]
+        assert re.fullmatch(r'"[0-9a-f]{32}(-gz)?"', tag), path
+        again = await client.get(path, headers={"If-None-Match": tag})
+        assert again.status_code == 304 and again.content == b"", path
+        assert again.headers["etag"] == tag
+        assert again.headers["cache-control"] == first.headers["cache-control"]
+        weak = await client.get(path, headers={"If-None-Match": f'"other", W/{tag}'})
+        assert weak.status_code == 304, path
+        other = await client.get(path, headers={"If-None-Match": '"0123"'})
+        assert other.status_code == 200 and other.content == first.content, path
+
+
+async def test_versioned_urls_are_kept_and_the_page_is_revalidated(
+    client: httpx.AsyncClient,
+) -> None:
+    """The page is asked again each load (a release is seen at once) and names every file
+    with its content's version: a file at its current version never changes, so the
+    browser keeps it for a year without asking; any other URL of it is revalidated."""
+    page = await client.get("/")
+    assert page.headers["cache-control"] == "no-cache"
+    modules = versions(page.text)
+    # every module of the page and of the kit, so that imports between them are versioned
+    expected = {f"/static/js/{p.name}" for p in (STATIC / "js").glob("*.js")} | {
+        f"/static/kit/{p.name}" for p in KIT.glob("*.js")}
+    assert set(modules) == expected
+    named = re.findall(r'(?:href|src)="(/static/[^"]+)"', page.text)
+    assert "/static/css/client.css" in {url.split("?")[0] for url in named}
+    preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page.text)
+    assert modules["/static/kit/model.js"] in preloaded  # imported two levels down
+    assert all(url.split("?")[0] in modules for url in preloaded)
+    for url in [*named, *modules.values()]:
+        path, _, version = url.partition("?v=")
+        assert re.fullmatch("[0-9a-f]{16}", version), url
+        kept = await client.get(url)
+        assert kept.status_code == 200, url
+        assert kept.headers["cache-control"] == "public, max-age=31536000, immutable", url
+        for other in (path, f"{path}?v=0000000000000000"):
+            again = await client.get(other)
+            assert again.headers["cache-control"] == "no-cache", other
+            assert again.content == kept.content
+
+
+def test_a_new_release_is_named_by_the_page_at_once(tmp_path: Path) -> None:
+    """Files are read once and kept while unchanged; a changed file is read again, and the
+    next page names its new version (only its own: the file importing it keeps its URL)."""
+    (tmp_path / "js").mkdir()
+    (tmp_path / "index.html").write_text(
+        '<link rel="stylesheet" href="/static/a.css">\n<script type="module" src="/static/js/app.js">'
+        "</script>\n")
+    (tmp_path / "a.css").write_text("body { color: red; }\n")
+    (tmp_path / "js" / "app.js").write_text('import { b } from "./b.js";\n')
+    (tmp_path / "js" / "b.js").write_text("export const b = 1;\n")
+    folder = Folder(tmp_path)
+    site = Site({"/static/": folder}, "index.html")
+    before = site.page()
+    assert folder.get("js/b.js") is folder.get("js/b.js")
+    old = versions(before.asset.body.decode())
+    assert '<link rel="modulepreload" href="{}">'.format(old["/static/js/b.js"]) in (
+        before.asset.body.decode())
+    (tmp_path / "js" / "b.js").write_text("export const b = 22;\n")
+    after = site.page()
+    new = versions(after.asset.body.decode())
+    assert new["/static/js/b.js"] != old["/static/js/b.js"]
+    assert new["/static/js/app.js"] == old["/static/js/app.js"]
+    assert after.asset.digest != before.asset.digest  # the page's ETag changes with it
+    assert after.policy != before.policy  # and its policy allows the new import map only
+    assert folder.get("js/b.js").body == b"export const b = 22;\n"
 
 
 async def test_nothing_outside_the_static_folder_is_served(client: httpx.AsyncClient) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import re
 import typing
 from typing import Literal
 
@@ -58,6 +59,16 @@ def test_kinds_nulls_and_choices_are_the_dataclass_annotations(variant: str) -> 
         else:
             assert spec.kind == "int" and hint in (int, int | None), spec
         assert spec.nullable == (type(None) in typing.get_args(hint)), spec
+
+
+@pytest.mark.parametrize("variant", NAMES)
+def test_every_option_reads_in_english_with_chinese_only_as_a_gloss(variant: str) -> None:
+    """A room's house rules in English name each thing in English; a Chinese word stays only
+    in parentheses after its English name ("Followed (被跟)"), as the client's English does
+    (tests/browser/english.py)."""
+    for spec in option_specs(variant):
+        unglossed = re.sub(r"([A-Za-z][^()]*?)\s*\([\u3400-\u9fff·/\s]+\)", r"\1", spec.en)
+        assert not re.search(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]", unglossed), spec.en
 
 
 @pytest.mark.parametrize("variant", NAMES)

@@ -125,12 +125,13 @@ async function route() {
 }
 
 function start() {
-  setLang(currentLang());
+  setLang(currentLang(), false);  // the browser's language is no choice of the player's
   translate();
   const langButton = document.getElementById("lang");
   const labelLang = () => {
-    langButton.textContent = t("lang_switch");
+    langButton.textContent = t("lang_switch");  // the other language's name, in it
     langButton.setAttribute("aria-label", t("lang_switch_label"));
+    langButton.lang = currentLang() === "zh" ? "en" : "zh-CN";
     document.title = t("app_name");
   };
   labelLang();

@@ -324,12 +324,21 @@ const SOCKET_ERRORS = {
   },
 };
 
-// The silver titles (RULES.md 2) as the server names them, and their English names.
+// The titles as the server names them (Chinese), and their English names: the title by
+// silver (称号, the 丽水 ladder of app/store/ranks.py, RULES.md 2) and the 湖州 level (级别,
+// app/rules/variants/huzhou.py LEVELS).
 const TITLES_EN = {
+  // by silver
   菜鸟: "Rookie", 生手: "Novice", 赌客: "Gambler", 赌棍: "Hustler", 赌鬼: "Addict",
   老手: "Veteran", 高人: "Expert", 老千: "Card sharp", 千王: "King of sharps",
   赌王: "Gambling king", 赌神: "Gambling god", 赌圣: "Gambling sage", 赌仙: "Gambling immortal",
   万赌之王: "King of all gamblers",
+  // the 湖州 levels
+  科员: "Clerk", 助科: "Assistant section chief", 副科: "Deputy section chief", 科长: "Section chief",
+  助处: "Assistant division chief", 副处: "Deputy division chief", 处长: "Division chief",
+  助局: "Assistant bureau chief", 副局: "Deputy bureau chief", 局长: "Bureau chief",
+  助市: "Assistant mayor", 副市: "Deputy mayor", 市长: "Mayor", 助省: "Assistant governor",
+  副省: "Deputy governor", 省长: "Governor", 麻将王: "Mahjong king",
 };
 
 // --- the score sheet of a win (scoresheet.js) ------------------------------------------------
@@ -409,22 +418,44 @@ Object.assign(STRINGS.en, TABLE_STRINGS.en);
 // --- the table page (tableui) ---------------------------------------------------------------
 
 
-// A title (称号) as the server sends it (Chinese), in the current language.
+// A title (称号 or 湖州 level) as the server sends it (Chinese), in the current language; an
+// unknown one as the server sent it.
 export function titleName(title) {
-  if (!title || lang === "zh") return title;
-  return TITLES_EN[title] ?? title;
+  if (!title) return "";
+  return lang === "zh" ? title : TITLES_EN[title] ?? title;
 }
 
-let lang = localStorage.getItem("lang") === "en" ? "en" : "zh";
+// A title as its tooltip shows it: in English with the Chinese the server and the players use,
+// e.g. "Clerk (科员)".
+export function titleGloss(title) {
+  if (!title) return "";
+  return lang === "zh" || !TITLES_EN[title] ? title : `${TITLES_EN[title]} (${title})`;
+}
+
+// The language a page opens in: the player's own choice if one was made on this browser,
+// else the first of the browser's languages (navigator.languages) that the client has,
+// else Chinese.
+export function firstLang(stored, languages) {
+  if (stored === "en" || stored === "zh") return stored;
+  for (const tag of languages ?? []) {
+    const code = String(tag).toLowerCase().split("-")[0];
+    if (code === "zh" || code === "en") return code;
+  }
+  return "zh";
+}
+
+let lang = firstLang(localStorage.getItem("lang"), navigator.languages ?? [navigator.language]);
 const listeners = new Set();
 
 export function currentLang() {
   return lang;
 }
 
-export function setLang(next) {
+// Switch to `next`; `remember` keeps it as the player's choice (the switch button), which
+// then wins over the browser's languages on later visits.
+export function setLang(next, remember = true) {
   lang = next === "en" ? "en" : "zh";
-  localStorage.setItem("lang", lang);
+  if (remember) localStorage.setItem("lang", lang);
   document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
   listeners.forEach((fn) => fn(lang));
 }
@@ -691,7 +722,7 @@ const ROOM_STRINGS = {
     room_join: "Join the room", room_back_in: "Back to the table", room_full: "The room is full",
     room_who_sits: "Seated ({n}/4)", room_owner: "owner",
     room_create_title: "Open a room", room_create: "Open and sit", room_length: "Length", room_unit: "Unit",
-    room_unit_hands: "hands", room_unit_ban: "ban (4 rounds each)",
+    room_unit_hands: "hands", room_unit_ban: "games (4 rounds each)",
     room_timers_optional: "Seconds to think (optional)", room_discard_s: "Discard", room_claim_s: "Claim",
     room_allow_spectators: "People with the code may watch",
     room_rules: "House rules", room_rules_short: "Rules", room_rules_of: "Rules of room {code}",
@@ -704,8 +735,8 @@ const ROOM_STRINGS = {
     room_stake_value: "{stake} silver per point", room_timers: "Thinking time",
     room_timers_value: "{discard} s to discard · {claim} s to claim",
     room_spectators: "Spectators", room_spectators_yes: "allowed", room_spectators_no: "not allowed",
-    room_len_hands: "{n} hands", room_len_ban: "{n} ban",
-    room_progress_hands: "Hand {n}/{count}", room_progress_ban: "Ban {n}/{count}",
+    room_len_hands: "{n} hands", room_len_ban: "{n} × 4 rounds",
+    room_progress_hands: "Hand {n}/{count}", room_progress_ban: "Game {n}/{count}",
     room_status_open: "in play", room_status_ended: "played to its end ({length})", room_status_dissolved: "dissolved",
     room_back_to: "Back to room {code} ({progress})",
     room_copy: "Copy", room_copied: "Copied", room_copy_failed: "Note it down", room_copy_label: "Room code {code}: tap to copy",
@@ -778,7 +809,7 @@ export function baseReasonText(r, nameOf = (seat) => `#${seat + 1}`) {
     case "deal_count":
       return r.deal_count ? t("base_deal_count", { k: r.deal_count }) : t("base_deal_count_other");
     case "lowest_level": {
-      const level = lang === "zh" ? r.level : `${TITLES_EN[r.level] ?? r.level}`;
+      const level = titleName(r.level);
       return t("base_lowest_level", { level, name: r.seat === null ? "" : nameOf(r.seat) });
     }
     case "table_base":

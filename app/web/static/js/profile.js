@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
-import { ledgerReason, t } from "./i18n.js";
+import { ledgerReason, t, titleGloss } from "./i18n.js";
 import { titleName } from "./ranks.js";
 import { VARIANTS } from "./lobby.js";
 import { myRoomsSection } from "./rooms.js";
@@ -105,9 +105,9 @@ export async function renderProfile(main) {
       h("h2", { id: "me-name" }, me.username),
       h("dl", { class: "facts" },
         h("dt", {}, t("balance")), h("dd", { id: "profile-balance" }, fmt(me.balance)),
-        h("dt", {}, t("title")), h("dd", { id: "profile-title", title: me.title }, titleName(me.title)),
+        h("dt", {}, t("title")), h("dd", { id: "profile-title", title: titleGloss(me.title) }, titleName(me.title)),
         h("dt", {}, t("huzhou_level")),
-        h("dd", { id: "profile-level", title: level.title },
+        h("dd", { id: "profile-level", title: titleGloss(level.title) },
           `${titleName(level.title)} (${t("level_detail", { base: fmt(level.base), points: fmt(level.points) })})`))),
     h("section", { class: "card", "aria-labelledby": "stats-title" },
       h("h2", { id: "stats-title" }, t("stats")),

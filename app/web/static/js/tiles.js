@@ -5,12 +5,12 @@ import { currentLang } from "./i18n.js";
 
 const NUMERALS = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
 const SUIT_ZH = { m: "万", p: "筒", s: "条" };
-const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
+const SUIT_EN = { m: "Character", p: "Dot", s: "Bamboo" };  // one tile: "the wild is 1 Character"
 const HONOURS_ZH = ["", "东", "南", "西", "北", "白", "发", "中"];
-const HONOURS_EN = ["", "East wind", "South wind", "West wind", "North wind", "White dragon",
-  "Green dragon", "Red dragon"];
+const HONOURS_EN = ["", "East Wind", "South Wind", "West Wind", "North Wind", "White Dragon",
+  "Green Dragon", "Red Dragon"];
 const FLOWERS_ZH = ["", "春", "夏", "秋", "冬", "梅", "兰", "竹", "菊"];
-const FLOWERS_EN = ["", "Spring", "Summer", "Autumn", "Winter", "Plum", "Orchid", "Bamboo flower",
+const FLOWERS_EN = ["", "Spring", "Summer", "Autumn", "Winter", "Plum", "Orchid", "Bamboo Flower",
   "Chrysanthemum"];
 const SUIT_ORDER = { m: 0, p: 1, s: 2, z: 3, f: 4 };
 const COLOURS = { m: "#b3261e", p: "#1d4e89", s: "#1b6e3a", z: "#222", f: "#7a3e9d" };
