@@ -126,6 +126,12 @@ class Settings(BaseSettings):
     forwarded_allow_ips: str = "127.0.0.1,::1"
     ws_ping_interval: float = Field(default=20.0, gt=0)
     ws_ping_timeout: float = Field(default=20.0, gt=0)
+    # the browser client's own heartbeat (GET /tables/{id}/players gives it to the table
+    # page; docs/client.md "Never silently frozen"): a ping every ws_client_ping_seconds, the
+    # socket taken for dead when the server is not heard within ws_client_pong_seconds of a
+    # ping, and the banner says so
+    ws_client_ping_seconds: float = Field(default=20.0, gt=0, le=300)
+    ws_client_pong_seconds: float = Field(default=10.0, gt=0, le=120)
     # the table WebSocket /ws (app/api/ws.py, docs/protocol.md "Connecting"): seconds a new
     # socket has to send its hello; the origins, besides the server's own, whose pages may
     # open it (as a browser sends Origin, scheme://host[:port]; in the environment a JSON

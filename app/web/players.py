@@ -7,6 +7,8 @@ down other seats' turns and the pause between hands with them. Anyone signed in
 may read it (the lobby already lists every table's seats); bots are flagged. A private
 room's table also names the room's code, to its players and its owner only. Every node of a
 cluster answers the same: a table another node owns is read from the cluster's directory.
+It gives the table page its socket's heartbeat too (how often to ping, how long to wait for
+the answer), an operator's setting.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from app.api import errors
-from app.api.deps import SessionDep
+from app.api.deps import SessionDep, SettingsDep
 from app.api.errors import ApiError
 from app.api.lobby import registry_of
 from app.api.security import AUTH_ERRORS, CurrentAccount
@@ -46,6 +48,15 @@ class TimersOut(BaseModel):
     ready: float
 
 
+class HeartbeatOut(BaseModel):
+    """The browser client's heartbeat (settings `ws_client_ping_seconds`,
+    `ws_client_pong_seconds`): how often it pings the socket, and how long it waits to hear
+    the server after a ping before it takes the socket for dead and says so."""
+
+    ping_ms: int
+    pong_timeout_ms: int
+
+
 class PlayersOut(BaseModel):
     table_id: str
     variant: str
@@ -61,11 +72,18 @@ class PlayersOut(BaseModel):
         description="a private room's code (房间号) when the caller sits at its table or "
         "opened it; null for a public table, and for anyone else (the code is the key)",
     )
+    heartbeat: HeartbeatOut | None = Field(
+        default=None, description="the pace of the table page's pings and their timeout"
+    )
 
 
 @router.get("/tables/{table_id}/players", responses=errors.responses("not_found", *AUTH_ERRORS))
 async def players(
-    table_id: str, account: CurrentAccount, request: Request, session: SessionDep
+    table_id: str,
+    account: CurrentAccount,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
 ) -> PlayersOut:
     """Each seat's player: name, title (by silver) and silver; nulls for an empty seat."""
     registry = registry_of(request)
@@ -107,6 +125,11 @@ async def players(
         ))
     # the table page of a private room shows its code, rules and progress (GET /rooms/{code})
     code = room if room and (account.id in accounts or account.id == creator) else None
+    heartbeat = HeartbeatOut(
+        ping_ms=round(settings.ws_client_ping_seconds * 1000),
+        pong_timeout_ms=round(settings.ws_client_pong_seconds * 1000),
+    )
     return PlayersOut(
-        table_id=table_id, variant=variant, stake=stake, seats=seats, timers=timers, room=code
+        table_id=table_id, variant=variant, stake=stake, seats=seats, timers=timers, room=code,
+        heartbeat=heartbeat,
     )

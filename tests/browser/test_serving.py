@@ -207,6 +207,8 @@ async def test_the_players_of_a_table(client: httpx.AsyncClient, db: Database) -
     empty = {"seat": 0, "name": None, "title": None, "balance": None, "bot": False}
     assert seats["seats"][0] == empty
     assert seats["timers"] == {"discard": 15.0, "claim": 8.0, "decide": 8.0, "ready": 15.0}
+    # the table page's heartbeat: a ping every 20 s, the socket dead 10 s after one unheard
+    assert seats["heartbeat"] == {"ping_ms": 20000, "pong_timeout_ms": 10000}
 
     assert (await client.post(f"/tables/{table['id']}/fill-bots", headers=ann)).status_code == 200
     seats = (await client.get(f"/tables/{table['id']}/players", headers=bob)).json()

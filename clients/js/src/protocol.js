@@ -6,7 +6,10 @@
 //
 // - Connecting: opens `url`, sends `hello` with the token `token()` gives (a string or a
 //   promise of one), then `resume` for each table it follows with the last seq it has, then
-//   a `ping` (its `pong` tells that the hello was taken) and a ping every 20 s.
+//   a `ping` (its `pong` tells that the hello was taken) and a ping every 20 s. The status
+//   turns `open` at the server's first frame on the socket, not when the socket opens: a
+//   socket that opens and then hears nothing (a network that lets connections open and
+//   carries nothing) stays `connecting` or `reconnecting`, and is dropped at the pong timeout.
 // - Heartbeat: a socket that hears nothing from the server within 10 s of a ping (no pong,
 //   no other frame) is taken for dead: a phone that lost its network often keeps a socket
 //   "open" for minutes, with no close event. The client drops it without waiting for a
@@ -14,7 +17,13 @@
 //   connects again (1006 is what a browser reports for a connection lost without a close
 //   frame). A socket that does not open within 10 s is dropped the same way
 //   ("open_timeout"). `probe()` pings at once: call it when the app comes back to the
-//   foreground, so a socket that died in the background is noticed in seconds.
+//   foreground, so a socket that died in the background is noticed in seconds. Each action
+//   sent is followed by a ping too: a player who acts on a dead link learns it within the
+//   pong timeout, not at the next heartbeat.
+// - The app's own news of the network: `reconnect(reason)` drops the socket at once and
+//   connects again with the backoff (a browser's `offline` event: the socket may look open
+//   for minutes); `retry()` tries now (its `online` event, a "reconnect now" button, the
+//   foreground): an open socket is probed, a pause before the next attempt is cut short.
 // - Order: per table, an event is passed on only when its seq is the last one + 1; older
 //   ones are duplicates and ignored. A gap (or a prompt ahead of the last event) sends `resume`
 //   with the last seq, at most once per 3 s until something answers it. A snapshot
@@ -137,7 +146,9 @@ export class ProtocolClient {
   // message sent, or null when the socket is not open (the prompt comes back after the
   // reconnect's resume).
   act(tableId, action) {
-    return this.send({ type: "action", table_id: tableId, seq: this.lastSeq(tableId), action });
+    const msg = this.send({ type: "action", table_id: tableId, seq: this.lastSeq(tableId), action });
+    if (msg) this.probe(); // an answer is due: a dead link is noticed within the pong timeout
+    return msg;
   }
 
   autoplay(tableId, on) { return this.send({ type: "autoplay", table_id: tableId, on }); }
@@ -182,6 +193,30 @@ export class ProtocolClient {
     return true;
   }
 
+  // The network is gone (a browser's `offline` event): drop the socket now, reported as
+  // `reconnecting` (1006, `reason`), and connect again after the backoff pause. False when
+  // there is no socket to drop (already reconnecting, or ended).
+  reconnect(reason = "offline") {
+    if (this.stopped || !this.ws) return false;
+    this.lost(this.ws, reason);
+    return true;
+  }
+
+  // Try now (the network is back, the app is in the foreground again, the player asked):
+  // an open socket is probed, a socket still opening is left to open, and a client waiting
+  // out its pause before the next attempt opens a socket at once. False once ended.
+  retry() {
+    if (this.stopped) return false;
+    if (this.ws) {
+      this.probe();
+      return true;
+    }
+    this.o.clearTimeout(this.timers.reconnect);
+    this.timers.reconnect = null;
+    this.open();
+    return true;
+  }
+
   setStatus(status, detail) {
     this.status = status;
     if (detail === undefined) this.o.onStatus(status);
@@ -191,6 +226,7 @@ export class ProtocolClient {
   // --- the socket ----------------------------------------------------------------------
 
   open() {
+    if (this.ws) this.lostQuietly(); // connect() again while a socket opens: one at a time
     const ws = new this.o.WebSocket(this.o.url);
     this.ws = ws;
     this.timers.open = this.o.setTimeout(() => this.lost(ws, "open_timeout"), this.o.openTimeoutMs);
@@ -205,8 +241,7 @@ export class ProtocolClient {
       }
       if (this.ws !== ws || ws.readyState !== OPEN) return;
       ws.send(JSON.stringify({ v: VERSION, type: "hello", token: token || "" }));
-      this.ready = true;
-      this.setStatus("open");
+      this.ready = true; // messages may go; the status turns open when the server is heard
       for (const tableId of this.tables.keys()) this.resume(tableId);
       this.ping();
     };
@@ -217,6 +252,7 @@ export class ProtocolClient {
       let m;
       try { m = JSON.parse(frame.data); } catch { return; }
       this.retries = 0; // the server took the hello
+      if (this.status !== "open") this.setStatus("open");
       this.receive(m);
     };
     // a failed or lost connection also closes: onclose decides (and an EventEmitter-based
@@ -245,6 +281,13 @@ export class ProtocolClient {
   // connection's close handshake may take minutes, and reconnected like any drop.
   lost(ws, reason) {
     if (this.ws !== ws) return;
+    this.lostQuietly(reason);
+    if (!this.stopped) this.closed(LOST, reason);
+  }
+
+  // the socket given up, nothing reported
+  lostQuietly(reason = "replaced") {
+    const ws = this.ws;
     this.ws = null;
     this.drop();
     try {
@@ -252,7 +295,6 @@ export class ProtocolClient {
     } catch {
       // a socket still connecting may refuse to close in some implementations: dropped anyway
     }
-    if (!this.stopped) this.closed(LOST, reason);
   }
 
   // the next frame must come within pongTimeoutMs (the earliest deadline holds)

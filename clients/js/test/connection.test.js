@@ -40,6 +40,9 @@ test("the hello goes first, then a resume per followed table, then a ping", asyn
   assert.deepEqual(all[0].types(), ["hello", "resume", "ping"]);
   assert.deepEqual(all[0].sent[0], { v: 2, type: "hello", token: "tok" });
   assert.deepEqual(all[0].sent[1], { v: 2, type: "resume", table_id: T, last_seq: 0 });
+  // open once the server is heard, not when the socket opens
+  assert.equal(client.status, "connecting");
+  all[0].receive({ v: 2, type: "pong", nonce: "x" });
   assert.equal(client.status, "open");
 });
 
@@ -62,9 +65,81 @@ test("a silent socket is dropped after the pong timeout and connected again", as
   assert.equal(all.length, 2);
   await all[1].accept();
   assert.deepEqual(all[1].types(), ["hello", "resume", "ping"]);
+  assert.equal(client.status, "reconnecting"); // until the server answers
+  all[1].receive({ v: 2, type: "pong", nonce: "x" });
+  assert.equal(client.status, "open");
   // a late close event of the dead socket changes nothing
   all[0].onclose?.({ code: 1006, reason: "" });
   assert.equal(client.status, "open");
+});
+
+test("a socket that opens but hears nothing never reports open, and is dropped", async () => {
+  const { all, clock, seen } = await connected();
+  all[0].receive({ v: 2, type: "pong", nonce: "x" });
+  all[0].serverClose(1006);
+  await clock.tick(seen.statuses.at(-1).wait);
+  await all[1].accept(); // the network lets the socket open, then carries nothing
+  await clock.tick(10_000);
+  assert.equal(all[1].closedWith?.reason, "pong_timeout");
+  assert.deepEqual(seen.statuses.map((s) => s.status),
+    ["connecting", "open", "reconnecting", "reconnecting"]);
+});
+
+test("an action is followed by a ping: a dead link is noticed within the pong timeout", async () => {
+  const { all, clock, client, seen } = await connected();
+  all[0].receive({ v: 2, type: "pong", nonce: "x" });
+  await clock.tick(15_000); // 5 s before the next heartbeat
+  client.act(T, { type: "discard", tile: "5m" });
+  assert.deepEqual(all[0].types(), ["hello", "resume", "ping", "action", "ping"]);
+  await clock.tick(9_999);
+  assert.equal(all[0].closedWith, null);
+  await clock.tick(1);
+  assert.equal(all[0].closedWith?.reason, "pong_timeout");
+  assert.equal(seen.statuses.at(-1).status, "reconnecting");
+});
+
+test("reconnect() drops the socket at once; retry() cuts the pause short or probes", async () => {
+  const { all, clock, client, seen } = await connected();
+  all[0].receive({ v: 2, type: "pong", nonce: "x" });
+  assert.equal(client.retry(), true); // open: a probe
+  assert.deepEqual(all[0].types(), ["hello", "resume", "ping", "ping"]);
+  all[0].receive({ v: 2, type: "pong", nonce: "y" });
+
+  assert.equal(client.reconnect("offline"), true); // the browser went offline
+  assert.deepEqual(all[0].closedWith, { code: 1000, reason: "offline" });
+  const lost = seen.statuses.at(-1);
+  assert.deepEqual([lost.status, lost.code, lost.reason], ["reconnecting", 1006, "offline"]);
+  assert.equal(client.reconnect("offline"), false); // nothing left to drop
+  await clock.tick(lost.wait - 1);
+  assert.equal(all.length, 1);
+
+  assert.equal(client.retry(), true); // online again: at once, not after the pause
+  assert.equal(all.length, 2);
+  assert.equal(client.retry(), true); // still opening: left to open
+  assert.equal(all.length, 2);
+  await all[1].accept();
+  all[1].receive({ v: 2, type: "pong", nonce: "z" });
+  assert.equal(client.status, "open");
+  await clock.tick(lost.wait); // the pause's own timer was cancelled: no third socket
+  assert.equal(all.length, 2);
+  assert.equal(all[1].closedWith, null);
+
+  client.close();
+  assert.equal(client.retry(), false);
+  assert.equal(client.reconnect(), false);
+});
+
+test("connect() while a socket is opening gives that one up: one socket at a time", async () => {
+  const h = harness();
+  h.client.connect();
+  h.client.connect();
+  assert.equal(h.all.length, 2);
+  assert.equal(h.all[0].closedWith?.code, 1000);
+  await h.all[1].accept();
+  h.all[0].onclose?.({ code: 1006, reason: "" }); // the first one's late close is not heard
+  h.all[1].receive({ v: 2, type: "pong", nonce: "x" });
+  assert.equal(h.client.status, "open");
+  assert.equal(h.all.length, 2);
 });
 
 test("a pong, or any frame, in time keeps the socket; pings go on every 20 s", async () => {

@@ -48,6 +48,10 @@ const client = new ProtocolClient({
 // @ts-expect-error: a discard names its tile
 client.act("T1", { type: "discard" });
 client.act("T1", { type: "discard", tile: "5m" });
+export const dropped: boolean = client.reconnect("offline") || client.reconnect();
+export const retried: boolean = client.retry();
+// @ts-expect-error: a reason is a string
+client.reconnect(1006);
 
 export function seqOf(m: ServerMessage): number | null {
   switch (m.type) {

@@ -33,9 +33,11 @@ export declare const CLOSE: {
 export declare const HARMLESS: ReadonlySet<string>;
 
 /**
- * Where the connection is. `reconnecting` comes with the close code and reason and the wait
- * before the next attempt; a socket the client gave up itself (no pong, never opened) is
- * reported with code 1006 and reason `pong_timeout` or `open_timeout`. `replaced`,
+ * Where the connection is. `open` comes with the server's first frame on a socket (the
+ * hello was taken), not when the socket opens. `reconnecting` comes with the close code and
+ * reason and the wait before the next attempt; a socket the client gave up itself (no pong,
+ * never opened, `reconnect()`) is reported with code 1006 and reason `pong_timeout`,
+ * `open_timeout` or the reason given to `reconnect()`. `replaced`,
  * `kicked`, `banned`, `unauthorized` and `closed` are ends: nothing reconnects after them.
  */
 export type ConnectionStatus =
@@ -137,6 +139,17 @@ export declare class ProtocolClient {
   close(): void;
   /** ping now; the socket is dropped and reconnected when the server stays silent */
   probe(): boolean;
+  /**
+   * the network is gone (a browser's `offline` event): drop the socket now, reported as
+   * `reconnecting` (1006, `reason`, default "offline"), and connect again after the pause;
+   * false when there is no socket to drop
+   */
+  reconnect(reason?: string): boolean;
+  /**
+   * try now (the network is back, the app is in the foreground, the player asked): an open
+   * socket is probed, a pause before the next attempt is cut short; false once ended
+   */
+  retry(): boolean;
   /** follow a table the account sits at: resumed from `lastSeq` on every connection */
   follow(tableId: string, lastSeq?: number): void;
   unfollow(tableId: string): void;
@@ -145,7 +158,7 @@ export declare class ProtocolClient {
   unwatch(tableId: string): Outgoing | null;
   /** the last event seq passed on for the table (0: none) */
   lastSeq(tableId: string): number;
-  /** send an action with the table's last seq; null when the socket is not open */
+  /** send an action with the table's last seq, and a ping (an answer is due); null when the socket is not open */
   act(tableId: string, action: Action): Outgoing | null;
   autoplay(tableId: string, on: boolean): Outgoing | null;
   leave(tableId: string): Outgoing | null;

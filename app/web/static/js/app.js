@@ -30,11 +30,13 @@ function showMe(account) {
       h("span", { class: "sr-only" }, `${t("balance")} `), fmt(account.balance)));
 }
 
+// the table's link (tablelink.js): `kind` is lost, back, replaced or kicked
 function setBanner(state) {
   clear(banner);
   banner.hidden = !state;
+  banner.dataset.kind = state ? state.kind || "" : "";
   if (!state) return;
-  banner.append(h("span", {}, state.text));
+  banner.append(h("span", { id: "banner-text" }, state.text));
   if (state.action) {
     banner.append(h("button", { type: "button", id: "banner-action", onclick: state.onAction }, state.action));
   }

@@ -19,6 +19,7 @@ import { describe, entriesOfSnapshot, entryOf, push } from "./tablelog.js";
 import { nextDealerStreak, wildDiscardCosts } from "./tablerules.js";
 import { renderTable, restoreFocus, focusKey, updateCountdown, windOf } from "./tableview.js";
 import { loadRoom, onRoomMessage, roomFocus, updateRoomClock } from "./tableroom.js";
+import { TableLink } from "./tablelink.js";
 import { HandProof } from "../kit/verify.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
@@ -40,6 +41,7 @@ export class TableController {
     this.me = me;
     this.onBanner = onBanner;
     this.spectator = watch; // watching (旁观): the public view, no seat
+    this.watchCode = code; // a private room watched: its code
     this.spectators = 0; // how many watch the table (table_state)
     this.bubbles = {}; // seat -> {phrase, until}: the chat shown by its plate
     this.muted = new Set(); // the seats whose players' chat this page does not get
@@ -75,6 +77,15 @@ export class TableController {
     this.askedAutoplay = false;
     this.room = null; // a private room's table: the room (tableroom.js), else null
     this.proof = new HandProof(); // the hand's events, checked against its seed at its end
+    this.heartbeat = null; // {ping_ms, pong_timeout_ms}: the server's word, else the kit's own
+    this.link = new TableLink(this); // the connection as the player sees it: banner, locks
+    this.client = null; // the kit's connection, made once the page knows its heartbeat
+    this.onKey = (ev) => this.keydown(ev);
+    this.ticker = null;
+  }
+
+  // the kit's connection, following (or watching) this table
+  makeClient() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     // each message of this table changes the controller, then the page is drawn again,
     // once a frame: a resume or bots playing at once bring dozens of messages together
@@ -85,7 +96,7 @@ export class TableController {
     };
     this.client = new ProtocolClient({
       // the socket names its table: a server of several processes serves it on the table's
-      url: `${scheme}://${location.host}/ws/${encodeURIComponent(tableId)}`,
+      url: `${scheme}://${location.host}/ws/${encodeURIComponent(this.tableId)}`,
       token: () => session.access,
       refresh: refreshTokens,
       onSeated: then((m) => this.onSeated(m)),
@@ -98,20 +109,18 @@ export class TableController {
       onMuted: then((m) => { this.muted = new Set(m.seats); }),
       onRoom: then((m) => onRoomMessage(this, m)),
       onError: then((m) => this.onError(m)),
-      onStatus: (status) => this.onStatus(status),
+      onStatus: (status, detail) => this.onStatus(status, detail),
+      ...(this.heartbeat ? { pingMs: this.heartbeat.ping_ms, pongTimeoutMs: this.heartbeat.pong_timeout_ms } : {}),
     });
-    if (watch) this.client.watch(tableId, code); // a private room is watched with its code
-    else this.client.follow(tableId);
-    this.onKey = (ev) => this.keydown(ev);
-    // back in the foreground: a phone's socket may have died unnoticed in the background
-    this.onVisible = () => { if (document.visibilityState === "visible") this.client.probe(); };
-    this.ticker = null;
+    if (this.spectator) this.client.watch(this.tableId, this.watchCode); // a private room's, with its code
+    else this.client.follow(this.tableId);
   }
 
   async start() {
     await this.loadPlayers();
+    this.makeClient();
     document.addEventListener("keydown", this.onKey);
-    document.addEventListener("visibilitychange", this.onVisible);
+    this.link.listen(true);
     this.ticker = setInterval(() => this.tick(), 250);
     this.client.connect();
     this.render();
@@ -120,9 +129,9 @@ export class TableController {
   stop() {
     this.closed = true;
     document.removeEventListener("keydown", this.onKey);
-    document.removeEventListener("visibilitychange", this.onVisible);
+    this.link.listen(false);
     clearInterval(this.ticker);
-    this.client.close();
+    if (this.client) this.client.close();
     this.onBanner(null);
   }
 
@@ -134,6 +143,7 @@ export class TableController {
       this.variant = data.variant;
       this.stake = data.stake;
       if (data.timers) this.timers = { ...data.timers };
+      if (data.heartbeat) this.heartbeat = data.heartbeat;
       if (data.room) loadRoom(this, data.room); // a private room (好友房): its code, rules, progress
       if (!this.tableState) {
         this.players = data.seats.map((s) => ({ ...s, connected: true, autoplay: s.bot }));
@@ -159,6 +169,7 @@ export class TableController {
 
   tick() {
     if (this.closed) return;
+    this.link.tick();
     updateCountdown(this);
     updateRoomClock(this);
     if (this.alert && Date.now() >= this.alert.until) {
@@ -177,20 +188,21 @@ export class TableController {
     }
   }
 
-  onStatus(status) {
-    if (status === "open") this.onBanner(null);
-    else if (status === "reconnecting") {
-      // the client waits before each attempt (backoff): the player may try at once
-      this.onBanner({ text: t("reconnecting"), action: t("reconnect_now"), onAction: () => this.client.connect() });
-    }
-    else if (status === "replaced") {
-      this.onBanner({ text: t("replaced"), action: t("reconnect"), onAction: () => this.client.connect() });
-    } else if (status === "kicked") {
-      this.onBanner({ text: t("kicked"), action: t("nav_lobby"), onAction: () => { location.hash = "#/lobby"; } });
-    } else if (status === "banned" || status === "unauthorized") {
+  // the connection's status: the banner says it, and the controls follow (tablelink.js)
+  onStatus(status, detail) {
+    if (status === "banned" || status === "unauthorized") {
       this.onBanner(null);
       session.clear(); // the session is over: back to the sign-in page
+      return;
     }
+    if (status === "replaced") {
+      // the other tab plays: this one holds no prompt (taking the seat back resumes it)
+      this.prompt = null;
+      this.selected = null;
+      this.confirming = null;
+    }
+    this.link.status(status, detail);
+    this.render(); // the controls follow the banner at once
   }
 
   onSeated(m) {
@@ -212,8 +224,10 @@ export class TableController {
     if (this.seat !== null && m.seats[this.seat]) {
       const on = m.seats[this.seat].autoplay;
       // 托管 the player did not ask for: two timeouts in a row (not a page that opens on
-      // a seat already on 托管)
-      if (on && !first && !this.autoplay && !this.askedAutoplay) this.warn(() => t("autoplay_now"));
+      // a seat already on 托管, nor one back from a lost connection: the banner says it)
+      if (on && !first && !this.autoplay && !this.askedAutoplay && !this.link.recovering) {
+        this.warn(() => t("autoplay_now"));
+      }
       this.autoplay = on;
     }
   }
@@ -261,6 +275,7 @@ export class TableController {
   onEvent(m) {
     const e = m.event;
     this.proof.event(e);
+    this.link.event(m);
     if (e.kind === "hand_started") {
       this.hand = emptyHand();
       this.settlement = null;
@@ -415,6 +430,7 @@ export class TableController {
   act(action) {
     if (!this.prompt) return;
     if (!this.client.act(this.tableId, action)) return; // not connected: the prompt comes back
+    this.link.acted();
     this.prompt = null;
     this.selected = null;
     this.restrictNote = "";
@@ -486,6 +502,7 @@ export class TableController {
     if (this.client.autoplay(this.tableId, on)) {
       this.autoplay = on;
       this.askedAutoplay = on;
+      if (!on) this.link.acted(); // the player takes the seat back
       this.render();
     }
   }
@@ -585,7 +602,7 @@ export class TableController {
       ev.preventDefault();
       return;
     }
-    if (this.spectator) return; // nothing to play
+    if (this.spectator || !this.link.live) return; // nothing to play, or no link to play on
     const legal = this.prompt ? this.prompt.legal : [];
     const first = (type) => legal.find((a) => a.type === type);
     if (key === "arrowleft" || key === "arrowright") {
@@ -642,6 +659,8 @@ export class TableController {
     if (this.closed) return;
     const key = focusKey(this.main);
     renderTable(this.main, this);
+    this.link.lock(this.main);
+    this.link.show(); // (in the language chosen now)
     restoreFocus(this.main, this, key, opts);
     roomFocus(this);
   }
