@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable
 from datetime import datetime
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field, TypeAdapter
@@ -66,6 +66,16 @@ class ReplayPlayer(BaseModel):
     bot: bool = Field(description="a bot of the house, not a person")
 
 
+class ReplayPenalty(BaseModel):
+    """A penalty charged with the hand that is none of its transfers: the third disconnect in
+    24 hours (RULES.md 1), paid by a seat still away when the hand ended to the others."""
+
+    seat: int = Field(ge=0, le=3, description="the seat that paid")
+    reason: Literal["disconnect_penalty"]
+    silver: int = Field(ge=0, description="the silver it paid (the balance floor may have "
+                        "cut it), divided among the other seats")
+
+
 class ReplayResult(BaseModel):
     """How the hand ended and what it paid, per seat (lists of four, by seat)."""
 
@@ -74,6 +84,10 @@ class ReplayResult(BaseModel):
     silver: list[int] = Field(
         description="the silver (银两) each seat's balance moved by because of this hand: its "
         "settlement, house rewards, and penalties charged with it (the ledger's rows)"
+    )
+    penalties: list[ReplayPenalty] = Field(
+        default_factory=list, description="the penalties in `silver` that are none of the "
+        "hand's transfers, each with its cause (a disconnect)"
     )
 
 
@@ -163,10 +177,20 @@ async def _result(
             .group_by(LedgerEntry.account_id)
         )).all()
     }
+    paid = (await session.execute(
+        select(LedgerEntry.account_id, LedgerEntry.delta)
+        .where(LedgerEntry.hand_id == record.id, LedgerEntry.reason == "disconnect_penalty",
+               LedgerEntry.delta < 0)
+        .order_by(LedgerEntry.id)
+    )).all()
     return ReplayResult(
         outcome=stored["outcome"],
         net=list(stored["net"]),
         silver=[moved.get(account, 0) if account is not None else 0 for account in seats],
+        penalties=[
+            ReplayPenalty(seat=seats.index(account), reason="disconnect_penalty", silver=-delta)
+            for account, delta in paid if account in seats
+        ],
     )
 
 

@@ -10,6 +10,7 @@ import httpx
 from fastapi import FastAPI
 
 from app.rules.verify import check_hand
+from app.store import ledger
 from app.store.db import Database
 from app.tables.registry import TableRegistry
 from tests.api.helpers import admin, assert_error, fund_house, player
@@ -93,3 +94,21 @@ async def test_only_a_player_of_an_ended_hand_may_share_it(
     assert_error(await client.put(f"/hands/{playing}/public", json={"public": True},
                                   headers=bob), 409, "hand_not_ended")
     assert_error(await client.get(f"/replays/{playing}"), 404, "not_found")
+
+
+async def test_a_disconnect_penalty_charged_with_the_hand_is_in_its_replay_with_its_cause(
+    client: httpx.AsyncClient, app: FastAPI, db: Database
+) -> None:
+    hand_id, ann = await _played_hand(client, app, db)
+    before = (await client.get(f"/hands/{hand_id}/replay", headers=ann)).json()["result"]
+    assert before["penalties"] == []
+    seats = (await client.get(f"/hands/{hand_id}/replay", headers=ann)).json()["seats"]
+    # ann was away at the end for the third time in 24 hours (as app/tables/settlement/
+    # penalties.py charges it): 12 silver to the three others
+    async with db.sessions() as session:
+        await ledger.penalize(session, seats[0], seats[1:], 12, "disconnect_penalty",
+                              f"disconnect:{hand_id}:{seats[0]}", hand_id)
+    after = (await client.get(f"/hands/{hand_id}/replay", headers=ann)).json()["result"]
+    assert after["penalties"] == [{"seat": 0, "reason": "disconnect_penalty", "silver": 12}]
+    assert after["silver"][0] == before["silver"][0] - 12
+    assert sum(after["silver"]) == sum(before["silver"])
