@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from app.rules.verify import check_hand
 from app.store import ledger
 from app.store.db import Database
+from app.store.models import HandRecord
 from app.tables.registry import TableRegistry
 from tests.api.helpers import admin, assert_error, fund_house, player
 from tests.api.test_replay import _played_hand
@@ -112,3 +113,24 @@ async def test_a_disconnect_penalty_charged_with_the_hand_is_in_its_replay_with_
     assert after["penalties"] == [{"seat": 0, "reason": "disconnect_penalty", "silver": 12}]
     assert after["silver"][0] == before["silver"][0] - 12
     assert sum(after["silver"]) == sum(before["silver"])
+
+
+async def test_a_voided_hand_is_never_public(
+    client: httpx.AsyncClient, app: FastAPI, db: Database
+) -> None:
+    hand_id, ann = await _played_hand(client, app, db)
+    async with db.sessions() as session, session.begin():
+        record = await session.get(HandRecord, hand_id)
+        assert record is not None
+        session.add(HandRecord(  # the same hand, as a dissolved table voids one
+            id=f"{hand_id}-void", table_id=record.table_id, variant=record.variant,
+            seed=record.seed, seats=record.seats, ctx=record.ctx, actions="[]", result="{}",
+            voided=True,
+        ))
+    assert_error(await client.put(f"/hands/{hand_id}-void/public", json={"public": True},
+                                  headers=ann), 409, "hand_voided")
+    assert_error(await client.get(f"/replays/{hand_id}-void"), 404, "not_found")
+    # its player asking for every seat's tiles gets their own seat still
+    own = (await client.get(f"/hands/{hand_id}-void/replay", params={"reveal": True},
+                            headers=ann)).json()
+    assert own["voided"] is True and own["seat"] == 0
