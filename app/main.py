@@ -24,6 +24,7 @@ from app.api import (
     protocol_docs,
     quickmatch,
     replay,
+    replay_share,
     rooms,
     ws,
 )
@@ -161,6 +162,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         admin_levels.router,
         ws.router,
         replay.router,
+        replay_share.router,
         protocol_docs.router,
         web.router,
         health.router,

@@ -8,7 +8,8 @@ duplicate_username, insufficient_balance, seat_taken, table_full, already_seated
 seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
 too_many_tables, idempotency_conflict, vote_open, no_vote, already_voted (a private
 room's dissolve vote, app/api/rooms.py), rate_limited, too_many_bots, too_large, busy,
-table_unavailable, house_funds_low, no_bots_free, match_forming, not_ready, internal_error.
+table_unavailable, house_funds_low, no_bots_free, match_forming, not_ready, internal_error,
+not_a_player, hand_not_ended, hand_voided.
 
 The edge (docs/architecture.md, "The edge"), answered before the app reads the request:
 `rate_limited` (429 with Retry-After and `details: {"retry_after": seconds}`): the client's
@@ -28,6 +29,9 @@ Replays (app/api/replay_cache.py): `rate_limited` (429 with Retry-After and
 `details: {"retry_after": seconds}`): the account had `replay_builds_per_account` replays
 built on this node in the window (a kept replay is still served); `busy` (503, Retry-After:
 1): the node has `replay_builds_waiting` replays to build already.
+Public replays (app/api/replay_share.py): `not_a_player` (403): only a player of the hand
+may make its replay public or private; `hand_not_ended` (409): the hand is still in play
+(or its result not stored yet); `hand_voided` (409): a voided hand has no result to show.
 Quick match (app/api/quickmatch.py): `match_forming` (409): a table is being formed for the
 player right now, so they can neither leave the queue nor move to another; a moment later
 they are seated (leave the table instead) or back in the queue.
@@ -67,6 +71,7 @@ STATUS = {
     "bad_credentials": 401,
     "banned": 403,
     "forbidden": 403,
+    "not_a_player": 403,  # a hand's replay is made public or private by its players only
     "not_found": 404,
     "method_not_allowed": 405,
     "duplicate_username": 409,
@@ -81,6 +86,8 @@ STATUS = {
     "vote_open": 409,  # a private room's dissolve vote is running already
     "no_vote": 409,  # no dissolve vote is running
     "already_voted": 409,
+    "hand_not_ended": 409,  # a replay shared before its hand ended and was stored
+    "hand_voided": 409,  # a voided hand's replay is never public
     "match_forming": 409,  # quick match: a table is being formed for the player right now
     "rate_limited": 429,
     "too_many_bots": 429,

@@ -9,7 +9,15 @@ Who sees what (information hiding holds after the hand too):
   with `seat` the hand as that seat saw it;
 - a player who sat in the hand sees it as their seat saw it (`seat_payload(event, seat)`);
   `seat` may name their own seat only;
-- anyone else: `forbidden`; an unknown hand: `not_found`.
+- a player who sat in the hand may ask for `reveal=true`: every seat's tiles, step by step,
+  once the hand has ended (not for a voided hand, whose seed was never revealed: their own
+  seat then). Nothing is told that the ended hand did not tell its players already: its
+  revealed seed gives the wall, and with the events every seat's tiles at every step;
+- a hand a player made public (app/api/replay_share.py) is read with every seat's tiles by
+  anyone: any account here, and without an account at `GET /replays/{hand_id}` (the
+  anonymous reader's builds counted against its address);
+- anyone else: `forbidden`; an unknown hand: `not_found` (at `/replays/`, a hand that is not
+  public answers `not_found` too, so that a link tells nothing of a private hand).
 
 A hand is stored once it is over (ended or voided), so a replay never shows the seed of a
 hand in play; a finished hand's seed and commitment are in its events (`hand_ended.seed`,
@@ -25,8 +33,9 @@ administrator's audit row are read for every request.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from datetime import datetime
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field, TypeAdapter
@@ -36,13 +45,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
+from app.api.ratelimit import client_address
 from app.api.replay_build import Built, ReplayStep, StoredHand
-from app.api.replay_cache import ReplayCache
+from app.api.replay_cache import ReplayCache, public_budget_key
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.protocol import EventPayload
 from app.protocol.vocabulary import Outcome
 from app.store import audit, house
-from app.store.models import Account, HandRecord, LedgerEntry
+from app.store.models import Account, HandRecord, LedgerEntry, SharedHand
 
 router = APIRouter(tags=["hands"])
 
@@ -56,6 +66,16 @@ class ReplayPlayer(BaseModel):
     bot: bool = Field(description="a bot of the house, not a person")
 
 
+class ReplayPenalty(BaseModel):
+    """A penalty charged with the hand that is none of its transfers: the third disconnect in
+    24 hours (RULES.md 1), paid by a seat still away when the hand ended to the others."""
+
+    seat: int = Field(ge=0, le=3, description="the seat that paid")
+    reason: Literal["disconnect_penalty"]
+    silver: int = Field(ge=0, description="the silver it paid (the balance floor may have "
+                        "cut it), divided among the other seats")
+
+
 class ReplayResult(BaseModel):
     """How the hand ended and what it paid, per seat (lists of four, by seat)."""
 
@@ -64,6 +84,10 @@ class ReplayResult(BaseModel):
     silver: list[int] = Field(
         description="the silver (银两) each seat's balance moved by because of this hand: its "
         "settlement, house rewards, and penalties charged with it (the ledger's rows)"
+    )
+    penalties: list[ReplayPenalty] = Field(
+        default_factory=list, description="the penalties in `silver` that are none of the "
+        "hand's transfers, each with its cause (a disconnect)"
     )
 
 
@@ -76,11 +100,15 @@ class ReplayOut(BaseModel):
     players: list[ReplayPlayer] = Field(description="per seat, who sat there")
     dealer: int = Field(ge=0, le=3, description="the dealer (庄家) of the hand")
     ended_at: datetime = Field(description="when the hand was stored")
-    seat: int | None = Field(description="the viewer's seat; null: an administrator's view "
-                             "of every seat's tiles")
+    seat: int | None = Field(description="the viewer's seat; null: every seat's tiles (an "
+                             "administrator's view, a player's `reveal`, a public replay)")
     events: list[EventPayload] = Field(description="every event of the hand, in order, as "
                                        "the viewer's seat saw it (or unredacted)")
     result: ReplayResult | None = Field(description="null: the hand was voided")
+    public: bool = Field(
+        default=False, description="a player of the hand made its replay public: anyone "
+        "with the link reads it (`GET /replays/{hand_id}`)"
+    )
     steps: list[ReplayStep] | None = Field(
         default=None, description="with `views=true`: the hand step by step (see `ReplayStep`)"
     )
@@ -149,10 +177,20 @@ async def _result(
             .group_by(LedgerEntry.account_id)
         )).all()
     }
+    paid = (await session.execute(
+        select(LedgerEntry.account_id, LedgerEntry.delta)
+        .where(LedgerEntry.hand_id == record.id, LedgerEntry.reason == "disconnect_penalty",
+               LedgerEntry.delta < 0)
+        .order_by(LedgerEntry.id)
+    )).all()
     return ReplayResult(
         outcome=stored["outcome"],
         net=list(stored["net"]),
         silver=[moved.get(account, 0) if account is not None else 0 for account in seats],
+        penalties=[
+            ReplayPenalty(seat=seats.index(account), reason="disconnect_penalty", silver=-delta)
+            for account, delta in paid if account in seats
+        ],
     )
 
 
@@ -163,6 +201,38 @@ SeatQuery = Annotated[
 ViewsQuery = Annotated[
     bool, Query(description="add `steps`: the viewer's whole view after each step")
 ]
+RevealQuery = Annotated[
+    bool, Query(description="a player of an ended hand: every seat's tiles (a voided hand: "
+                "the player's own seat still)")
+]
+
+
+async def _fields(
+    session: AsyncSession, record: HandRecord, viewer: int | None, public: bool
+) -> dict[str, Any]:
+    """Every field of the answer but the built events and steps (read per request)."""
+    seats: list[int | None] = json.loads(record.seats)
+    return {
+        "hand_id": record.id,
+        "table_id": record.table_id,
+        "variant": record.variant,
+        "voided": record.voided,
+        "seats": seats,
+        "players": await _players(session, seats),
+        "dealer": json.loads(record.ctx)["dealer"],
+        "ended_at": record.created_at,
+        "seat": viewer,
+        "result": await _result(session, record, seats),
+        "public": public,
+    }
+
+
+async def _respond(fields: dict[str, Any], built: Awaitable[Built]) -> Response:
+    return Response(answer_json(fields, await built), media_type="application/json")
+
+
+async def is_public(session: AsyncSession, hand_id: str) -> bool:
+    return await session.get(SharedHand, hand_id) is not None
 
 
 @router.get(
@@ -179,10 +249,12 @@ async def hand_replay(
     request: Request,
     seat: SeatQuery = None,
     views: ViewsQuery = False,
+    reveal: RevealQuery = False,
 ) -> Response:
     """Every event of a finished (or voided) hand, as the viewer may see it: an admin sees
     every seat's tiles (or, with `seat`, that seat's view), a player of the hand their own
-    seat's view; with the players' names, the dealer, the result in points and silver and,
+    seat's view (every seat's with `reveal=true` once the hand ended), anyone else a public
+    hand's every seat's tiles; with the players' names, the dealer, the result in points and silver and,
     with `views=true`, the view after each step. A finished hand shows the commitment its
     `hand_started` published and the seed its `hand_ended` revealed: `python -m
     app.rules.verify` checks this answer as it is (docs/protocol.md, "Verifying a hand").
@@ -200,26 +272,48 @@ async def hand_replay(
         seats: list[int | None] = json.loads(record.seats)
         is_admin = account.role == "admin"
         own = next((s for s, a in enumerate(seats) if a == account.id), None)
-        if not is_admin and (own is None or seat not in (None, own)):
+        public = await is_public(session, hand_id)
+        viewer: int | None
+        if is_admin:
+            viewer = seat
+        elif own is not None and seat in (None, own):
+            viewer = None if reveal and not record.voided else own
+        elif own is None and seat is None and public:
+            viewer = None  # a public replay: every seat's tiles
+        else:
             raise ApiError(
                 "forbidden", "only the hand's players (their own seat) and administrators "
-                "see its replay"
+                "see its replay, unless a player made it public"
             )
-        viewer = seat if is_admin else own
         # asked (and refused, if it must be) before the audit row is written
         built = replays.get((hand_id, viewer, views), account.id, lambda: stored_hand(record))
         if is_admin:
             await audit.record(session, account.id, "replay_hand", None, {"hand_id": hand_id})
-        fields = {
-            "hand_id": record.id,
-            "table_id": record.table_id,
-            "variant": record.variant,
-            "voided": record.voided,
-            "seats": seats,
-            "players": await _players(session, seats),
-            "dealer": json.loads(record.ctx)["dealer"],
-            "ended_at": record.created_at,
-            "seat": viewer,
-            "result": await _result(session, record, seats),
-        }
-    return Response(answer_json(fields, await built), media_type="application/json")
+        fields = await _fields(session, record, viewer, public)
+    return await _respond(fields, built)
+
+
+@router.get(
+    "/replays/{hand_id}",
+    response_model=ReplayOut,
+    responses=errors.responses("not_found", "validation_error", "rate_limited", "busy"),
+)
+async def public_replay(
+    hand_id: str, session: SessionDep, request: Request, views: ViewsQuery = False
+) -> Response:
+    """A public replay (a player of the hand made it public: `PUT /hands/{id}/public`), for
+    anyone, without an account: every event and every seat's tiles of the ended hand, as
+    `GET /hands/{id}/replay` answers a player's `reveal=true`. A hand that is not public
+    answers `not_found`, as an unknown hand does. Counted as every anonymous request is (per
+    address, app/api/throttle.py), and a replay not kept yet spends one of the address's
+    REPLAY_BUILDS_PER_ACCOUNT builds per REPLAY_WINDOW_SECONDS (429 `rate_limited` past
+    them)."""
+    replays: ReplayCache = request.app.state.replays
+    async with session.begin():
+        record = await session.get(HandRecord, hand_id)
+        if record is None or record.voided or not await is_public(session, hand_id):
+            raise ApiError("not_found", f"no public replay of hand {hand_id!r}")
+        budget = public_budget_key(client_address(request))
+        built = replays.get((hand_id, None, views), budget, lambda: stored_hand(record))
+        fields = await _fields(session, record, None, True)
+    return await _respond(fields, built)

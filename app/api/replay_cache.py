@@ -95,9 +95,10 @@ class ReplayCache:
         )
 
     def get(
-        self, key: Key, account: int, hand: Callable[[], StoredHand]
+        self, key: Key, account: int | str, hand: Callable[[], StoredHand]
     ) -> Awaitable[Built]:
-        """The replay of `key` for `account`: kept, being built, or built now from `hand()`
+        """The replay of `key` for `account` (an account id, or an anonymous reader's
+        address as `public_budget_key` writes it): kept, being built, or built now from `hand()`
         (a build of the account's budget: `rate_limited` past it, `busy` when this process
         has `waiting` builds in hand already). Decided at once, before any await, so that
         the caller may refuse before it writes anything."""
@@ -176,6 +177,12 @@ class ReplayCache:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+
+def public_budget_key(address: str) -> str:
+    """The budget an anonymous reader of public replays builds against: its address (no
+    account id is a string, so the two never share a budget)."""
+    return f"address:{address}"
 
 
 def _done(built: Built) -> asyncio.Future[Built]:

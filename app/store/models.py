@@ -151,6 +151,19 @@ class HandRecord(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
+class SharedHand(Base):
+    """A hand whose replay its player made public (公开回放): anyone with its link may read
+    it, without an account. One row per hand; making it private again deletes the row."""
+
+    __tablename__ = "shared_hands"
+
+    hand_id: Mapped[str] = mapped_column(ForeignKey("hand_records.id"), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))  # who shared it
+    shared_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now()
+    )
+
+
 class Disconnect(Base):
     """One disconnect (断线) of an account: away when a hand ended (RULES.md 1). `at` is the
     end of that hand on the server's wall clock; the rolling 24-hour count reads it. One row

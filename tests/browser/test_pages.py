@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.browser.conftest import PASSWORD, Server
-from tests.browser.ui import open_table, register, settled_balance
+from tests.browser.ui import autoplayed_hand, open_table, register, settled_balance
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -194,11 +194,7 @@ def test_a_played_hand_replays_forwards_and_back_to_its_settlement(
 ) -> None:
     page = new_page(DESKTOP)
     register(page, server.base, "回放者")
-    open_table(page, "lishui", 1)
-    page.click("#fill-bots")
-    page.wait_for_selector("#autoplay")
-    page.click("#autoplay")
-    page.wait_for_selector("#settlement", timeout=60_000)
+    autoplayed_hand(page)
     settled = settled_balance(page)  # the hand's ledger row is written
 
     # the hand's ledger row leads to its replay
@@ -215,9 +211,11 @@ def test_a_played_hand_replays_forwards_and_back_to_its_settlement(
     total = int(page.inner_text("#replay-step").split("/")[-1].split()[0])
     assert step() == 0 and total > 10
     assert "1 / " in page.inner_text("#replay-step")
-    # a player sees its own tiles and counts of the others'
+    # a player of the ended hand sees every seat's tiles (its seed revealed them all), its
+    # own at the bottom
     assert page.locator(".rp-seat.place-0 .rp-hand .tile[data-tile]").count() in (13, 14)
-    assert page.locator(".rp-seat .hidden-hand").count() == 3
+    assert page.locator(".rp-seat .hidden-hand").count() == 0
+    assert page.locator(".rp-seat .rp-hand .tile[data-tile]").count() >= 13 * 4
     assert not page.query_selector("#replay-settlement")
 
     first_event = page.inner_text("#replay-event")

@@ -59,6 +59,16 @@ def open_table(page: Page, variant: str, stake: int) -> str:
     return str(page.get_attribute("#table-view", "data-table"))
 
 
+def autoplayed_hand(page: Page, variant: str = "lishui") -> None:
+    """At a new table of `variant` (stake 1) with three bots, the server plays the page's seat
+    (托管) to the hand's end: the settlement shows."""
+    open_table(page, variant, 1)
+    page.click("#fill-bots")
+    page.wait_for_selector("#autoplay")
+    page.click("#autoplay")
+    page.wait_for_selector("#settlement", timeout=60_000)
+
+
 def hand_tiles(page: Page) -> list[str]:
     return [str(t) for t in page.eval_on_selector_all(
         "#my-hand button.tile", "els => els.map(e => e.dataset.tile)")]

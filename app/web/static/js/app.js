@@ -59,6 +59,12 @@ async function route() {
   }
   document.body.classList.toggle("signed-in", Boolean(session.access));
   document.getElementById("nav").hidden = !session.access;
+  if (!session.access && page === "replay" && arg) { // a public replay needs no account
+    clear(main);
+    await renderReplay(main, { handId: decodeURIComponent(arg), me: null });
+    main.dataset.rendered = `replay:${currentLang()}`;
+    return;
+  }
   if (!session.access && page !== "register") {
     if (page !== "login") {
       location.hash = "#/login";

@@ -1,21 +1,29 @@
-// The replay viewer (#/replay/<hand id>): a recorded hand step by step, forwards and back
-// (buttons, ← → Home End), as the server lets this account see it (GET /hands/{id}/replay:
-// a player's own seat, every seat for an administrator). Each seat shows its hand (or a
-// count of face-down tiles), melds, flowers and discards; the last step shows the settlement.
+// The replay viewer (#/replay/<hand id>): a recorded hand at a table, the four seats around a
+// centre (the viewer's seat at the bottom), step by step (buttons, ← → Home End, a slider)
+// or played by itself (play / pause, 0.5x to 4x), as the server lets this viewer see it: a
+// player of the ended hand every seat's tiles (reveal=true), an administrator any seat, a
+// public hand anyone, without an account (GET /replays/{id}). The last step shows the
+// settlement as the table shows it (scoresheet.js), every payment with its cause. A player
+// shares the replay: public, its link copied; private again.
 
-import { api } from "./api.js";
+import { api, session } from "./api.js";
 import { fmt, h } from "./dom.js";
 import { showErrorIn } from "./errors.js";
-import { currentLang, special, t } from "./i18n.js";
+import { currentLang, ledgerReason, reason, special, t } from "./i18n.js";
 import { buildSteps } from "../kit/replay.js";
+import { paymentCause, unexplained } from "./payments.js";
+import { scoreSheet } from "./scoresheet.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";
 
 const WINDS = ["east", "south", "west", "north"];
 const shownStep = new Map(); // hand id -> the step last shown, kept across a language switch
 const viewSeat = new Map(); // hand id -> the seat an administrator looks through (none: every seat)
+const SPEEDS = [0.5, 1, 2, 4];
+const STEP_MS = 1200; // one step's time at 1x
+let speed = 1; // kept across pages and languages
 
 // The replay as shown: the server's answer, its steps and who is who.
-class Replay {
+export class Replay {
   constructor(data, me) {
     this.data = data;
     this.me = me;
@@ -39,7 +47,18 @@ class Replay {
   }
 
   isMe(seat) {
-    return this.data.seats[seat] === this.me.id;
+    return Boolean(this.me) && this.data.seats[seat] === this.me.id;
+  }
+
+  // The seat shown at the bottom: the one viewed through, else the viewer's own, else 0.
+  get bottom() {
+    if (this.seat !== null && this.seat !== undefined) return this.seat;
+    const mine = this.me ? this.data.seats.indexOf(this.me.id) : -1;
+    return mine >= 0 ? mine : 0;
+  }
+
+  get player() {
+    return Boolean(this.me) && this.data.seats.includes(this.me.id);
   }
 
   isBot(seat) {
@@ -105,7 +124,7 @@ function eventText(r, e, state) {
       return t("rp_ev_melded", { name, meld: t(`rp_meld_${e.meld}`), tiles }) + from;
     }
     case "penalized":
-      return t("rp_ev_penalized", { name, reason: t(`rp_reason_${e.reason}`) });
+      return t("rp_ev_penalized", { name, reason: reason(e.reason) });
     case "gold_robbed":
       return t("rp_ev_gold_robbed", { name, tile });
     case "won":
@@ -209,30 +228,34 @@ function silverMoved(r, ended) {
   return ended.net.map((n, seat) => n * stake + house[seat]);
 }
 
-// The settlement of the last step: each win, each seat's points (and silver when known),
-// every payment with its reason.
-function settlement(r, state) {
+// The settlement of the last step as the table shows it: each win's score sheet (the base and
+// why, the items, every payment as its formula with its cause, the whole hand), each seat's
+// points and silver, and every other payment (penalties, 财神分, an escape) with its cause.
+export function settlement(r, state) {
   const ended = state.ended;
   const silver = silverMoved(r, ended);
+  const wild = state.wild ? state.wild.wild : null;
+  const nameOf = (seat) => r.name(seat);
+  const causeOf = (p) => paymentCause(ended, p, nameOf, wild);
+  const sheetOf = { hand: { wild: state.wild }, variant: r.data.variant, nameOf };
   const wins = state.wins.map((w) => {
-    const scores = Array.isArray(ended.scores) ? ended.scores.find((x) => x.seat === w.seat) : null;
+    const sheet = Array.isArray(ended.scores) ? ended.scores.find((x) => x.seat === w.seat) : null;
     return h("div", { class: "rp-win", dataset: { seat: w.seat } },
-      h("p", {}, h("strong", {}, `${t("rp_winner")}: ${r.name(w.seat)}`), " · ",
+      h("h3", {}, `${t("rp_winner")}: ${r.name(w.seat)} · `,
         w.self_draw ? t("rp_self_draw") : t("rp_dealt_in", { name: r.name(w.from_seat) }),
-        w.tile ? [" · ", `${t("rp_winning_tile")} `, tileOf(state, w.tile)] : null),
-      h("div", { class: "rp-hand revealed", "aria-label": t("rp_hand_of", { name: r.name(w.seat) }) },
-        sortHand(w.hand, state.wild && state.wild.wild).map((c) => tileOf(state, c))),
-      state.seats[w.seat].melds.length ? meldsOf(state, state.seats[w.seat]) : null,
-      state.seats[w.seat].flowers.length ? h("div", { class: "rp-flowers", role: "group", "aria-label": t("rp_flowers") },
-        h("span", { class: "rp-label" }, t("rp_flowers")), state.seats[w.seat].flowers.map((f) => tileOf(state, f))) : null,
-      h("p", {}, `${t("rp_specials")}: ${w.specials.length ? w.specials.map(special).join(currentLang() === "zh" ? "、" : ", ") : t("rp_none")}`,
-        ` · ${t("rp_multiplier")} ×${w.multiplier}`),
-      scores ? scoreItems(scores) : null);
+        w.tile ? [" · ", tileOf(state, w.tile)] : null),
+      sheet ? scoreSheet(sheetOf, sheet, causeOf) : h("p", {},
+        `${t("rp_specials")}: ${w.specials.length ? w.specials.map(special).join(currentLang() === "zh" ? "、" : ", ") : t("rp_none")}`,
+        ` · ${t("rp_multiplier")} ×${w.multiplier}`));
   });
   const net = ended.net || [0, 0, 0, 0];
   const houseSilver = ended.house_silver || [0, 0, 0, 0];
   const anyHouse = houseSilver.some((x) => x !== 0); // a house reward (湖州 起手四财神) is rare
-  return h("section", { id: "replay-settlement", class: "rp-settlement", "aria-labelledby": "rp-settle-title" },
+  const rest = unexplained(ended);
+  // a disconnect's penalty is no transfer of the hand: the server lists it with the result
+  const penalties = (r.data.result && Array.isArray(r.data.result.penalties)) ? r.data.result.penalties : [];
+  // .table-view: the score sheets look as at the table (its styles are scoped to it)
+  return h("section", { id: "replay-settlement", class: "rp-settlement card table-view", "aria-labelledby": "rp-settle-title" },
     h("h2", { id: "rp-settle-title" }, `${t("rp_settlement")} · ${t(`rp_outcome_${ended.outcome}`)}`),
     r.data.voided ? h("p", { class: "notice" }, t("replay_voided")) : null,
     ...wins,
@@ -242,29 +265,69 @@ function settlement(r, state) {
         silver !== null ? h("th", { scope: "col", class: "num" }, t("rp_moved")) : null)),
       h("tbody", {}, [0, 1, 2, 3].map((seat) => {
         const moved = silver !== null ? silver[seat] : null;
-        return h("tr", { dataset: { seat, net: net[seat] } },
+        return h("tr", { dataset: { seat, net: net[seat] }, class: r.isMe(seat) ? "mine" : "" },
           h("th", { scope: "row" }, r.label(seat)),
           h("td", { class: `num ${net[seat] < 0 ? "neg" : net[seat] > 0 ? "pos" : ""}` }, (net[seat] > 0 ? "+" : "") + fmt(net[seat])),
           anyHouse ? h("td", { class: "num" }, fmt(houseSilver[seat])) : null,
           moved !== null ? h("td", { class: `num silver ${moved < 0 ? "neg" : moved > 0 ? "pos" : ""}`, dataset: { silver: moved } },
             (moved > 0 ? "+" : "") + fmt(moved)) : null);
       })))),
-    h("h3", {}, t("rp_transfers")),
-    ended.transfers.length
-      ? h("ul", { id: "rp-transfers" }, ended.transfers.map((x) => h("li", {},
-        t("rp_pays", { payer: r.name(x.payer), payee: r.name(x.payee), points: fmt(x.points), reason: t(`rp_reason_${x.reason}`) }))))
-      : h("p", { id: "rp-transfers" }, t("rp_none")));
+    rest.length || penalties.length ? h("h3", {}, t("rp_transfers")) : null,
+    rest.length || penalties.length ? h("ul", { id: "rp-transfers", class: "transfers" }, rest.map((x) => {
+      const cause = causeOf(x);
+      return h("li", { dataset: { reason: x.reason } },
+        t("rp_pays", { payer: r.name(x.payer), payee: r.name(x.payee), points: fmt(x.points), reason: reason(x.reason) }),
+        cause ? h("small", { class: "cause" }, cause) : null);
+    }), penalties.map((x) => h("li", { dataset: { reason: x.reason } }, // in silver: no points moved
+      t("rp_penalty_paid", { payer: r.name(x.seat), silver: fmt(x.silver), reason: ledgerReason(x.reason) }),
+      h("small", { class: "cause" }, t("cause_disconnect", { payer: r.name(x.seat) }))))) : null);
 }
 
-// A win's scoring items when the server explains the score (hand_ended `scores`).
-function scoreItems(score) {
-  const items = Array.isArray(score.items) ? score.items : [];
-  return h("div", { class: "rp-score" },
-    score.base !== undefined ? h("p", {}, `${t("rp_base")}: ${fmt(score.base)}`,
-      score.base_reason ? ` (${typeof score.base_reason === "string" ? score.base_reason : ""})` : "") : null,
-    items.length ? h("ul", { class: "rp-items", "aria-label": t("rp_items") }, items.map((it) =>
-      h("li", {}, `${currentLang() === "zh" ? it.name ?? it.key : special(it.key)}: ${it.value}`))) : null,
-    score.total !== undefined ? h("p", {}, `${t("rp_total")}: ${fmt(score.total)}`) : null);
+// The share bar of a player of an ended hand: public (its link shown and copied) or not.
+function shareBar(r, handId) {
+  const bar = h("div", { class: "rp-share", id: "replay-share" });
+  const link = `${location.origin}${location.pathname}#/replay/${encodeURIComponent(handId)}`;
+  const note = h("span", { class: "note", id: "replay-share-note", role: "status" });
+  async function copy(input) {
+    input.select();
+    try {
+      await navigator.clipboard.writeText(link);
+    } catch {
+      document.execCommand("copy"); // a plain-http page has no clipboard API
+    }
+    note.textContent = t("replay_copied");
+  }
+  async function set(isPublic) {
+    try {
+      await api("PUT", `/hands/${encodeURIComponent(handId)}/public`, { public: isPublic });
+      r.data.public = isPublic;
+      draw();
+      if (isPublic) await copy(bar.querySelector("#replay-link"));
+    } catch (err) {
+      note.dataset.code = err.code || "client";
+      showErrorIn(note, err);
+    }
+  }
+  function draw() {
+    const input = h("input", { id: "replay-link", readonly: true, value: link, "aria-label": t("replay_link_label") });
+    bar.dataset.public = String(Boolean(r.data.public));
+    bar.replaceChildren(...(r.data.public
+      ? [h("span", { class: "shared" }, t("replay_shared")), input,
+        h("button", { type: "button", id: "replay-copy", onclick: () => copy(input) }, t("replay_copy")),
+        h("button", { type: "button", id: "replay-unshare", onclick: () => set(false) }, t("replay_unshare"))]
+      : [h("button", { type: "button", class: "primary", id: "replay-share-button", onclick: () => set(true) }, t("replay_share"))]),
+    note);
+  }
+  draw();
+  return bar;
+}
+
+async function load(handId, me, through) {
+  const id = encodeURIComponent(handId);
+  if (!me) return api("GET", `/replays/${id}`); // a public replay, no account
+  if (through !== null) return api("GET", `/hands/${id}/replay?seat=${through}`);
+  // a player: every seat's tiles once the hand has ended (the server decides)
+  return api("GET", `/hands/${id}/replay${me.role === "admin" ? "" : "?reveal=true"}`);
 }
 
 export async function renderReplay(main, { handId, me }) {
@@ -272,46 +335,88 @@ export async function renderReplay(main, { handId, me }) {
   const root = h("div", { class: "replay", id: "replay-view", dataset: { hand: handId } },
     h("h1", { id: "replay-title" }, t("replay_title")), error);
   main.append(root);
-  const admin = me.role === "admin";
+  const admin = Boolean(me) && me.role === "admin";
   const through = admin ? viewSeat.get(handId) ?? null : null;
+  const back = me ? h("a", { href: "#/profile", id: "replay-back" }, t("replay_back"))
+    : h("a", { href: "#/login", id: "replay-back" }, t("replay_sign_in"));
   let data;
   try {
-    data = await api("GET", `/hands/${encodeURIComponent(handId)}/replay${through === null ? "" : `?seat=${through}`}`);
+    data = await load(handId, me, through);
   } catch (err) {
     showErrorIn(error, err);
-    root.append(h("p", {}, h("a", { href: "#/profile" }, t("replay_back"))));
+    root.append(h("p", {}, back));
     return;
   }
   const r = new Replay(data, me);
-  let at = Math.min(shownStep.get(handId) ?? 0, r.steps.length - 1);
+  const last = r.steps.length - 1;
+  let at = Math.min(shownStep.get(handId) ?? 0, last);
+  let timer = null;
 
   const stepLabel = h("span", { id: "replay-step", class: "rp-step" });
   const eventLine = h("p", { id: "replay-event", class: "rp-event", "aria-live": "polite" });
   const board = h("div", { class: "rp-board", id: "replay-board" });
   const end = h("div", { id: "replay-end" });
   const button = (id, label, text, go) => h("button", { type: "button", id, "aria-label": label,
-    onclick: () => show(go()) }, text);
-  const first = button("replay-first", t("replay_first"), `« ${t("replay_first")}`, () => 0);
-  const prev = button("replay-prev", t("replay_prev"), `◀ ${t("replay_prev")}`, () => at - 1);
-  const next = button("replay-next", t("replay_next"), `${t("replay_next")} ▶`, () => at + 1);
-  const last = button("replay-last", t("replay_last"), `${t("replay_last")} »`, () => r.steps.length - 1);
+    onclick: () => { pause(); show(go()); } }, text);
+  const first = button("replay-first", t("replay_first"), "«", () => 0);
+  const prev = button("replay-prev", t("replay_prev"), "◀", () => at - 1);
+  const next = button("replay-next", t("replay_next"), "▶", () => at + 1);
+  const lastButton = button("replay-last", t("replay_last"), "»", () => last);
+  const play = h("button", { type: "button", id: "replay-play", class: "primary", onclick: () => (timer ? pause() : resume()) });
+  const seek = h("input", { type: "range", id: "replay-seek", min: 0, max: Math.max(0, last), value: at,
+    "aria-label": t("replay_seek") });
+  seek.addEventListener("input", () => { pause(); show(Number(seek.value)); });
+  const speeds = h("div", { class: "rp-speeds", role: "group", "aria-label": t("replay_speed") },
+    SPEEDS.map((x) => h("button", { type: "button", id: `replay-speed-${String(x).replace(".", "_")}`, class: "speed",
+      dataset: { speed: x }, "aria-pressed": String(x === speed),
+      onclick: (ev) => {
+        speed = x;
+        for (const b of speeds.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b === ev.currentTarget));
+        if (timer) { clearTimeout(timer); tick(); }
+      } }, `${x}×`)));
+
+  function labelPlay() {
+    play.textContent = timer ? `⏸ ${t("replay_pause")}` : `▶ ${t("replay_play")}`;
+    play.dataset.playing = String(Boolean(timer));
+    play.setAttribute("aria-pressed", String(Boolean(timer)));
+  }
+  function tick() {
+    timer = setTimeout(() => {
+      if (!root.isConnected) return pause();
+      show(at + 1);
+      if (at >= last) pause();
+      else tick();
+    }, STEP_MS / speed);
+    labelPlay();
+  }
+  function resume() {
+    if (at >= last) show(0);
+    tick();
+  }
+  function pause() {
+    clearTimeout(timer);
+    timer = null;
+    labelPlay();
+  }
 
   function show(index) {
     if (!r.steps.length) return;
-    at = Math.max(0, Math.min(r.steps.length - 1, index));
+    at = Math.max(0, Math.min(last, index));
     const step = r.steps[at];
     shownStep.set(handId, at);
     stepLabel.textContent = t("replay_step", { n: at + 1, total: r.steps.length });
     stepLabel.dataset.step = String(at);
+    seek.value = String(at);
     eventLine.textContent = stepText(r, step);
-    for (const [el, off] of [[first, at === 0], [prev, at === 0], [next, at === r.steps.length - 1], [last, at === r.steps.length - 1]]) {
+    for (const [el, off] of [[first, at === 0], [prev, at === 0], [next, at === last], [lastButton, at === last]]) {
       el.setAttribute("aria-disabled", String(off));
       el.classList.toggle("off", off);
     }
-    const own = r.seat ?? 0;
-    board.replaceChildren(infoLine(r, step.state),
-      h("div", { class: "rp-seats" }, [0, 1, 2, 3].map((i) => seatPanel(r, step, (own + i) % 4, i))));
-    end.replaceChildren(step.state.ended && at === r.steps.length - 1 ? settlement(r, step.state) : "");
+    const own = r.bottom;
+    board.replaceChildren(
+      ...[0, 1, 2, 3].map((i) => seatPanel(r, step, (own + i) % 4, i)),
+      h("div", { class: "rp-centre" }, infoLine(r, step.state), eventLine));
+    end.replaceChildren(step.state.ended && at === last ? settlement(r, step.state) : "");
   }
 
   const onKey = (ev) => {
@@ -320,9 +425,10 @@ export async function renderReplay(main, { handId, me }) {
       return;
     }
     if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.target.closest("input, select, textarea")) return;
-    const moves = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: r.steps.length - 1 };
+    const moves = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: last };
     if (!(ev.key in moves)) return;
     ev.preventDefault();
+    pause();
     show(moves[ev.key]);
   };
   document.addEventListener("keydown", onKey);
@@ -340,7 +446,8 @@ export async function renderReplay(main, { handId, me }) {
     });
     perspective = h("span", { class: "rp-view" }, h("label", { for: "replay-view-seat" }, t("replay_view")), " ", select);
   } else {
-    perspective = data.seat === null ? t("replay_admin") : t("replay_seat", { wind: r.wind(data.seat) });
+    perspective = data.seat !== null ? t("replay_seat", { wind: r.wind(data.seat) })
+      : r.player ? t("replay_all_open") : t("replay_public_view");
   }
   const ended = data.ended_at ? new Date(data.ended_at) : null;
   root.append(
@@ -350,12 +457,14 @@ export async function renderReplay(main, { handId, me }) {
         ? ` · ${ended.toLocaleString(currentLang() === "zh" ? "zh-CN" : "en-GB", { dateStyle: "medium", timeStyle: "short" })}` : "",
       " · ", perspective),
     data.voided ? h("p", { class: "notice", id: "replay-voided" }, t("replay_voided")) : "",
+    r.player && !data.voided ? shareBar(r, handId) : "",
     h("div", { class: "rp-controls", role: "toolbar", "aria-label": t("replay_title") },
-      stepLabel, h("div", { class: "rp-buttons" }, first, prev, next, last)),
-    eventLine,
+      h("div", { class: "rp-buttons" }, first, prev, play, next, lastButton),
+      stepLabel, seek, speeds),
     board,
     end,
     h("p", { class: "help" }, t("replay_keys")),
-    h("p", {}, h("a", { href: "#/profile", id: "replay-back" }, t("replay_back"))));
+    h("p", {}, back));
+  labelPlay();
   show(at);
 }

@@ -35,8 +35,9 @@ function joined(parts, sep) {
   return out;
 }
 
-// "阿明 付 (底 3 + 犯枪 1) × 倍数 2 = 8"
-function formula(c, p) {
+// "阿明 付 (底 3 + 犯枪 1) × 倍数 2 = 8", and why under it when the payment has a cause
+// (统包: who fed whom three 吃; 犯枪; 抢杠)
+function formula(c, p, causeOf) {
   const sum = joined(p.terms.map(term), " + ");
   const grouped = p.terms.length > 1 && p.factors.length ? ["(", ...sum, ")"] : sum;
   const factors = p.factors.flatMap((x) => [" × ", term(x)]);
@@ -47,7 +48,8 @@ function formula(c, p) {
     h("span", { class: "payer" }, `${c.nameOf(p.payer)} ${t("score_pays")}${who}`), " ",
     p.reason !== "win" ? h("span", { class: "why" }, `${reason(p.reason)}: `) : null,
     grouped, factors, " = ", raw !== p.points ? `${fmt(raw)} → ` : null, h("strong", { class: "points" }, fmt(p.points)),
-    p.cap !== null && p.cap !== undefined ? h("span", { class: "cap" }, ` (${t("score_cap")} ${fmt(p.cap)})`) : null);
+    p.cap !== null && p.cap !== undefined ? h("span", { class: "cap" }, ` (${t("score_cap")} ${fmt(p.cap)})`) : null,
+    causeOf && causeOf(p) ? h("small", { class: "cause", dataset: { reason: p.reason } }, causeOf(p)) : null);
 }
 
 // one tile of a group; a wild standing for another tile says which, under it
@@ -81,7 +83,8 @@ function hand(c, sheet) {
       h("span", { class: "set-tiles" }, tileOf(c, sheet.winning_tile))) : null);
 }
 
-export function scoreSheet(c, sheet) {
+// `causeOf(payment)`: the sentence that says why a payment was paid (payments.js), or none.
+export function scoreSheet(c, sheet, causeOf = null) {
   const total = h("p", { class: "score-total" },
     h("span", { class: "rule" }, ruleText(sheet.rule)), " ",
     h("strong", { class: "total", dataset: { total: sheet.total } }, `${t("score_total")} ${fmt(sheet.total)}`),
@@ -91,6 +94,6 @@ export function scoreSheet(c, sheet) {
       h("strong", {}, `${t("base")} ${fmt(sheet.base)}`), " · ", baseReasonText(sheet.base_reason, (seat) => c.nameOf(seat))),
     items(sheet),
     total,
-    h("ul", { class: "formulas" }, sheet.payments.map((p) => formula(c, p))),
+    h("ul", { class: "formulas" }, sheet.payments.map((p) => formula(c, p, causeOf && ((x) => causeOf({ ...x, payee: sheet.seat }))))),
     hand(c, sheet));
 }

@@ -6,6 +6,7 @@ import { h, fmt } from "./dom.js";
 import { reason, special, t } from "./i18n.js";
 import { silverMoved } from "../kit/model.js";
 import { wildName } from "./tablerules.js";
+import { paymentCause, unexplained } from "./payments.js";
 import { scoreSheet } from "./scoresheet.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";
 
@@ -45,6 +46,11 @@ function wholeHand(c, ended, seat, concealed, winning) {
       h("span", { class: "flowers-label" }, t("seat_flowers")), flowers.map((code) => tileOf(c, code))) : null);
 }
 
+function causeOf(c, ended) {
+  const wild = c.hand && c.hand.wild ? c.hand.wild.wild : null;
+  return (p) => paymentCause(ended, p, (seat) => c.nameOf(seat), wild);
+}
+
 function winBlock(c, ended, w) {
   const sheet = (ended.scores || []).find((x) => x.seat === w.seat);
   const how = w.self_draw || w.from_seat === null || w.from_seat === undefined
@@ -55,7 +61,7 @@ function winBlock(c, ended, w) {
     sheet ? null : h("p", { class: "win-value" },
       w.specials.length ? h("span", { class: "specials" }, `${t("specials")}: ${w.specials.map(special).join("、")}`) : null,
       h("span", { class: "multiplier" }, `${t("multiplier")} ×${fmt(w.multiplier)}`)),
-    sheet ? scoreSheet(c, sheet) : wholeHand(c, ended, w.seat, w.hand, w.tile));
+    sheet ? scoreSheet(c, sheet, causeOf(c, ended)) : wholeHand(c, ended, w.seat, w.hand, w.tile));
 }
 
 // Every other seat's hand as it ended (the board on a phone shows only their counts).
@@ -97,15 +103,7 @@ export function settlementDialog(c) {
   const outcome = ended.outcome === "win" ? t("outcome_win") : ended.outcome === "escape" ? t("outcome_escape") : t("outcome_draw");
   const houseAny = ended.house_silver && ended.house_silver.some((x) => x);
   const myMove = c.seat !== null ? silverMoved(ended, c.seat, c.stake) : null;
-  const penalties = ended.transfers.filter((x) => ["followed", "wild_discard", "escape"].includes(x.reason));
-  // the payments of a win show as formulas in its sheet; the list keeps the others
-  const explained = (ended.scores || []).flatMap((x) => x.payments.map((p) => `${p.payer}>${x.seat}:${p.reason}:${p.points}`));
-  const rest = ended.transfers.filter((x) => {
-    const i = explained.indexOf(`${x.payer}>${x.payee}:${x.reason}:${x.points}`);
-    if (i < 0) return true;
-    explained.splice(i, 1);
-    return false;
-  });
+  const rest = unexplained(ended); // a win's payments show as formulas in its sheet
   const columns = [t("player"), t("net"), ...(houseAny ? [t("house")] : []), t("silver_moved")];
   return h("div", { class: "overlay settle-overlay" },
     h("div", { id: "settlement", class: "card dialog settle", role: "dialog", "aria-modal": "true",
@@ -129,9 +127,13 @@ export function settlementDialog(c) {
             h("td", { class: `num ${moved < 0 ? "neg" : "pos"}` }, signed(moved)));
         }))),
       rest.length ? h("h3", {}, t("transfers")) : null,
-      h("ul", { id: "settle-transfers", class: "transfers" }, rest.map((x) => h("li", {},
-        `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`))),
-      penalties.length ? h("p", { class: "penalties" }, `${t("penalties")}: ${penalties.map((x) => `${c.nameOf(x.payer)} ${reason(x.reason)} ${fmt(x.points)}`).join("; ")}`) : null,
+      // every payment a sheet does not explain (penalties, 财神分, an escape) with its cause
+      h("ul", { id: "settle-transfers", class: "transfers" }, rest.map((x) => {
+        const cause = causeOf(c, ended)(x);
+        return h("li", { dataset: { reason: x.reason } },
+          `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`,
+          cause ? h("small", { class: "cause" }, cause) : null);
+      })),
       // the check of the deal comes after the score: what a player reads first is the result
       verifyMark(s)),
     c.spectator
