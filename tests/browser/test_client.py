@@ -235,8 +235,8 @@ def test_two_players_and_two_bots_play_a_wenzhou_hand_with_a_pung_and_the_buy_in
     other.wait_for_selector('#actions button[data-action="pung"]')
     assert {b["action"] for b in legal_buttons(other)} == {"pung", "pass"}
     click_action(other, "pung")
-    other.wait_for_selector("#seat-1 .melds .meld.pung")
-    dealer.wait_for_selector("#seat-1 .melds .meld.pung")  # the dealer sees the pung
+    other.wait_for_selector("[data-seat='1'] .melds .meld.pung")
+    dealer.wait_for_selector("[data-seat='1'] .melds .meld.pung")  # the dealer sees the pung
     other.screenshot(path=str(screenshots / "wenzhou-pung.png"))
     other.wait_for_selector("#my-hand button.tile.legal")
     discard(other)
@@ -418,14 +418,14 @@ def test_a_chow_offers_the_choice_of_run(
     assert label == "吃 四万 五万 六万"
     other.screenshot(path=str(screenshots / "lishui-chow-choice.png"))
     click_action(other, "chow", low="4m")
-    other.wait_for_selector("#seat-1 .melds .meld.chow")
+    other.wait_for_selector("[data-seat='1'] .melds .meld.chow")
     meld = other.eval_on_selector_all(
-        "#seat-1 .melds .meld.chow .tile", "els => els.map(e => e.dataset.tile)")
+        "[data-seat='1'] .melds .meld.chow .tile", "els => els.map(e => e.dataset.tile)")
     # the claimed 5m lies turned at the left, towards its giver (上家, the dealer: 东)
     assert meld == ["5m", "4m", "6m"]
-    assert other.get_attribute("#seat-1 .meld.chow .tile.turned", "data-tile") == "5m"
-    assert other.inner_text("#seat-1 .meld.chow .meld-from") == "东家"
-    assert "chow_deal" in str(other.get_attribute("#seat-1 .meld.chow", "aria-label"))
+    assert other.get_attribute("[data-seat='1'] .meld.chow .tile.turned", "data-tile") == "5m"
+    assert other.inner_text("[data-seat='1'] .meld.chow .meld-from") == "东"
+    assert "chow_deal" in str(other.get_attribute("[data-seat='1'] .meld.chow", "aria-label"))
     held = hand_tiles(other)
     assert "4m" not in held and "6m" not in held and {"3m", "7m"} <= set(held)
-    dealer.wait_for_selector("#seat-1 .melds .meld.chow")  # everyone sees the meld
+    dealer.wait_for_selector("[data-seat='1'] .melds .meld.chow")  # everyone sees the meld

@@ -19,8 +19,9 @@ import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
 const WINDS = ["east", "south", "west", "north"];
 const PLACES = ["bottom", "right", "top", "left"];
 // discards a river holds at full size (columns x rows in client.css); past that they shrink
-const RIVER_ROOM = { wide: { mid: 24, side: 24 }, narrow: { mid: 21, side: 20 } };
+const RIVER_ROOM = { wide: { mid: 24, side: 24 }, narrow: { mid: 28, side: 24 }, flat: { mid: 26, side: 21 } };
 const NARROW = "(max-width: 800px)";
+const FLAT = "(orientation: landscape) and (max-height: 520px)"; // a phone turned on its side
 const FRESH_MS = 600; // a discard this new is animated into its river
 
 export function windOf(c, seat, short = false) {
@@ -117,14 +118,21 @@ function meldElement(c, seat, m) {
   const label = claimed
     ? t("meld_from", { meld: t(`meld_${m.kind}`), tile: tileName(claimed), from: c.nameOf(from) })
     : t("meld_self", { meld: t(`meld_${m.kind}`), tile: m.tiles ? tileName(m.tiles[0]) : "" });
-  return h("span", { class: `meld ${m.kind}`, role: "group", "aria-label": label, title: label },
+  // the giver's mark stands above the turned tile, as wide as it and never over a face: its
+  // wind, and an arrow to where the giver sits on this screen (the label names it in full)
+  const dir = claimed ? PLACES[(from - (c.seat ?? 0) + 4) % 4] : null;
+  return h("span", { class: `meld ${m.kind}` + (claimed ? " has-from" : ""), role: "group", "aria-label": label, title: label },
     tiles.map((code, i) => {
       const el = smallTile(c, code, { turned: i === at });
-      if (i === at) el.classList.add("claimed-in");
-      else if (added && code === added && i === tiles.lastIndexOf(added)) el.classList.add("added");
+      if (i === at) {
+        el.classList.add("claimed-in");
+        return h("span", { class: "claimed-slot" },
+          h("span", { class: "meld-from", dataset: { dir }, "aria-hidden": "true" }, windOf(c, from, true)),
+          el);
+      }
+      if (added && code === added && i === tiles.lastIndexOf(added)) el.classList.add("added");
       return el;
-    }),
-    claimed ? h("span", { class: "meld-from", "aria-hidden": "true" }, t("from_wind", { wind: windOf(c, from, true) })) : null);
+    }));
 }
 
 function meldsOf(c, seat) {
@@ -154,7 +162,8 @@ function concealedOf(c, seat) {
 }
 
 function riverOf(c, seat, place) {
-  const room = RIVER_ROOM[window.matchMedia(NARROW).matches ? "narrow" : "wide"][
+  const screen = window.matchMedia(FLAT).matches ? "flat" : window.matchMedia(NARROW).matches ? "narrow" : "wide";
+  const room = RIVER_ROOM[screen][
     place === "top" || place === "bottom" ? "mid" : "side"];
   const hand = c.hand;
   const s = hand.seats[seat];
@@ -193,14 +202,29 @@ function seatArea(c, seat, place) {
   const info = h("div", { class: "seat-info" }, plate(c, seat), bubbleOf(c, seat));
   area.append(info);
   if (!c.hand) return area;
+  if (place !== "bottom" || c.spectator) info.append(seatTiles(c, seat, place));
+  area.append(riverOf(c, seat, place));
+  return area;
+}
+
+// A seat's hidden tiles (another seat's), melds and flowers. A player's own lie under its
+// hand (#my-melds), where a phone has room to show them large.
+function seatTiles(c, seat, place) {
   const row = h("div", { class: "seat-tiles" });
   if (place !== "bottom" || c.spectator) row.append(concealedOf(c, seat));
   row.append(meldsOf(c, seat));
   const flowers = flowersOf(c, seat);
   if (flowers) row.append(flowers);
-  info.append(row);
-  area.append(riverOf(c, seat, place));
-  return area;
+  return row;
+}
+
+function myMelds(c) {
+  if (!c.hand || c.spectator || c.seat === null || c.seat === undefined) return null;
+  const row = seatTiles(c, c.seat, "bottom");
+  row.id = "my-melds";
+  row.classList.add("my-melds");
+  row.dataset.seat = String(c.seat);
+  return row;
 }
 
 function compass(c, me) {
@@ -491,7 +515,7 @@ export function renderTable(main, c) {
   const over = c.room && c.room.status !== "open"; // a private room's session ended
   const view = h("div", { class: "table-view" + (c.spectator ? " spectating" : "") + (over ? " room-over" : ""), id: "table-view",
     dataset: { table: c.tableId, seat: c.seat ?? "", watching: c.spectator ? "1" : "" } },
-  top, board, eventStrip(c), actionBar(c), myHand(c), actionLog(c),
+  top, board, eventStrip(c), actionBar(c), myHand(c), myMelds(c), actionLog(c),
   h("p", { class: "help", id: "keyboard-help" }, t(c.spectator ? "watch_help" : "keyboard_help")));
   if (c.chatOpen) view.append(chatPanel(c));
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
