@@ -1,10 +1,11 @@
 """Tap targets on a phone, held upright (390x844) and on its side (844x390): on every screen
-(signing in and registering, the lobby with its quick match and private-room cards, a private
-room on the table page and the room's page, the table mid-hand, the settlement, the board
+(signing in, the lobby with its quick match and private-room cards, a private room on the
+table page and the room's page, a 福州 table mid-hand, its log, the settlement, the board
 between hands, the profile with its ledger, the leaderboards, the replay viewer) every
-visible control (a, button, input, select, summary, [role=button]) is at least 40x40 px; a
-checkbox counts by the label that wraps it, which a tap anywhere on toggles. Screenshots of
-every screen are saved for a person to look at."""
+visible control (a, button, input, select, summary, [role=button]) is at least 40x40 px and
+wholly on the screen (a hand of 17 tiles included); a checkbox counts by the label that wraps
+it, which a tap anywhere on toggles. Screenshots of every screen are saved for a person to
+look at."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ SMALL_TARGETS = """(min) => {
     if (r.width === 0 || r.height === 0) continue;  // not shown (display: none, a closed <details>)
     if (r.right <= 0 || r.bottom + window.scrollY <= 0) continue;  // the skip link, until it has focus
     if (r.width < min - 0.5 || r.height < min - 0.5) out.push(`${name(el)} ${Math.round(r.width)}x${Math.round(r.height)}`);
+    // cut by the screen's edge (a page never scrolls sideways): a target only part of which is there
+    else if (r.left < -0.5 || r.right > window.innerWidth + 0.5) out.push(`${name(el)} cut at ${Math.round(r.left)}-${Math.round(r.right)}`);
   }
   return out;
 }"""
