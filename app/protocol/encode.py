@@ -33,6 +33,7 @@ from app.protocol.messages import VERSION, ServerMessage
 from app.protocol.tiles import to_code
 from app.rules import actions as rules
 from app.rules.events import Event
+from app.rules.hints import ReadyDiscard
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -124,6 +125,15 @@ def action_dict(action: rules.Action) -> dict[str, Any]:
     raise ValueError(f"{action!r} has no wire action (an escape is sent as a leave message)")
 
 
+def ready_dicts(ready: Sequence[ReadyDiscard]) -> list[dict[str, Any]]:
+    """The prompt's `ready` (`ReadyHint`s) from `app.rules.hints.ready_discards`."""
+    return [
+        {"discard": to_code(r.tile),
+         "waits": [{"tile": to_code(w.tile), "unseen": w.unseen} for w in r.waits]}
+        for r in ready
+    ]
+
+
 def prompt_text(
     table_id: str,
     hand_id: str,
@@ -131,6 +141,7 @@ def prompt_text(
     legal: Sequence[rules.Action],
     deadline_ms: int,
     timeout_action: rules.Action | None,
+    ready: Sequence[ReadyDiscard] = (),
 ) -> Encoded:
     """``PromptMessage(...).model_dump_json()``: `legal` without the escape, and a None
     `timeout_action` meaning pass."""
@@ -140,6 +151,7 @@ def prompt_text(
         "legal_actions": [action_dict(a) for a in legal],
         "deadline_ms": deadline_ms,
         "timeout_action": timeout,
+        "ready": ready_dicts(ready),
     }))
 
 

@@ -20,6 +20,7 @@ from app.protocol.base import ClientModel, HandId, SeatNumber, Seq, TableId, Wir
 from app.protocol.errors import ErrorCode
 from app.protocol.events import EventPayload
 from app.protocol.rooms import RoomMessage
+from app.protocol.tiles import TileCode
 from app.protocol.views import SeatView
 from app.protocol.vocabulary import ChatPhrase, Variant
 
@@ -232,6 +233,26 @@ class EventMessage(WireModel):
     """what happened; `kind` says which"""
 
 
+class WaitHint(WireModel):
+    """A tile that would complete the hand (by the variant's own rules, special hands
+    included), and how many of its copies the seat has not seen: four, less its own
+    tiles, the melds shown and the discards in the river."""
+
+    tile: TileCode
+    """the tile that completes the hand"""
+    unseen: int = Field(ge=0, le=4)
+    """its copies the seat has not seen (0-4)"""
+
+
+class ReadyHint(WireModel):
+    """A discard that leaves the hand ready (听), and its waits."""
+
+    discard: TileCode
+    """the tile to throw"""
+    waits: list[WaitHint] = Field(min_length=1)
+    """what the hand then waits on, in tile order"""
+
+
 class PromptMessage(WireModel):
     """The seat must decide: one of `legal_actions` within `deadline_ms` (the time left when
     sent), or the server takes `timeout_action` (in a claim window: pass). `seq` is the
@@ -250,6 +271,9 @@ class PromptMessage(WireModel):
     """the milliseconds left to decide when the prompt was sent"""
     timeout_action: WireAction
     """what the server plays for the seat when the time runs out"""
+    ready: list[ReadyHint] = Field(default_factory=list)
+    """on the seat's turn: each discard that leaves the hand ready (听), with what it then
+    waits on; empty when none does, and on every other prompt"""
 
 
 class SnapshotMessage(WireModel):

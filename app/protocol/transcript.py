@@ -18,12 +18,14 @@ from dataclasses import replace
 from pydantic import BaseModel
 
 from app.protocol.actions import from_rules_action
+from app.protocol.encode import ready_dicts
 from app.protocol.events import seat_payload
 from app.protocol.messages import (
     ActionMessage,
     EventMessage,
     HelloMessage,
     PromptMessage,
+    ReadyHint,
     SeatedMessage,
     SeatInfo,
     TableStateMessage,
@@ -32,6 +34,7 @@ from app.rules.bots import GreedyBot, TimeoutBot
 from app.rules.context import TableContext
 from app.rules.events import HandEnded
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
+from app.rules.hints import ready_discards
 from app.rules.variants import get_ruleset
 
 # a short hand: seat 0 chows, then wins on a discard. A seed is 32 bytes (a server draws
@@ -109,6 +112,9 @@ def transcript(seed: int | bytes = SEED) -> list[str]:
                     legal_actions=[from_rules_action(a) for a in legal],
                     deadline_ms=TURN_MS if state.phase == "turn" else CLAIM_MS,
                     timeout_action=from_rules_action(TimeoutBot().choose(state, SEAT, legal)),
+                    ready=[ReadyHint.model_validate(r) for r in ready_dicts(
+                        ready_discards(state, SEAT) if state.phase == "turn" else ()
+                    )],
                 )
             )
         seat = pending[0]

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.rules.actions import Action
 from app.rules.events import Event
+from app.rules.hints import ReadyDiscard
 from app.rules.state import Preset
 from app.tables.settlement.record import Silver
 
@@ -176,6 +177,7 @@ class PromptOut:
     legal: list[Action]
     deadline: float
     remaining: float
+    ready: tuple[ReadyDiscard, ...] = ()  # the turn's readiness hints (`Prompt.ready`)
 
 
 @dataclass(frozen=True, slots=True)

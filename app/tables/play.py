@@ -39,6 +39,7 @@ from app.rules.context import TableContext
 from app.rules.errors import IllegalAction
 from app.rules.events import Event
 from app.rules.hand import legal_actions, pending_seats, replay, step
+from app.rules.hints import ReadyDiscard, ready_discards
 from app.rules.state import HandState, Preset
 from app.rules.variants.base import Ruleset
 from app.tables.clock import Clock
@@ -234,10 +235,17 @@ class HandPlay:
                 prompts[seat] = old
                 continue
             timer = self._table.timers.for_phase(state.phase)
-            prompt = Prompt(self._shown.seq, legal, now + timer, timer if self._paused else None)
+            prompt = Prompt(self._shown.seq, legal, now + timer, timer if self._paused else None,
+                            ready=self._ready(state, seat))
             prompts[seat] = prompt
             self._send(seat, self._shown.prompt_out(prompt, now))
         self._prompts = prompts
+
+    def _ready(self, state: HandState, seat: int) -> tuple[ReadyDiscard, ...]:
+        """The turn's readiness hints, for a seat a person holds (a house bot is sent none)."""
+        if state.phase != "turn" or self._table.seats[seat].house_bot:
+            return ()
+        return ready_discards(state, seat)
 
     def _pace_bots(self, state: HandState) -> None:
         """Give each pending seat the server plays a delay (`bot_pace`), unless its prompt

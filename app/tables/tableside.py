@@ -19,6 +19,7 @@ from typing import Protocol
 
 from app.rules.actions import Action
 from app.rules.context import TableContext
+from app.rules.hints import ReadyDiscard
 from app.rules.state import Preset
 from app.tables.messages import EventOut, Inbound, Outbound
 from app.tables.seats import SeatState
@@ -97,13 +98,16 @@ class Journal(Protocol):
 class Prompt:
     """A decision a seat owes: its legal actions as of event `seq`, due at `deadline`.
     While the table is paused `frozen` holds the time that was left. `bot_at`: when the
-    server plays the seat itself (a bot or 托管 at `BotPace`), None when it does not."""
+    server plays the seat itself (a bot or 托管 at `BotPace`), None when it does not. `ready`:
+    on a turn of a seat a person holds, each discard that leaves the hand ready (听) and its
+    waits (`app.rules.hints`), for the client's marks; empty otherwise."""
 
     seq: int
     legal: list[Action]
     deadline: float
     frozen: float | None = None
     bot_at: float | None = None
+    ready: tuple[ReadyDiscard, ...] = ()  # on a person's turn: the discards that leave it 听
 
     def remaining(self, now: float) -> float:
         if self.frozen is not None:

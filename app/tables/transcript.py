@@ -183,5 +183,6 @@ class Transcript:
 
     def prompt_out(self, prompt: Prompt, now: float) -> PromptOut:
         return PromptOut(
-            prompt.seq, self._hand_id, list(prompt.legal), prompt.deadline, prompt.remaining(now)
+            prompt.seq, self._hand_id, list(prompt.legal), prompt.deadline, prompt.remaining(now),
+            prompt.ready,
         )

@@ -22,7 +22,8 @@ from app.protocol import (
     view_model,
 )
 from app.protocol.actions import PassAction, WireAction
-from app.protocol.encode import Encoded, event_text, message_text, prompt_text
+from app.protocol.encode import Encoded, event_text, message_text, prompt_text, ready_dicts
+from app.protocol.messages import ReadyHint
 from app.protocol.vocabulary import as_variant
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import TimeoutBot
@@ -70,6 +71,7 @@ def wire_message(live: WireTable, seat: int, item: Outbound) -> ServerMessage:
             legal_actions=[from_rules_action(a) for a in legal],
             deadline_ms=int(item.remaining * 1000),
             timeout_action=_timeout_action(live, seat, legal),
+            ready=[ReadyHint.model_validate(r) for r in ready_dicts(item.ready)],
         )
     if isinstance(item, SnapshotOut):
         return SnapshotMessage(
@@ -111,6 +113,7 @@ def encoded_message(live: WireTable, seat: int, item: Outbound) -> Encoded:
             legal,
             int(item.remaining * 1000),
             _timeout_choice(live, seat, legal),
+            item.ready,
         )
     return message_text(wire_message(live, seat, item))
 

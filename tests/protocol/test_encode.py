@@ -1,6 +1,6 @@
 """The text the server writes for events and prompts straight from the core's values is the
 text their pydantic models write: for every event of real hands of every variant, as each
-seat receives it, and for every prompt those hands had."""
+seat receives it, and for every prompt those hands had (their readiness hints included)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ import pytest
 from app.protocol import EventMessage, PromptMessage, event_payload, from_rules_action
 from app.protocol.actions import PassAction
 from app.protocol.encode import action_dict, event_text, prompt_text
+from app.protocol.messages import ReadyHint, WaitHint
+from app.protocol.tiles import to_code
 from app.rules import actions as rules
 from app.rules.actions import Escape
 from app.rules.bots import GreedyBot
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
+from app.rules.hints import ready_discards
 from app.rules.selfplay import HandRun
 from app.rules.variants import VARIANTS
 from tests.protocol.test_messages import sample_hands
@@ -49,6 +52,7 @@ def test_every_event_as_every_seat_gets_it_is_the_models_text(
 
 def test_every_prompt_of_real_hands_is_the_models_text(variant_hands: list[HandRun]) -> None:
     bot = GreedyBot()
+    readied = 0
     for run in variant_hands[:4]:
         ruleset, seed, ctx = run.state.ruleset, run.state.seed, run.state.ctx
         state, _ = new_hand(ruleset, seed, ctx)
@@ -59,17 +63,24 @@ def test_every_prompt_of_real_hands_is_the_models_text(variant_hands: list[HandR
                 legal = [a for a in legal_actions(state, seat) if not isinstance(a, Escape)]
                 passes = any(isinstance(a, rules.Pass) for a in legal)
                 timeout = None if passes else bot.choose(state, seat, legal)
+                ready = ready_discards(state, seat) if state.phase == "turn" else ()
+                readied += bool(ready)
                 model = PromptMessage(
                     table_id=TABLE, hand_id=f"{TABLE}-1", seq=step_no,
                     legal_actions=[from_rules_action(a) for a in legal],
                     deadline_ms=14_999,
                     timeout_action=PassAction() if timeout is None
                     else from_rules_action(timeout),
+                    ready=[ReadyHint(discard=to_code(r.tile), waits=[
+                        WaitHint(tile=to_code(w.tile), unseen=w.unseen) for w in r.waits
+                    ]) for r in ready],
                 )
-                encoded = prompt_text(TABLE, f"{TABLE}-1", step_no, legal, 14_999, timeout)
+                encoded = prompt_text(TABLE, f"{TABLE}-1", step_no, legal, 14_999, timeout,
+                                      ready)
                 assert encoded.type == "prompt"
                 assert encoded.text == model.model_dump_json()
             state, _ = step(state, action)
+    assert readied  # some turns of these hands had a discard that made the hand ready
 
 
 ACTIONS: list[rules.Action] = [

@@ -661,12 +661,25 @@ export interface PromptMessage {
   deadline_ms: number;
   /** what the server plays for the seat when the time runs out */
   timeout_action: DiscardAction | ChowAction | PungAction | ExposedKongAction | ConcealedKongAction | AddedKongAction | HuAction | PassAction | DecideAction | SpecialAction;
+  /**
+   * on the seat's turn: each discard that leaves the hand ready (听), with what it then
+   * waits on; empty when none does, and on every other prompt
+   */
+  ready: ReadyHint[];
 }
 
 /** 碰: take the discard with a pair. */
 export interface PungAction {
   /** always "pung": names this type */
   type: "pung";
+}
+
+/** A discard that leaves the hand ready (听), and its waits. */
+export interface ReadyHint {
+  /** a tile: 1m-9m 万, 1p-9p 筒, 1s-9s 条, 1z-7z 东南西北白发中, 1f-8f 春夏秋冬梅兰竹菊 */
+  discard: string;
+  /** what the hand then waits on, in tile order */
+  waits: WaitHint[];
 }
 
 /**
@@ -1368,6 +1381,18 @@ export interface UnwatchMessage {
   type: "unwatch";
   /** the table's id (as in REST's /tables/{id}) */
   table_id: string;
+}
+
+/**
+ * A tile that would complete the hand (by the variant's own rules, special hands
+ * included), and how many of its copies the seat has not seen: four, less its own
+ * tiles, the melds shown and the discards in the river.
+ */
+export interface WaitHint {
+  /** a tile: 1m-9m 万, 1p-9p 筒, 1s-9s 条, 1z-7z 东南西北白发中, 1f-8f 春夏秋冬梅兰竹菊 */
+  tile: string;
+  /** its copies the seat has not seen (0-4) */
+  unseen: number;
 }
 
 /**
