@@ -233,7 +233,8 @@ async def settle_hands(
     none. A hand settled already is a no-op returning its first rows; each hand's rows are
     returned in its place. `session` must have no transaction open. `then` is awaited in
     the transaction after the writes, before it commits (a read of what they left, without
-    a transaction of its own); not when a concurrent writer settled the hands first.
+    a transaction of its own); not when a concurrent writer settled the hands first (its
+    key fails our insert, before `then`: no constraint here is deferred to the commit).
 
     One batch is a few statements whatever its size (lock, move, insert, stats, records),
     where a hand at a time is as many per hand: a burst of endings costs the database and
