@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
 from app.api.pages import Before, Limit, ledger_page_out
-from app.api.profiles import huzhou_level, stats_out
-from app.api.schemas import LedgerPage, LevelOut, VariantStatsOut
+from app.api.profiles import huzhou_level, next_step, stats_out
+from app.api.schemas import LedgerPage, LevelOut, NextStepOut, VariantStatsOut
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.store import accounts, house, ranks
 
@@ -27,6 +27,13 @@ router = APIRouter(tags=["accounts"])
 # the one example of a variant's record, shown under its variant in /me and profiles
 _STATS_EXAMPLE: dict[str, Any] = {
     "huzhou": VariantStatsOut.model_config["json_schema_extra"]["example"]  # type: ignore[index]
+}
+
+
+# the level and the next title of the example account (12,800 silver, 42 湖州 points)
+_LADDERS_EXAMPLE: dict[str, Any] = {
+    "huzhou_level": LevelOut.model_config["json_schema_extra"]["example"],  # type: ignore[index]
+    "next_title": {"title": "赌棍", "at": 24000, "since": 12000},
 }
 
 
@@ -40,7 +47,7 @@ class ProfileOut(BaseModel):
                 "balance": 12800,
                 "title": "赌客",
                 "stats": _STATS_EXAMPLE,
-                "huzhou_level": {"title": "科长", "base": 4, "points": 42},
+                **_LADDERS_EXAMPLE,
             }
         }
     )
@@ -50,6 +57,9 @@ class ProfileOut(BaseModel):
     title: str
     stats: dict[str, VariantStatsOut]
     huzhou_level: LevelOut
+    next_title: NextStepOut | None = Field(
+        default=None, description="the title by silver above this one; null at the top (万赌之王)"
+    )
 
 
 class MeOut(ProfileOut):
@@ -64,7 +74,7 @@ class MeOut(ProfileOut):
                 "balance": 12800,
                 "title": "赌客",
                 "stats": _STATS_EXAMPLE,
-                "huzhou_level": {"title": "科长", "base": 4, "points": 42},
+                **_LADDERS_EXAMPLE,
             }
         }
     )
@@ -86,6 +96,7 @@ async def me(account: CurrentAccount, session: SessionDep) -> MeOut:
         title=ranks.title_of(account.balance),
         stats=stats,
         huzhou_level=huzhou_level(stats),
+        next_title=next_step(ranks.next_title(account.balance)),
     )
 
 
@@ -111,4 +122,5 @@ async def profile(username: str, session: SessionDep) -> ProfileOut:
         title=ranks.title_of(found.balance),
         stats=stats,
         huzhou_level=huzhou_level(stats),
+        next_title=next_step(ranks.next_title(found.balance)),
     )

@@ -5,6 +5,11 @@ Rules: banned accounts, the house account and its bots are left out (`house.on_l
 people only); equal values share a rank (1, 2, 2, 4), and within a
 tie the older account is listed first; pages by limit and offset; an unknown variant is
 `not_found`. Every row shows the title by silver (the 丽水 ladder).
+
+Each board has a `/me` beside it (`GET /leaderboards/silver/me` ...): the caller's own rank
+and value on it, read from the database, so that a client can say where the player stands
+when they are not on the page it shows; `rank` is null when the board does not rank them
+(no hand in the variant, fewer than `min_hands` hands).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Float, Select, cast, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,6 +25,7 @@ from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
 from app.api.params import INT32_MAX, Offset, VariantPath
+from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.rules.variants import VARIANTS
 from app.store import house, ranks
 from app.store.models import Account, VariantStats
@@ -27,6 +33,9 @@ from app.store.models import Account, VariantStats
 router = APIRouter(prefix="/leaderboards", tags=["leaderboards"])
 
 PageLimit = Annotated[int, Query(ge=1, le=100)]
+MinHands = Annotated[
+    int, Query(ge=1, le=INT32_MAX, description="only accounts with this many hands")
+]
 
 
 class Row(BaseModel):
@@ -41,6 +50,31 @@ class RateRow(BaseModel):
     username: str
     title: str
     value: float  # wins / hands, 4 places
+    wins: int
+    hands: int
+
+
+class MyRow(BaseModel):
+    """The caller's place on a board whose value is a whole number."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"rank": 37, "username": "bob", "title": "赌客",
+                                       "value": 12000}}
+    )
+
+    rank: int | None = Field(description="null: this board does not rank the caller")
+    username: str
+    title: str = Field(description="the title by silver (the 丽水 ladder)")
+    value: int | None = Field(description="silver or points; null when not ranked")
+
+
+class MyRateRow(BaseModel):
+    """The caller's place on the win-rate board."""
+
+    rank: int | None = Field(description="null: fewer than min_hands hands in the variant")
+    username: str
+    title: str = Field(description="the title by silver (the 丽水 ladder)")
+    value: float | None = Field(description="wins / hands, 4 places; null when not ranked")
     wins: int
     hands: int
 
@@ -216,9 +250,7 @@ async def points(
 async def win_rate(
     variant: VariantPath,
     session: SessionDep,
-    min_hands: Annotated[
-        int, Query(ge=1, le=INT32_MAX, description="only accounts with this many hands")
-    ] = 20,
+    min_hands: MinHands = 20,
     limit: PageLimit = 20,
     offset: Offset = 0,
 ) -> RateBoard:
@@ -242,3 +274,88 @@ async def win_rate(
         limit=limit,
         offset=offset,
     )
+
+
+async def _place(session: AsyncSession, better: Select[*tuple[Any, ...]]) -> int:
+    """1 + the number of ranked accounts `better` counts: the rank the board's `rank()` gives
+    (equal values share it)."""
+    async with session.begin():
+        return 1 + int((await session.execute(better)).scalar_one())
+
+
+def _ranked(account: Account) -> bool:
+    return house.ranked(account.username, account.role, account.banned)
+
+
+async def _my_stats(session: AsyncSession, account: Account, variant: str) -> VariantStats | None:
+    async with session.begin():
+        return (
+            await session.execute(
+                select(VariantStats).where(
+                    VariantStats.account_id == account.id, VariantStats.variant == variant
+                )
+            )
+        ).scalar_one_or_none()
+
+
+@router.get("/silver/me", responses=errors.responses(*AUTH_ERRORS))
+async def my_silver(account: CurrentAccount, session: SessionDep) -> MyRow:
+    """The caller's rank and silver on the silver board."""
+    title = ranks.title_of(account.balance)
+    if not _ranked(account):
+        return MyRow(rank=None, username=account.username, title=title, value=None)
+    rank = await _place(
+        session,
+        select(func.count())
+        .select_from(Account)
+        .where(house.on_leaderboards(), Account.balance > account.balance),
+    )
+    return MyRow(rank=rank, username=account.username, title=title, value=account.balance)
+
+
+@router.get(
+    "/points/{variant}/me", responses=errors.responses(*AUTH_ERRORS, "not_found", "validation_error")
+)
+async def my_points(variant: VariantPath, account: CurrentAccount, session: SessionDep) -> MyRow:
+    """The caller's rank and points on one variant's points board; not ranked before their
+    first hand there."""
+    _known(variant)
+    title = ranks.title_of(account.balance)
+    mine = await _my_stats(session, account, variant)
+    if mine is None or not _ranked(account):
+        return MyRow(rank=None, username=account.username, title=title, value=None)
+    rank = await _place(
+        session,
+        select(func.count())
+        .select_from(_in_variant(variant).where(VariantStats.points > mine.points).subquery()),
+    )
+    return MyRow(rank=rank, username=account.username, title=title, value=mine.points)
+
+
+@router.get(
+    "/win-rate/{variant}/me",
+    responses=errors.responses(*AUTH_ERRORS, "not_found", "validation_error"),
+)
+async def my_win_rate(
+    variant: VariantPath, account: CurrentAccount, session: SessionDep, min_hands: MinHands = 20
+) -> MyRateRow:
+    """The caller's rank and win rate on one variant's win-rate board; not ranked with fewer
+    than `min_hands` hands there (`hands` says how many they have)."""
+    _known(variant)
+    title = ranks.title_of(account.balance)
+    mine = await _my_stats(session, account, variant)
+    wins, hands = (mine.wins, mine.hands) if mine is not None else (0, 0)
+    if mine is None or hands < min_hands or not _ranked(account):
+        return MyRateRow(rank=None, username=account.username, title=title, value=None,
+                         wins=wins, hands=hands)
+    rate = cast(VariantStats.wins, Float) / VariantStats.hands
+    rank = await _place(
+        session,
+        select(func.count()).select_from(
+            _in_variant(variant)
+            .where(VariantStats.hands >= min_hands, rate > wins / hands)
+            .subquery()
+        ),
+    )
+    return MyRateRow(rank=rank, username=account.username, title=title,
+                     value=round(wins / hands, 4), wins=wins, hands=hands)

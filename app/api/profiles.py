@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.schemas import AccountOut, LevelOut, VariantStatsOut
+from app.api.schemas import AccountOut, LevelOut, NextStepOut, VariantStatsOut
 from app.rules.variants import VARIANTS
 from app.store import ranks
 from app.store.models import Account, VariantStats
@@ -49,7 +49,11 @@ async def stats_out(session: AsyncSession, account_id: int) -> dict[str, Variant
 def huzhou_level(stats: dict[str, VariantStatsOut]) -> LevelOut:
     points = stats[HUZHOU].points if HUZHOU in stats else 0
     title, base = ranks.level_of(points)
-    return LevelOut(title=title, base=base, points=points)
+    return LevelOut(title=title, base=base, points=points, next=next_step(ranks.next_level(points)))
+
+
+def next_step(step: ranks.NextStep | None) -> NextStepOut | None:
+    return None if step is None else NextStepOut(title=step.title, at=step.at, since=step.since)
 
 
 def account_out(account: Account) -> AccountOut:

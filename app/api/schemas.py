@@ -104,16 +104,37 @@ class VariantStatsOut(BaseModel):
     escape_rate: float = Field(description="逃跑率: escapes / hands (0 with no hands)")
 
 
+class NextStepOut(BaseModel):
+    """The next title (or level) up a ladder: its name, the silver (or points) it starts at,
+    and where the one held now started."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"title": "赌棍", "at": 24000, "since": 12000}}
+    )
+
+    title: str
+    at: int = Field(description="the silver (or 湖州 points) the next title starts at")
+    since: int = Field(description="the silver (or points) the title held now started at")
+
+
 class LevelOut(BaseModel):
     """The 湖州 level (from 湖州 points) and the base score it plays at."""
 
     model_config = ConfigDict(
-        json_schema_extra={"example": {"title": "科长", "base": 4, "points": 42}}
+        json_schema_extra={
+            "example": {
+                "title": "科长",
+                "base": 4,
+                "points": 42,
+                "next": {"title": "助处", "at": 90, "since": 42},
+            }
+        }
     )
 
     title: str
     base: int
     points: int
+    next: NextStepOut | None = Field(default=None, description="null at the top level (麻将王)")
 
 
 class LedgerEntryOut(BaseModel):

@@ -48,6 +48,35 @@ def title_of(balance: int) -> str:
     return TITLES[max(0, bisect_right(_TITLE_FLOORS, balance) - 1)][1]
 
 
+@dataclass(frozen=True, slots=True)
+class NextStep:
+    """The next rung of a ladder: its name, the value it starts at, and where the rung held
+    now started (so that a client can draw the way from one to the other)."""
+
+    title: str
+    at: int
+    since: int
+
+
+def _next(ladder: list[tuple[int, str]], value: int) -> NextStep | None:
+    floors = [low for low, _ in ladder]
+    held = max(0, bisect_right(floors, value) - 1)
+    if held + 1 >= len(ladder):
+        return None  # the top of the ladder
+    low, title = ladder[held + 1]
+    return NextStep(title=title, at=low, since=ladder[held][0])
+
+
+def next_title(balance: int) -> NextStep | None:
+    """The title above the one `balance` holds (None at 万赌之王)."""
+    return _next(list(TITLES), balance)
+
+
+def next_level(points: int) -> NextStep | None:
+    """The 湖州 level above the one `points` holds (None at 麻将王)."""
+    return _next([(low, name) for low, name, _ in huzhou.LEVELS], max(0, points))
+
+
 def level_of(points: int) -> tuple[str, int]:
     """The 湖州 level (级别) and its base score for `points` 积分 (RULES.md 4)."""
     return huzhou.level_of(points)

@@ -65,7 +65,10 @@ async def test_me_shows_silver_title_stats_rates_and_the_huzhou_level(
         "win_rate": 0.0,
         "escape_rate": 0.0,
     }
-    assert body["huzhou_level"] == {"title": "科长", "base": 4, "points": 42}
+    assert body["huzhou_level"] == {
+        "title": "科长", "base": 4, "points": 42, "next": {"title": "助处", "at": 90, "since": 42}
+    }
+    assert body["next_title"] == {"title": "赌棍", "at": 24000, "since": 12000}
 
 
 async def test_a_new_account_is_a_科员_菜鸟_below_6000(
@@ -76,7 +79,23 @@ async def test_a_new_account_is_a_科员_菜鸟_below_6000(
         await ledger.adjust(s, account_id, -4001, "test", account_id)
     body = (await client.get("/me", headers=headers)).json()
     assert body["balance"] == 5999 and body["title"] == "菜鸟"
-    assert body["huzhou_level"] == {"title": "科员", "base": 2, "points": 0}
+    assert body["huzhou_level"] == {
+        "title": "科员", "base": 2, "points": 0, "next": {"title": "助科", "at": 6, "since": 0}
+    }
+    assert body["next_title"] == {"title": "生手", "at": 6000, "since": 0}
+
+
+async def test_the_top_title_and_level_have_no_next(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """万赌之王 and 麻将王 are the tops of their ladders: nothing above them to reach."""
+    account_id, headers = await player(client, "ann")
+    async with db.sessions() as s:
+        await ledger.adjust(s, account_id, 104857600, "test", account_id)
+    await set_stats(db, account_id, "huzhou", points=393210, hands=999)
+    body = (await client.get("/me", headers=headers)).json()
+    assert body["title"] == "万赌之王" and body["next_title"] is None
+    assert body["huzhou_level"]["title"] == "麻将王" and body["huzhou_level"]["next"] is None
 
 
 async def test_the_ledger_pages_newest_first_with_a_cursor(
@@ -139,9 +158,12 @@ async def test_public_profiles(client: httpx.AsyncClient, db: Database) -> None:
     account_id, _ = await player(client, "阿明哥")
     await set_stats(db, account_id, "huzhou", points=90, hands=20, wins=5)
     body = (await client.get("/accounts/阿明哥")).json()
-    assert set(body) == {"username", "balance", "title", "stats", "huzhou_level"}
+    assert set(body) == {"username", "balance", "title", "stats", "huzhou_level", "next_title"}
     assert body["username"] == "阿明哥" and body["balance"] == 10000 and body["title"] == "生手"
-    assert body["huzhou_level"] == {"title": "助处", "base": 6, "points": 90}
+    assert body["huzhou_level"] == {
+        "title": "助处", "base": 6, "points": 90, "next": {"title": "副处", "at": 186, "since": 90}
+    }
+    assert body["next_title"] == {"title": "赌客", "at": 12000, "since": 6000}
     assert body["stats"]["huzhou"]["win_rate"] == 0.25
     assert_error(await client.get("/accounts/nobody"), 404, "not_found")
 

@@ -149,3 +149,51 @@ async def test_bots_and_the_house_are_on_no_board(client: httpx.AsyncClient, db:
     }
     first = (await client.get("/leaderboards/silver")).json()["rows"][0]
     assert first["rank"] == 1  # ranks count people only
+
+
+async def test_my_place_on_each_board_is_the_rank_the_board_gives(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    """A player far down a board learns their own rank and value (GET .../me), tied ranks
+    shared as on the board; a board that does not rank them says rank null, and the bots
+    above them do not count."""
+    ids = await _players(client, ["ann", "bob", "cat"])
+    _, dan = await player(client, "dan")
+    dan_id = int((await client.get("/me", headers=dan)).json()["id"])
+    async with db.sessions() as s:
+        await ledger.post(s, ids["ann"], 50000, "house_reward", "t:ann")
+    async with db.sessions() as s:
+        await ledger.post(s, dan_id, 2000, "house_reward", "t:dan")
+    async with db.sessions() as s:
+        await ledger.post(s, ids["bob"], 2000, "house_reward", "t:bob")
+    await add_bots(db, 900_000, "bot-1")
+    silver = (await client.get("/leaderboards/silver")).json()["rows"]
+    mine = (await client.get("/leaderboards/silver/me", headers=dan)).json()
+    assert mine == {"rank": 2, "username": "dan", "title": "赌客", "value": 12000}
+    assert (2, "dan") in [(r["rank"], r["username"]) for r in silver]
+
+    await set_stats(db, ids["ann"], "huzhou", points=90, hands=30, wins=9)  # 0.3
+    await set_stats(db, ids["bob"], "huzhou", points=40, hands=40, wins=8)  # 0.2
+    await set_stats(db, dan_id, "huzhou", points=40, hands=10, wins=5)  # 0.5, few hands
+    points = (await client.get("/leaderboards/points/huzhou/me", headers=dan)).json()
+    assert (points["rank"], points["value"]) == (2, 40)  # ties with bob, below ann (the bot: off)
+    rate = (await client.get("/leaderboards/win-rate/huzhou/me", headers=dan)).json()
+    assert (rate["rank"], rate["value"], rate["wins"], rate["hands"]) == (None, None, 5, 10)
+    wider = await client.get(
+        "/leaderboards/win-rate/huzhou/me", params={"min_hands": 10}, headers=dan
+    )
+    assert (wider.json()["rank"], wider.json()["value"]) == (1, 0.5)
+    unplayed = (await client.get("/leaderboards/points/fuzhou/me", headers=dan)).json()
+    assert (unplayed["rank"], unplayed["value"]) == (None, None)
+
+    assert_error(await client.get("/leaderboards/silver/me"), 401, "unauthorized")
+    assert_error(
+        await client.get("/leaderboards/points/mahjong/me", headers=dan), 404, "not_found"
+    )
+    assert_error(
+        await client.get(
+            "/leaderboards/win-rate/huzhou/me", params={"min_hands": 0}, headers=dan
+        ),
+        422,
+        "validation_error",
+    )

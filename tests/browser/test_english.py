@@ -13,7 +13,7 @@ from playwright.sync_api import Page
 from tests.browser.conftest import Server
 from tests.browser.english import HUZHOU_WIN_ON_5M, LEAKS
 from tests.browser.test_table import _alone_at_a_test_table
-from tests.browser.ui import LEGAL, discard, register
+from tests.browser.ui import LEGAL, discard, register, unfold
 
 PHONE = {"width": 390, "height": 844}
 # each variant and one house rule of its own, drawn once its rules are in
@@ -36,6 +36,7 @@ def test_the_pages_around_the_table_read_in_english(
     register(page, server.base, "english_pages")
     page.wait_for_selector("#rooms-card #room-opts .room-opt", state="attached")
     assert leaks(page) == []
+    unfold(page, "rooms")
     # a private room's length in 版 reads as games of four rounds, not "ban"
     units = page.eval_on_selector_all("#room-unit option", "els => els.map(e => e.textContent)")
     assert units == ["hands", "games (4 rounds each)"]

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.browser.conftest import PASSWORD, Server
-from tests.browser.ui import autoplayed_hand, open_table, register, settled_balance
+from tests.browser.ui import autoplayed_hand, open_table, register, settled_balance, unfold
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -102,6 +102,7 @@ def test_the_lobby_names_the_players_and_fits_a_phone_and_a_desktop_in_both_lang
         page.set_viewport_size(viewport)
         for lang in ("zh", "en"):
             _set_lang(page, lang)
+            unfold(page, "tables")
             page.click("#lobby-refresh")
             page.wait_for_selector(f'.table-item[data-table="{bot_table}"] .seat-chip.bot')
             hosted = page.locator(f'.table-item[data-table="{bot_table}"]')

@@ -27,7 +27,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from tests.browser.conftest import Server
 from tests.browser.test_table import DESKTOP, FITS, ON_SCREEN, PHONE
-from tests.browser.ui import PROMPTED, register, to_english
+from tests.browser.ui import PROMPTED, register, to_english, unfold
 
 # the room's own parts of the table page that must be on screen with the rest
 ROOM_ON_SCREEN = ["#room-strip", "#room-code-copy", "#room-progress", "#room-rules-toggle"]
@@ -96,6 +96,7 @@ def _open_room(page: Page, *, variant: str = "lishui", hands: int = 2, stake: in
     """Fill the lobby card's create form with the defaults' house rules and open the room;
     the code the table page shows."""
     page.wait_for_selector("#room-create-form #room-opts .room-opt", state="attached")
+    unfold(page, "rooms")
     page.select_option("#room-variant", variant)
     page.fill("#room-stake", str(stake))
     page.fill("#room-length", str(hands))
@@ -105,6 +106,7 @@ def _open_room(page: Page, *, variant: str = "lishui", hands: int = 2, stake: in
 
 
 def _join(page: Page, code: str) -> None:
+    unfold(page, "rooms")
     page.fill("#room-code", code)
     page.wait_for_selector(f'.room-card[data-code="{code}"] #room-join')
     page.click("#room-join")
@@ -139,6 +141,7 @@ def test_a_room_opened_with_house_rules_is_joined_by_its_code_and_ends_on_the_sc
 
     # the lobby's card: the house rules of the chosen variant, one control each
     owner.wait_for_selector("#rooms-card #room-opts .room-opt", state="attached")
+    unfold(owner, "rooms")
     owner.select_option("#room-variant", "lishui")
     owner.fill("#room-length", "2")
     owner.click("#room-rules summary")
@@ -250,7 +253,7 @@ def test_a_room_opened_with_house_rules_is_joined_by_its_code_and_ends_on_the_sc
     owner.wait_for_timeout(1_000)
     assert owner.query_selector("#room-scoreboard")
     friend.click("#room-board-lobby")
-    friend.wait_for_selector("#rooms-card")
+    friend.wait_for_selector("#rooms-card", state="attached")  # folded on a phone
     friend.click('#nav a[href="#/profile"]')
     friend.wait_for_selector(f'#my-rooms .my-room[data-code="{code}"]')
     assert "played to its end" in friend.inner_text(f'#my-rooms .my-room[data-code="{code}"]')
@@ -276,6 +279,7 @@ def test_dissolving_before_the_first_hand_and_by_a_vote(
     # the lobby's card in the other language and size
     for page, name in ((owner, "desktop-zh"), (friend, "phone-en")):
         page.wait_for_selector("#rooms-card #room-opts .room-opt", state="attached")
+        unfold(page, "rooms")
         page.click("#room-rules summary")
         page.locator("#rooms-card").screenshot(path=str(screenshots / f"rooms-card-{name}.png"))
         assert _page_fits(page, "#rooms-card") == []
@@ -294,7 +298,7 @@ def test_dissolving_before_the_first_hand_and_by_a_vote(
     friend.screenshot(path=str(screenshots / "rooms-dissolved-early-phone-en.png"))
     for page in (owner, friend):
         page.click("#room-board-lobby")
-        page.wait_for_selector("#rooms-card")
+        page.wait_for_selector("#rooms-card", state="attached")  # folded on a phone
 
     # a room in play: the friend asks, the owner refuses, play goes on
     code = _open_room(owner, hands=8)

@@ -28,6 +28,7 @@ from tests.browser.ui import (
     first_decision,
     register,
     to_english,
+    unfold,
     wait_discarded,
 )
 
@@ -216,6 +217,7 @@ def _alone_at_a_test_table(
         created = http.post("/admin/tables/test", json=scenario, headers=server.token(username))
         assert created.status_code in (200, 201), created.text
         table_id = str(created.json()["id"])
+    unfold(page, "tables")
     page.click("#lobby-refresh")
     page.click(f'button.sit[data-table="{table_id}"]')
     page.wait_for_selector("#table-view")

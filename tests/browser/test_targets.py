@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser.conftest import Server
-from tests.browser.ui import SETTLED, first_decision, open_table, register
+from tests.browser.ui import SETTLED, first_decision, open_table, register, unfold
 
 MIN_TARGET = 40  # px
 
@@ -59,6 +59,9 @@ def test_every_control_on_every_phone_screen_is_at_least_40_px(
     _check(page, "login", shots, seen)
     register(page, server.base, f"tap_{size}")
     _check(page, "lobby", shots, seen)
+    unfold(page, "rooms")
+    unfold(page, "tables")
+    _check(page, "lobby-unfolded", shots, seen)
     page.click("#room-rules summary")  # the house rules: a checkbox and a number each
     page.wait_for_selector(".room-opt input[type=checkbox]")
     _check(page, "lobby-house-rules", shots, seen)
@@ -86,7 +89,7 @@ def test_every_control_on_every_phone_screen_is_at_least_40_px(
     _check(page, "table-between-hands", shots, seen)
     page.click("#autoplay")  # off, then up: the lobby
     page.click("#leave")
-    page.wait_for_selector("#create-form")
+    page.wait_for_selector("#quick-card")  # the lobby
 
     page.goto(server.base + "/" + replay)
     page.wait_for_selector("#replay-step")
@@ -100,7 +103,8 @@ def test_every_control_on_every_phone_screen_is_at_least_40_px(
 
     # a private room: its strip on the table page, then the room's own page
     page.goto(server.base + "/#/lobby")
-    page.wait_for_selector("#room-create")
+    page.wait_for_selector("#room-create", state="attached")
+    unfold(page, "rooms")
     page.click("#room-create")
     page.wait_for_selector("#room-code-copy")
     _check(page, "room-table", shots, seen)

@@ -16,7 +16,7 @@ from playwright.sync_api import Page
 
 from tests.browser.conftest import Server
 from tests.browser.test_table import DESKTOP, FITS, ON_SCREEN, OPEN_TABLE, PHONE
-from tests.browser.ui import first_decision, register, to_english
+from tests.browser.ui import first_decision, register, to_english, unfold
 
 # the hand waits for the player (who does not play here), so the pictures hold still
 LONG = {"discard": 300, "claim": 300, "decide": 300, "ready": 300}
@@ -56,6 +56,7 @@ def test_a_spectator_watches_and_the_table_chats(
     register(eye, server.base, f"eye_{suffix}")
     if english:
         to_english(eye)
+    unfold(eye, "tables")
     eye.click(f'a.watch[data-table="{table_id}"]')
     eye.wait_for_selector("#table-view[data-watching='1'] #wall-count")
     watching = eye.inner_text("#watching")
@@ -101,5 +102,5 @@ def test_a_spectator_watches_and_the_table_chats(
 
     # stopping: back to the lobby, and the player sees nobody watch
     eye.click("#leave")
-    eye.wait_for_selector("#create-form")
+    eye.wait_for_selector("#quick-card")  # the lobby
     host.wait_for_selector("#watching", state="detached")

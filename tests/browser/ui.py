@@ -32,7 +32,7 @@ def register(page: Page, base: str, username: str) -> None:
     page.click("#auth-submit")
     # a password hash takes its turn (two at a time per server): a loaded machine is slow;
     # a refusal shows in the form (its code in data-code)
-    page.wait_for_selector("#create-form, #auth-error[data-code]", timeout=60_000)
+    page.wait_for_selector("#quick-card, #auth-error[data-code]", timeout=60_000)
     error = page.query_selector("#auth-error[data-code]")
     assert error is None, f"{error.get_attribute('data-code')}: {error.inner_text()}"
 
@@ -50,8 +50,16 @@ def first_decision(page: Page, hands: int = 5) -> None:
     raise AssertionError(f"{hands} hands ended before this seat was asked anything")
 
 
+def unfold(page: Page, section: str) -> None:
+    """Open a section of the lobby below quick match (`rooms`, `tables`): folded on a phone,
+    as a player taps its summary."""
+    if not page.eval_on_selector(f"#lobby-{section}", "d => d.open"):
+        page.click(f"#lobby-{section} > summary")
+
+
 def open_table(page: Page, variant: str, stake: int) -> str:
     """Open a table from the lobby form; the client sits and shows it. Its id."""
+    unfold(page, "tables")
     page.select_option("#create-variant", variant)
     page.fill("#create-stake", str(stake))
     page.click("#create-submit")

@@ -108,7 +108,7 @@ async function route() {
   try {
     if (page === "profile") await renderProfile(main);
     else if (page === "replay" && arg) await renderReplay(main, { handId: decodeURIComponent(arg), me });
-    else if (page === "leaders") await renderLeaders(main);
+    else if (page === "leaders") await renderLeaders(main, { me });
     else if (page === "room" && arg) await renderRoomPage(main, { code: decodeURIComponent(arg), me });
     else {
       const tables = await api("GET", "/tables");

@@ -1,6 +1,7 @@
 // The lobby (大厅): tables by variant and stake with who sits at each seat, opening a table
 // (told before it is made when the stake is more than the player's silver allows), sitting
-// down, quick join.
+// down, quick join. The first screen has one way to play: quick match, big, at the top; the
+// private rooms and the tables (browse, open one) are sections below, folded on a phone.
 
 import { api, ApiError } from "./api.js";
 import { h, fmt } from "./dom.js";
@@ -17,6 +18,16 @@ export const VARIANTS = ["lishui", "wenzhou", "huzhou", "fuzhou", "shanghai"];
 export const MIN_BALANCE_PER_STAKE = 100;
 const BOT_PREFIX = "bot-"; // the house's bots (app/store/house.py), when a seat has no bot flag
 const MAX_PLAYER_READS = 24; // tables whose seats are read one by one when the list has no names
+// wider and taller than a phone (upright or on its side): the lobby's sections start open
+const UNFOLDED = "(min-width: 700px) and (min-height: 600px)";
+
+// A section of the lobby below quick match: a summary to tap, open from the start on a wide
+// screen.
+function section(id, name, note, ...body) {
+  return h("details", { class: "lobby-section", id, open: matchMedia(UNFOLDED).matches },
+    h("summary", {}, h("span", { class: "section-name" }, name), h("span", { class: "section-note" }, note)),
+    ...body);
+}
 
 function byVariantAndStake(a, b) {
   return VARIANTS.indexOf(a.variant) - VARIANTS.indexOf(b.variant) || a.stake - b.stake ||
@@ -239,20 +250,22 @@ export async function renderLobby(main, { me }) {
   });
   filter.addEventListener("change", load);
 
+  const rooms = section("lobby-rooms", t("lobby_rooms_section"), t("lobby_rooms_note"),
+    roomsCard({ me, onBack: () => { rooms.open = true; } })); // 好友房: join by code, open a room
   main.append(
     h("h1", {}, t("lobby_title")),
     mine,
     error,
     quickMatchCard({ me, variants: VARIANTS }),
-    roomsCard({ me }), // 好友房: join by code, open a room
-    h("div", { class: "lobby" },
+    rooms,
+    section("lobby-tables", t("lobby_tables_section"), t("lobby_tables_note"), h("div", { class: "lobby" },
       h("section", { class: "card tables-card", "aria-labelledby": "tables-title" },
         h("div", { class: "row lobby-bar" },
           h("h2", { id: "tables-title" }, t("tables")),
           h("label", { for: "lobby-filter", class: "inline-label" }, t("lobby_filter")), filter,
           h("button", { type: "button", id: "lobby-refresh", onclick: load }, t("refresh"))),
         list),
-      create));
+      create)));
   checkStake();
   await load();
   return load;

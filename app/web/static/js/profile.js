@@ -1,4 +1,5 @@
-// The profile (个人资料): silver, title, 湖州 level, the record per variant, the ledger page by
+// The profile (个人资料): silver, title, 湖州 level (each with the next one up its ladder and
+// a bar of the way there, or a word at the top), the record per variant, the ledger page by
 // page (newest first; "more" only while the server says there is a next page), each hand's
 // rows leading to its replay.
 
@@ -49,6 +50,22 @@ function statsCards(stats) {
     unplayed.length && played.length
       ? h("p", { class: "empty-note", id: "stats-unplayed" }, t("stats_unplayed", { variants: unplayed.map((v) => t(v)).join(t("list_sep")) }))
       : null);
+}
+
+// The way to the next title (or level): "距 赌客 还差 1,200 银两" and a bar from the floor of
+// the title held to the next; at the top of the ladder, a word that it is the top.
+function nextStep(id, value, next, textKey, topKey) {
+  if (!next) return h("div", { class: "next-step top", id }, h("span", { class: "next-text" }, t(topKey)));
+  const span = Math.max(1, next.at - next.since);
+  const done = Math.min(span, Math.max(0, value - next.since));
+  const pctDone = Math.round((done / span) * 100);
+  const text = t(textKey, { title: titleName(next.title), n: fmt(next.at - value) });
+  const fill = h("span", { class: "next-fill" });
+  fill.style.width = `${pctDone}%`; // set through the CSSOM: the page's CSP allows no inline style
+  return h("div", { class: "next-step", id, dataset: { next: next.title } },
+    h("span", { class: "next-text" }, text),
+    h("div", { class: "next-bar", role: "progressbar", "aria-label": text, "aria-valuemin": 0,
+      "aria-valuemax": 100, "aria-valuenow": pctDone }, fill));
 }
 
 function ledgerRow(e) {
@@ -105,10 +122,13 @@ export async function renderProfile(main) {
       h("h2", { id: "me-name" }, me.username),
       h("dl", { class: "facts" },
         h("dt", {}, t("balance")), h("dd", { id: "profile-balance" }, fmt(me.balance)),
-        h("dt", {}, t("title")), h("dd", { id: "profile-title", title: titleGloss(me.title) }, titleName(me.title)),
+        h("dt", {}, t("title")),
+        h("dd", {}, h("span", { id: "profile-title", title: titleGloss(me.title) }, titleName(me.title)),
+          nextStep("profile-next-title", me.balance, me.next_title, "next_title_silver", "top_title")),
         h("dt", {}, t("huzhou_level")),
-        h("dd", { id: "profile-level", title: titleGloss(level.title) },
-          `${titleName(level.title)} (${t("level_detail", { base: fmt(level.base), points: fmt(level.points) })})`))),
+        h("dd", {}, h("span", { id: "profile-level", title: titleGloss(level.title) },
+          `${titleName(level.title)} (${t("level_detail", { base: fmt(level.base), points: fmt(level.points) })})`),
+        nextStep("profile-next-level", level.points, level.next, "next_level_points", "top_level")))),
     h("section", { class: "card", "aria-labelledby": "stats-title" },
       h("h2", { id: "stats-title" }, t("stats")),
       statsCards(me.stats)),

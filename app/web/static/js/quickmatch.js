@@ -2,7 +2,8 @@
 // button per level (初级场, 中级场, 高级场: the stake and the silver it needs; greyed, with the
 // reason, when the player's silver is short). While queued, a panel says the seconds waited,
 // the place in the queue, the seconds until house bots fill the table (or why they cannot
-// yet) and offers to cancel. The server seats only players with a table socket open, so the
+// yet) and offers to cancel. The level last played (else the lowest the player can afford) is
+// the big primary button: one tap plays as last time. The server seats only players with a table socket open, so the
 // card keeps one open while queued; the table opens when its `seated` arrives (or when
 // GET /quick-match, read every 2 s, says seated). A reload finds the queue again.
 
@@ -16,6 +17,7 @@ const STATUS_MS = 2000; // GET /quick-match while queued
 const LEVELS_MS = 5000; // GET /quick-match/levels (who waits where) while the card shows
 const TICK_MS = 250; // the panel's clocks, counted here between reads
 const VARIANT_KEY = "quick_variant"; // the variant last picked, kept across visits
+const LEVEL_KEY = "quick_level"; // the level last played, kept across visits: the card's default
 
 function levelName(level) {
   return currentLang() === "zh" ? level.name_zh : level.name_en;
@@ -77,15 +79,25 @@ export function quickMatchCard({ me, variants }) {
     }
   }
 
-  function levelItem(level) {
+  // The default level: the one last played while the player can afford it, else the lowest
+  // they can afford.
+  function chosenLevel() {
+    const affordable = levels.filter((x) => me.balance >= x.min_balance);
+    const saved = affordable.find((x) => x.key === localStorage.getItem(LEVEL_KEY));
+    return (saved ?? affordable[0] ?? null)?.key ?? null;
+  }
+
+  function levelItem(level, chosen) {
     const short = me.balance < level.min_balance;
     const waiting = level.waiting[variant.value] ?? 0;
     const queuedHere = status && ["queued", "matching"].includes(status.state) &&
       status.variant === variant.value && status.level === level.key;
     const noteId = `quick-note-${level.key}`;
-    return h("li", { class: "quick-level" + (short ? " short" : ""), dataset: { level: level.key } },
+    const main = queuedHere || (!queued() && level.key === chosen);
+    return h("li", { class: "quick-level" + (short ? " short" : "") + (level.key === chosen ? " chosen" : ""),
+      dataset: { level: level.key } },
       h("button", {
-        type: "button", class: "quick-start" + (queuedHere ? " primary" : ""),
+        type: "button", class: "quick-start" + (main ? " primary" : ""),
         dataset: { level: level.key }, disabled: short || queuedHere,
         "aria-describedby": noteId,
         onclick: () => join(level),
@@ -98,8 +110,13 @@ export function quickMatchCard({ me, variants }) {
           : t("qm_waiting_n", { n: waiting })));
   }
 
+  function queued() {
+    return Boolean(status && ["queued", "matching"].includes(status.state));
+  }
+
   function drawLevels() {
-    levelsList.replaceChildren(...levels.map(levelItem));
+    const chosen = chosenLevel();
+    levelsList.replaceChildren(...levels.map((level) => levelItem(level, chosen)));
   }
 
   function seconds(value) {
@@ -178,6 +195,7 @@ export function quickMatchCard({ me, variants }) {
   }
 
   async function join(level) {
+    localStorage.setItem(LEVEL_KEY, level.key);
     error.textContent = "";
     delete error.dataset.code;
     try {

@@ -558,7 +558,7 @@ async function myOpenRoom(me) {
   }
 }
 
-export function roomsCard({ me }) {
+export function roomsCard({ me, onBack = () => {} }) {
   const back = h("p", { class: "room-back", id: "room-back", hidden: true });
   const card = h("section", { class: "card rooms-card", id: "rooms-card", "aria-labelledby": "rooms-title" },
     h("div", { class: "row rooms-head" },
@@ -571,6 +571,7 @@ export function roomsCard({ me }) {
     back.replaceChildren(h("a", { href: `#/table/${room.table_id}`, class: "button primary", id: "room-back-link" },
       t("room_back_to", { code: room.code, progress: progressText(room) })));
     back.hidden = false;
+    onBack(); // a room in play: its way back is shown, never folded away
   });
   return card;
 }
