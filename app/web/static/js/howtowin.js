@@ -51,10 +51,14 @@ export function closeHowToWin() {
   if (back && back.isConnected) back.focus({ preventScroll: true });
 }
 
-// the button that opens it: `variant()` says which card, when pressed
-export function howToWinButton(id, variant) {
-  return h("button", { type: "button", id, class: "how-to-win-open", "aria-haspopup": "dialog",
-    title: t("howto_open_hint"), onclick: () => openHowToWin(variant()) }, t("howto_open"));
+// the button that opens it: `variant()` says which card, when pressed. `text`: the
+// button's own words (the table's bar: its variant and stake), with a "?" after them.
+export function howToWinButton(id, variant, { text = null, cls = "" } = {}) {
+  const attrs = { type: "button", id, class: `how-to-win-open ${cls}`.trim(), "aria-haspopup": "dialog",
+    title: t("howto_open_hint"), onclick: () => openHowToWin(variant()) };
+  if (text === null) return h("button", attrs, t("howto_open"));
+  return h("button", { ...attrs, "aria-label": `${text}, ${t("howto_open")}` },
+    text, h("span", { class: "howto-q", "aria-hidden": "true" }, "?"));
 }
 
 onLangChange(() => { if (shown) fill(shown.dialog, shown.variant); });

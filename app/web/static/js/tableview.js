@@ -528,14 +528,20 @@ function chatPanel(c) {
       })) : null);
 }
 
+// the variant and the stake; a press opens the variant's 玩法 card (howtowin.js)
+function variantName(c) {
+  const text = `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)}`;
+  if (!c.variant) return h("span", { class: "variant-name" }, text);
+  return howToWinButton("table-how-to-win", () => c.variant, { text, cls: "variant-name" });
+}
+
 function tableBar(c) {
   const empty = c.players.some((p) => !p.name);
   const chat = h("button", { type: "button", id: "chat-open", "aria-expanded": String(c.chatOpen),
     "aria-controls": "chat-panel", onclick: () => c.toggleChat() }, t("chat"));
   const title = [
     h("h1", { class: "sr-only" }, `${t(c.variant || "")} ${t("tables")}`),
-    h("span", { class: "variant-name" }, `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)}`),
-    c.variant ? howToWinButton("table-how-to-win", () => c.variant) : null,
+    variantName(c),
   ];
   const notice = c.notice ? h("p", { class: "notice", role: "status" }, c.notice) : null;
   if (c.spectator) {
