@@ -3,6 +3,7 @@
 // down, quick join. The first screen has one way to play: quick match, big, at the top; the
 // private rooms and the tables (browse, open one) are sections below, folded on a phone.
 
+import { howToWinButton } from "./howtowin.js";
 import { api, ApiError } from "./api.js";
 import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
@@ -234,7 +235,8 @@ export async function renderLobby(main, { me }) {
 
   const create = h("form", { class: "card", id: "create-form", "aria-labelledby": "create-title" },
     h("h2", { id: "create-title" }, t("create_table")),
-    h("label", { for: "create-variant" }, t("variant")), variant,
+    h("label", { for: "create-variant" }, t("variant")),
+    h("div", { class: "row variant-row" }, variant, howToWinButton("lobby-how-to-win", () => variant.value)),
     h("label", { for: "create-stake" }, t("stake")), stake,
     needs,
     h("div", { class: "row" }, submit, quick));

@@ -52,7 +52,11 @@ export class TableController {
     this.players = [0, 1, 2, 3].map((seat) => ({ seat, name: null }));
     this.tableState = null; // the latest table_state, once the server sends one
     this.hand = null; // the model of the hand in play (or the last one)
-    this.prompt = null; // {legal, deadline (ms since epoch), timeout, seq}
+    this.prompt = null; // {legal, deadline (ms since epoch), timeout, seq, ready}
+    // 听牌: the turn prompt's ready discards ({discard, waits}) until this seat's discard, then
+    // the waits of the one discarded, shown until the hand changes (a turn, a claim, the end)
+    this.readyHints = [];
+    this.waits = null;
     this.autoplay = false;
     this.settlement = null; // {ended, handId, balance, wins}
     this.notice = "";
@@ -251,7 +255,11 @@ export class TableController {
   onPrompt(m) {
     const same = this.prompt && this.prompt.seq === m.seq;
     this.prompt = { legal: m.legal_actions, deadline: Date.now() + m.deadline_ms,
-      timeout: m.timeout_action, seq: m.seq };
+      timeout: m.timeout_action, seq: m.seq, ready: m.ready || [] };
+    if (m.legal_actions.some((a) => a.type === "discard")) { // a turn: the hand changed
+      this.readyHints = this.prompt.ready;
+      this.waits = null;
+    }
     if (!same) {
       this.selected = null;
       this.restrictNote = "";
@@ -264,6 +272,8 @@ export class TableController {
     this.seat = m.view.seat ?? this.seat;
     this.prompt = null;
     this.selected = null;
+    this.readyHints = [];
+    this.waits = null;
     this.waiting = false;
     this.log = entriesOfSnapshot(m.view);
     if (this.spectator) this.log[0] = { kind: "watching" }; // not "back in the hand"
@@ -288,6 +298,7 @@ export class TableController {
     if (!this.hand) return; // followed from a seq this page never had: cannot happen here
     const auto = this.noteAutomatic(e);
     applyEvent(this.hand, e, m.hand_id);
+    this.noteWaits(e);
     push(this.log, entryOf(e, auto ? { auto } : {}));
     this.clock(e);
     const answered = e.kind === "decided" && e.seat === this.seat; // this seat's own decision
@@ -299,6 +310,21 @@ export class TableController {
     }
     this.announceEvent(e);
     if (e.kind === "hand_ended") this.settle(m.hand_id, e);
+  }
+
+  // 听牌: this seat's discard (its own or the server's) keeps the waits it was marked with;
+  // a meld of this seat or the hand's end changes the hand
+  noteWaits(e) {
+    if (e.kind === "hand_started" || e.kind === "hand_ended") {
+      this.readyHints = [];
+      this.waits = null;
+    } else if (e.seat === this.seat && e.kind === "discarded") {
+      const entry = this.readyHints.find((r) => r.discard === e.tile);
+      this.waits = entry ? entry.waits : null;
+      this.readyHints = [];
+    } else if (e.seat === this.seat && e.kind === "melded") {
+      this.waits = null;
+    }
   }
 
   // the timers this page can count: another seat's turn (from its draw or its claim) and

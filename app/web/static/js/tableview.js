@@ -13,6 +13,7 @@ import { describe, phraseText } from "./tablelog.js";
 import { faceElement, isReaction, PHRASES, REACTIONS } from "./faces.js";
 import { buyInHelp, discardRestriction, wildName } from "./tablerules.js";
 import { runOf, sortHand, tileElement, tileName } from "./tiles.js";
+import { howToWinButton } from "./howtowin.js";
 import { confirmDialog, settlementDialog } from "./tabledialogs.js";
 import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
 
@@ -401,11 +402,24 @@ function myHand(c) {
     el.tabIndex = -1;
     el.addEventListener("click", (ev) => c.tapTile(code, index, { keyboard: ev.detail === 0 }));
     const marks = [];
+    const ready = can ? readyOf(c, code) : null;
+    if (ready) { // 听牌: this discard leaves the hand ready; hovering it shows the waits
+      el.classList.add("ready");
+      el.append(h("span", { class: "ready-mark", "aria-hidden": "true" }));
+      el.title = waitsText(ready.waits);
+      el.addEventListener("mouseenter", () => showWaits(c, ready.waits));
+      el.addEventListener("mouseleave", () => showWaits(c, null));
+      // the keyboard's focus too (not the focus the page gives the hand when a turn comes)
+      el.addEventListener("focus", () => { if (el.matches(":focus-visible")) showWaits(c, ready.waits); });
+      el.addEventListener("blur", () => showWaits(c, null));
+      marks.push(t("ready_if_discarded", { waits: waitsText(ready.waits) }));
+    }
     if (isDrawn) marks.push(t("drawn"));
     if (el.classList.contains("restricted")) marks.push(t("cannot_discard_now"));
     if (marks.length) el.setAttribute("aria-label", `${el.getAttribute("aria-label")}, ${marks.join(", ")}`);
     return el;
   };
+  box.append(waitsStrip(c)); // 听牌, floating above the hand
   const sorted = sortHand(tiles, wild);
   sorted.forEach((code, i) => box.append(make(code, i, false)));
   if (drawn) box.append(make(drawn, sorted.length, true));
@@ -414,6 +428,45 @@ function myHand(c) {
     buttons.find((b) => b.classList.contains("legal")) || buttons[0];
   if (first) first.tabIndex = 0;
   return box;
+}
+
+// the prompt's 听牌 entry for discarding `code`, if any
+function readyOf(c, code) {
+  return (c.prompt && c.prompt.ready ? c.prompt.ready : []).find((r) => r.discard === code) || null;
+}
+
+function waitsText(waits) {
+  return waits.map((w) => t("wait_n", { tile: tileName(w.tile), n: w.unseen })).join(t("list_sep"));
+}
+
+// The 听牌 strip by the hand: the waits of the tile selected or pointed at (before the
+// discard), else the hand's own waits after it. `preview`: the waits of a tile pointed at
+// (null: back to what the hand shows).
+function waitsStrip(c) {
+  const strip = h("div", { id: "ready-strip", class: "ready-strip", "aria-live": "polite" });
+  fillWaits(c, strip, null);
+  return strip;
+}
+
+function fillWaits(c, strip, preview) {
+  const selected = c.selected ? readyOf(c, c.selected.tile) : null;
+  const waits = preview || (selected && selected.waits) || c.waits;
+  const before = Boolean(preview || selected);
+  strip.hidden = !waits || !waits.length;
+  strip.classList.toggle("preview", before);
+  if (strip.hidden) {
+    strip.replaceChildren();
+    return;
+  }
+  strip.replaceChildren(h("span", { class: "ready-label" }, t(before ? "ready_after" : "ready_now")),
+    ...waits.map((w) => h("span", { class: "wait", dataset: { tile: w.tile, unseen: w.unseen } },
+      smallTile(c, w.tile), h("span", { class: "wait-count", "aria-hidden": "true" }, `×${w.unseen}`),
+      h("span", { class: "sr-only" }, t("unseen_n", { n: w.unseen })))));
+}
+
+function showWaits(c, waits) {
+  const strip = c.main.querySelector("#ready-strip");
+  if (strip) fillWaits(c, strip, waits);
 }
 
 function eventStrip(c) {
@@ -475,13 +528,20 @@ function chatPanel(c) {
       })) : null);
 }
 
+// the variant and the stake; a press opens the variant's 玩法 card (howtowin.js)
+function variantName(c) {
+  const text = `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)}`;
+  if (!c.variant) return h("span", { class: "variant-name" }, text);
+  return howToWinButton("table-how-to-win", () => c.variant, { text, cls: "variant-name" });
+}
+
 function tableBar(c) {
   const empty = c.players.some((p) => !p.name);
   const chat = h("button", { type: "button", id: "chat-open", "aria-expanded": String(c.chatOpen),
     "aria-controls": "chat-panel", onclick: () => c.toggleChat() }, t("chat"));
   const title = [
     h("h1", { class: "sr-only" }, `${t(c.variant || "")} ${t("tables")}`),
-    h("span", { class: "variant-name" }, `${t(c.variant || "")} · ${t("stake_short")} ${fmt(c.stake)}`),
+    variantName(c),
   ];
   const notice = c.notice ? h("p", { class: "notice", role: "status" }, c.notice) : null;
   if (c.spectator) {
