@@ -20,6 +20,7 @@ import { nextDealerStreak, wildDiscardCosts } from "./tablerules.js";
 import { renderTable, restoreFocus, focusKey, updateCountdown, windOf } from "./tableview.js";
 import { loadRoom, onRoomMessage, roomFocus, updateRoomClock } from "./tableroom.js";
 import { TableLink } from "./tablelink.js";
+import { TableFx } from "./callouts.js";
 import { HandProof } from "../kit/verify.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
@@ -80,6 +81,7 @@ export class TableController {
     this.heartbeat = null; // {ping_ms, pong_timeout_ms}: the server's word, else the kit's own
     this.link = new TableLink(this); // the connection as the player sees it: banner, locks
     this.client = null; // the kit's connection, made once the page knows its heartbeat
+    this.fx = new TableFx(); // callouts, sounds and their settings (callouts.js)
     this.onKey = (ev) => this.keydown(ev);
     this.ticker = null;
   }
@@ -172,6 +174,7 @@ export class TableController {
     this.link.tick();
     updateCountdown(this);
     updateRoomClock(this);
+    if (this.fx.tick()) this.render();
     if (this.alert && Date.now() >= this.alert.until) {
       this.alert = null;
       this.render();
@@ -252,6 +255,7 @@ export class TableController {
     const same = this.prompt && this.prompt.seq === m.seq;
     this.prompt = { legal: m.legal_actions, deadline: Date.now() + m.deadline_ms,
       timeout: m.timeout_action, seq: m.seq };
+    this.fx.prompt(m, !same);
     if (!same) {
       this.selected = null;
       this.restrictNote = "";
@@ -288,6 +292,7 @@ export class TableController {
     if (!this.hand) return; // followed from a seq this page never had: cannot happen here
     const auto = this.noteAutomatic(e);
     applyEvent(this.hand, e, m.hand_id);
+    this.fx.event(e);
     push(this.log, entryOf(e, auto ? { auto } : {}));
     this.clock(e);
     const answered = e.kind === "decided" && e.seat === this.seat; // this seat's own decision
