@@ -18,6 +18,7 @@ const PULSE_MS = 1600; // the turn hint's pulse (client.css, two beats)
 const BURST = 4; // more events than this before a drawing: a catch-up, not play
 const KONGS = new Set(["exposed_kong", "concealed_kong", "added_kong"]);
 const SVG = "http://www.w3.org/2000/svg";
+const PLACES = ["bottom", "right", "top", "left"]; // where a seat sits on this page (tableview.js)
 
 // what an event calls out: [callout kind, sound], or null
 function calloutOf(e) {
@@ -90,16 +91,16 @@ export class TableFx {
     view.classList.toggle("reduced-motion", still);
     const now = Date.now();
     for (const [seat, call] of this.callouts) {
-      // over the seat's river, in front of it (the top and bottom seats' areas are no box)
-      const area = view.querySelector(`#river-${seat}`);
-      if (!area || now >= call.until) continue;
+      const board = view.querySelector(".board");
+      if (!board || now >= call.until) continue;
       const big = call.kind === "hu" || call.kind === "self_draw";
-      const el = h("p", { class: "callout" + (big ? " win" : ""), id: `callout-${seat}`,
-        dataset: { kind: call.kind }, "aria-hidden": "true" }, t(`callout_${call.kind}`));
+      const place = PLACES[(seat - (c.seat ?? 0) + 4) % 4];
+      const el = h("p", { class: `callout at-${place}` + (big ? " big" : ""), id: `callout-${seat}`,
+        dataset: { kind: call.kind, seat }, "aria-hidden": "true" }, t(`callout_${call.kind}`));
       const age = now - call.at;
       const fadeAt = call.until - call.at - FADE_MS;
       if (!still) el.style.animationDelay = `${-age}ms, ${fadeAt - age}ms`;
-      area.append(el);
+      board.append(el);
     }
     const hint = view.querySelector("#your-turn");
     if (hint && this.turnAt && !still && now - this.turnAt < PULSE_MS) {
