@@ -114,20 +114,24 @@ export class TableFx {
     if (bar) bar.insertBefore(this.controls(c), bar.querySelector("#leave"));
   }
 
-  // the mute button and the small settings menu (sound, reduced motion)
+  // the sound button (a speaker, crossed out when muted) and its small menu: sound on or
+  // off, reduced motion. One 40x40 slot in the bar: a phone's bar has no room for two.
   controls(c) {
     const muted = isMuted();
     const still = reducedMotion();
     const redraw = () => c.render();
-    const box = h("span", { class: "fx-controls" },
-      h("button", { type: "button", id: "fx-mute", class: "icon-button" + (muted ? " on" : ""),
-        "aria-pressed": String(muted), "aria-label": t(muted ? "fx_unmute" : "fx_mute"),
-        title: t(muted ? "fx_unmute" : "fx_mute"),
-        onclick: () => { setMuted(!isMuted()); redraw(); } }, speaker(muted)),
-      h("button", { type: "button", id: "fx-settings", class: "icon-button",
-        "aria-expanded": String(this.menuOpen), "aria-controls": "fx-menu",
-        "aria-label": t("fx_settings"), title: t("fx_settings"),
-        onclick: () => { this.menuOpen = !this.menuOpen; redraw(); } }, "⚙"));
+    const close = (ev) => {
+      if (ev.key !== "Escape" || !this.menuOpen) return;
+      ev.stopPropagation(); // not the table's Escape (过)
+      this.menuOpen = false;
+      redraw();
+    };
+    const label = t(muted ? "fx_settings_muted" : "fx_settings");
+    const box = h("span", { class: "fx-controls", onkeydown: close },
+      h("button", { type: "button", id: "fx-settings", class: "icon-button" + (muted ? " muted" : ""),
+        "aria-expanded": String(this.menuOpen), "aria-controls": "fx-menu", "aria-label": label, title: label,
+        dataset: { muted: muted ? "1" : "0" },
+        onclick: () => { this.menuOpen = !this.menuOpen; redraw(); } }, speaker(muted)));
     if (this.menuOpen) {
       box.append(h("div", { id: "fx-menu", class: "fx-menu", role: "group", "aria-label": t("fx_settings") },
         toggle("fx-sound", !muted, t("fx_sound"), () => setMuted(!isMuted()), redraw),
