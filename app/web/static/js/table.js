@@ -20,6 +20,7 @@ import { nextDealerStreak, wildDiscardCosts } from "./tablerules.js";
 import { renderTable, restoreFocus, focusKey, updateCountdown, windOf } from "./tableview.js";
 import { loadRoom, onRoomMessage, roomFocus, updateRoomClock } from "./tableroom.js";
 import { TableLink } from "./tablelink.js";
+import { TableFx } from "./callouts.js";
 import { HandProof } from "../kit/verify.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
@@ -84,6 +85,7 @@ export class TableController {
     this.heartbeat = null; // {ping_ms, pong_timeout_ms}: the server's word, else the kit's own
     this.link = new TableLink(this); // the connection as the player sees it: banner, locks
     this.client = null; // the kit's connection, made once the page knows its heartbeat
+    this.fx = new TableFx(); // callouts, sounds and their settings (callouts.js)
     this.onKey = (ev) => this.keydown(ev);
     this.ticker = null;
   }
@@ -176,6 +178,7 @@ export class TableController {
     this.link.tick();
     updateCountdown(this);
     updateRoomClock(this);
+    if (this.fx.tick()) this.render();
     if (this.alert && Date.now() >= this.alert.until) {
       this.alert = null;
       this.render();
@@ -260,6 +263,7 @@ export class TableController {
       this.readyHints = this.prompt.ready;
       this.waits = null;
     }
+    this.fx.prompt(m, !same);
     if (!same) {
       this.selected = null;
       this.restrictNote = "";
@@ -299,6 +303,7 @@ export class TableController {
     const auto = this.noteAutomatic(e);
     applyEvent(this.hand, e, m.hand_id);
     this.noteWaits(e);
+    this.fx.event(e);
     push(this.log, entryOf(e, auto ? { auto } : {}));
     this.clock(e);
     const answered = e.kind === "decided" && e.seat === this.seat; // this seat's own decision

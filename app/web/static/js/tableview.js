@@ -581,6 +581,7 @@ export function renderTable(main, c) {
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
   if (c.confirming) view.append(confirmDialog(c));
   view.append(...roomDialogs(c));
+  c.fx.decorate(view, c);
   main.replaceChildren(view);
   const entries = main.querySelector("#log-entries");
   if (entries) entries.scrollTop = entries.scrollHeight;
