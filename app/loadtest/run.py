@@ -86,6 +86,7 @@ GC_METRIC = "mahjong_gc_pause_seconds"  # by generation: "/2" is the whole heap
 SCRAPED = (LATENCY_METRIC, SETTLE_METRIC, SHOWN_METRIC, BATCH_HANDS_METRIC, BATCH_SECONDS_METRIC,
            GC_METRIC)
 HANDOFF_METRIC = "mahjong_ws_handoffs"
+BEFORE_BURST = 0.25  # seconds: the burst window's first scrape comes this much before it
 BUSY_METRIC = "mahjong_busy_spells"  # times a process began to shed new work
 SHED_METRIC = "mahjong_shed_requests"  # by what: requests refused meanwhile
 COLLECTED_METRIC = "mahjong_gc_collected_objects"  # by generation
@@ -585,9 +586,13 @@ async def _measure_game(
         edges |= set(range(int(options.burst_at),
                            min(seconds, int(options.burst_at + options.burst_window)) + 1))
 
+    # the window's first scrape a little before the leaves, so that a hand they end and
+    # store within milliseconds (a quiet server) is counted inside the window, not before it
+    opening = None if options.burst_at is None else int(options.burst_at)
+
     async def scraper() -> None:
         for k in range(seconds + 1):
-            delay = start + k - time.time()
+            delay = start + k - time.time() - (BEFORE_BURST if k == opening else 0.0)
             if delay > 0:
                 await asyncio.sleep(delay)
             if k == 0:

@@ -16,7 +16,14 @@ from playwright.sync_api import Page
 
 from tests.browser.conftest import Server
 from tests.browser.test_table import _alone_at_a_test_table
-from tests.browser.ui import LEGAL, discards_of, register, to_english, wait_discarded
+from tests.browser.ui import (
+    LEGAL,
+    discards_of,
+    register,
+    to_english,
+    unfold,
+    wait_discarded,
+)
 from tests.live import live_server, sqlite_settings
 
 # 丽水, the dealer (seat 0, the page) holds 566778899m 11s 667z (6z 发, 7z 中; the wild is
@@ -147,8 +154,10 @@ def test_every_variant_has_a_how_to_win_card_in_the_lobby_and_at_the_table(
         if english:
             to_english(page)
         for variant in VARIANTS:
+            unfold(page, "tables")  # the table form, folded under quick match on a phone
             page.select_option("#create-variant", variant)
             _card_opens(page, "#lobby-how-to-win", variant, english)
+    unfold(page, "tables")
     page.select_option("#create-variant", "shanghai")
     page.click("#lobby-how-to-win")
     page.wait_for_selector("#how-to-win[open]")
@@ -160,7 +169,7 @@ def test_every_variant_has_a_how_to_win_card_in_the_lobby_and_at_the_table(
     # at a table of each variant: its own card, in both languages
     for variant in VARIANTS:
         page.goto(server.base + "/#/lobby")
-        page.wait_for_selector("#create-form")
+        unfold(page, "tables")
         page.select_option("#create-variant", variant)
         page.click("#create-submit")
         page.wait_for_selector("#table-view #table-how-to-win")
@@ -181,4 +190,4 @@ def test_every_variant_has_a_how_to_win_card_in_the_lobby_and_at_the_table(
             _to_chinese(page)
             page.set_viewport_size(SIZES["phone"])
         page.click("#leave")
-        page.wait_for_selector("#create-form")
+        page.wait_for_selector("#quick-card")

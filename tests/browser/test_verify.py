@@ -31,7 +31,14 @@ from app.rules.tiles import parse_one, tile_code
 from app.rules.variants import VARIANTS, get_ruleset
 from tests.browser.conftest import Server
 from tests.browser.test_table import OPEN_TABLE
-from tests.browser.ui import PROMPTED, TABLE_SOCKET, first_decision, register, to_english
+from tests.browser.ui import (
+    PROMPTED,
+    TABLE_SOCKET,
+    first_decision,
+    register,
+    to_english,
+    unfold,
+)
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -322,6 +329,7 @@ def test_a_test_mode_hand_is_marked_not_verifiable(
                             headers=server.token("vf_tester"))
         assert created.status_code in (200, 201), created.text
         table_id = str(created.json()["id"])
+    unfold(page, "tables")  # folded under quick match on a phone
     page.click("#lobby-refresh")
     page.click(f'button.sit[data-table="{table_id}"]')
     page.wait_for_selector("#table-view")

@@ -53,6 +53,7 @@ def first_decision(page: Page, hands: int = 5) -> None:
 def unfold(page: Page, section: str) -> None:
     """Open a section of the lobby below quick match (`rooms`, `tables`): folded on a phone,
     as a player taps its summary."""
+    page.wait_for_selector(f"#lobby-{section}", state="attached")  # the lobby drawn (again)
     if not page.eval_on_selector(f"#lobby-{section}", "d => d.open"):
         page.click(f"#lobby-{section} > summary")
 
