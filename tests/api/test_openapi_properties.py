@@ -48,6 +48,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import CheckContext, not_a_server_error
 from schemathesis.core.transport import Response
+from schemathesis.generation.meta import ParameterLocation
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -222,6 +223,11 @@ def caller(server: Server) -> Caller:
 def _answers_as_documented(case: schemathesis.Case, server: Server, caller: Caller) -> None:
     """Send `case` (and, if valid, again at its caller's real names); check every answer."""
     auth = server.admin if case.path.startswith("/admin") else caller.headers
+    header = case.meta.components.get(ParameterLocation.HEADER) if case.meta else None
+    if header is not None and not header.mode.is_positive and not any(
+        name.lower() == "authorization" for name in case.headers or {}
+    ):
+        auth = {}  # a case made invalid by leaving the bearer out: sent without it
     case.call_and_validate(session=server.http, headers=auth, checks=CHECKS)
     if case.meta is None or not case.meta.generation.mode.is_positive:
         return  # an invalid request is refused before its path's names are looked up
