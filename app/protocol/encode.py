@@ -29,7 +29,7 @@ from app.protocol.events import (
     score_sheets,
     tiles_to_codes,
 )
-from app.protocol.messages import VERSION, ServerMessage
+from app.protocol.messages import VERSION, ReadyHint, ServerMessage
 from app.protocol.tiles import to_code
 from app.rules import actions as rules
 from app.rules.events import Event
@@ -132,6 +132,11 @@ def ready_dicts(ready: Sequence[ReadyDiscard]) -> list[dict[str, Any]]:
          "waits": [{"tile": to_code(w.tile), "unseen": w.unseen} for w in r.waits]}
         for r in ready
     ]
+
+
+def ready_hints(ready: Sequence[ReadyDiscard]) -> list[ReadyHint]:
+    """The prompt's `ready` as models (`PromptMessage(ready=...)`)."""
+    return [ReadyHint.model_validate(r) for r in ready_dicts(ready)]
 
 
 def prompt_text(

@@ -18,14 +18,13 @@ from dataclasses import replace
 from pydantic import BaseModel
 
 from app.protocol.actions import from_rules_action
-from app.protocol.encode import ready_dicts
+from app.protocol.encode import ready_hints
 from app.protocol.events import seat_payload
 from app.protocol.messages import (
     ActionMessage,
     EventMessage,
     HelloMessage,
     PromptMessage,
-    ReadyHint,
     SeatedMessage,
     SeatInfo,
     TableStateMessage,
@@ -112,9 +111,9 @@ def transcript(seed: int | bytes = SEED) -> list[str]:
                     legal_actions=[from_rules_action(a) for a in legal],
                     deadline_ms=TURN_MS if state.phase == "turn" else CLAIM_MS,
                     timeout_action=from_rules_action(TimeoutBot().choose(state, SEAT, legal)),
-                    ready=[ReadyHint.model_validate(r) for r in ready_dicts(
+                    ready=ready_hints(
                         ready_discards(state, SEAT) if state.phase == "turn" else ()
-                    )],
+                    ),
                 )
             )
         seat = pending[0]

@@ -22,8 +22,7 @@ from app.protocol import (
     view_model,
 )
 from app.protocol.actions import PassAction, WireAction
-from app.protocol.encode import Encoded, event_text, message_text, prompt_text, ready_dicts
-from app.protocol.messages import ReadyHint
+from app.protocol.encode import Encoded, event_text, message_text, prompt_text, ready_hints
 from app.protocol.vocabulary import as_variant
 from app.rules.actions import Action, Escape, Pass
 from app.rules.bots import TimeoutBot
@@ -71,7 +70,7 @@ def wire_message(live: WireTable, seat: int, item: Outbound) -> ServerMessage:
             legal_actions=[from_rules_action(a) for a in legal],
             deadline_ms=int(item.remaining * 1000),
             timeout_action=_timeout_action(live, seat, legal),
-            ready=[ReadyHint.model_validate(r) for r in ready_dicts(item.ready)],
+            ready=ready_hints(item.ready),
         )
     if isinstance(item, SnapshotOut):
         return SnapshotMessage(
