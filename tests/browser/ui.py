@@ -53,9 +53,9 @@ def first_decision(page: Page, hands: int = 5) -> None:
 def unfold(page: Page, section: str) -> None:
     """Open a section of the lobby below quick match (`rooms`, `tables`): folded on a phone,
     as a player taps its summary."""
-    page.wait_for_selector(f"#lobby-{section}", state="attached")  # the lobby drawn (again)
-    if not page.eval_on_selector(f"#lobby-{section}", "d => d.open"):
-        page.click(f"#lobby-{section} > summary")
+    details = page.locator(f"#lobby-{section}")  # found anew if the lobby is drawn again
+    if not details.evaluate("d => d.open"):
+        details.locator("> summary").click()
 
 
 def open_table(page: Page, variant: str, stake: int) -> str:
