@@ -96,7 +96,7 @@ export class TableFx {
       const big = call.kind === "hu" || call.kind === "self_draw";
       const place = PLACES[(seat - (c.seat ?? 0) + 4) % 4];
       const el = h("p", { class: `callout at-${place}` + (big ? " big" : ""), id: `callout-${seat}`,
-        dataset: { kind: call.kind, seat }, "aria-hidden": "true" }, t(`callout_${call.kind}`));
+        dataset: { kind: call.kind, seat, at: call.at }, "aria-hidden": "true" }, t(`callout_${call.kind}`));
       const age = now - call.at;
       const fadeAt = call.until - call.at - FADE_MS;
       if (!still) el.style.animationDelay = `${-age}ms, ${fadeAt - age}ms`;
