@@ -60,7 +60,13 @@ async def test_events_missed_while_away_come_once_with_or_without_a_resume(
         await until(lambda: _last_seq(first) >= 12, 30, "seq 12 seen")
         _drop(registry, table_id, player, first)
         seen = _last_seq(first)
-        await until(lambda: live.seq >= seen + 8, 30, "the table goes on")
+        try:
+            await until(lambda: live.seq >= seen + 8, 30, "the table goes on")
+        except AssertionError as stopped:  # say where it stopped
+            kinds = [(m.seq, m.event.kind) for m in _events(first)][-6:]
+            raise AssertionError(
+                f"{stopped}: dropped at seq {seen}, the table at {live.seq}, seats "
+                f"{live.seats}, the dropped socket's last events {kinds}") from None
         second = Sink()
         registry.connections.connect(player, second)
         route(ResumeMessage(table_id=table_id, last_seq=seen), registry, player)
