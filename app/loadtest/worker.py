@@ -37,6 +37,7 @@ from app.loadtest.stats import Meter
 from app.ops import memory
 
 SETUP_CONCURRENCY = 16  # tables being set up at once, per process
+KEEPALIVE_EXPIRY = 2.0  # seconds an idle pooled connection is kept (the server: 5)
 BUSY_PATIENCE = 60.0  # seconds a POST answered 503 is tried again for, after each Retry-After
 LAG_PERIOD = 0.01  # seconds between the looks at how late the event loop is
 HAND_WAIT = 3.0  # seconds a burst's leave waits for its table to be in a hand (an escape)
@@ -133,7 +134,11 @@ class Client:
         self.lag = 0.0
         self.http = httpx.AsyncClient(
             base_url=share.url, timeout=60,
-            limits=httpx.Limits(max_connections=SETUP_CONCURRENCY * 2),
+            # a kept-alive connection is let go well before the server's keep-alive (5 s)
+            # closes it: a request sent on it as the server closes it fails with a
+            # ReadError, which a POST retried after a 503's Retry-After of 5 s met
+            limits=httpx.Limits(max_connections=SETUP_CONCURRENCY * 2,
+                                keepalive_expiry=KEEPALIVE_EXPIRY),
         )
         # requests in flight at once, the rest wait here: httpx's pool looks at every
         # queued request for every one it assigns, so the 625 re-sits of a burst queued in
