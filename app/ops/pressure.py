@@ -44,7 +44,7 @@ PERIOD = 0.05  # seconds between the sampler's readings
 class Limits:
     """When a node sheds (settings `shed_*`); a limit of 0 is not used."""
 
-    lag: float = 0.1  # seconds: the loop's mean lateness over the window
+    lag: float = 0.03  # seconds: the loop's mean lateness over the window
     settle_age: float = 5.0  # seconds: the oldest ended hand waiting to be stored
     cpu: float = 0.0  # share of one core over the window
     window: float = 2.0  # seconds the readings are taken over
