@@ -31,6 +31,7 @@ from app.protocol.rooms import (
 )
 from app.protocol.vocabulary import as_variant
 from app.rooms import store
+from app.rooms.rematch import rematch_of
 from app.store import house
 from app.store.models import Account, HandRecord, Room
 from app.tables import admin as table_admin
@@ -154,9 +155,9 @@ class Rooms:
                 await live.flush()
             except (TableError, TimeoutError):  # closed meanwhile, or stuck: tell anyway
                 log.warning("room table %s: not flushed after its hand", live.table_id)
-        self._tell(info, live.accounts())
+        self.tell(info, live.accounts())
         if live.session_over:
-            await self._free(live.table_id)
+            await self.free(live.table_id)
 
     def closed(self, live: LiveTable) -> None:
         """The table is gone (dissolved, or closed idle: nobody sat for a while): an open
@@ -172,7 +173,7 @@ class Rooms:
                 session, room, "dissolved", await store.hands(session, room.table_id))
             if not ended:
                 return
-        self._tell(info, live.accounts())
+        self.tell(info, live.accounts())
 
     async def _retry_load(self, live: LiveTable) -> None:
         delay = 0.5
@@ -185,9 +186,9 @@ class Rooms:
                             exc_info=True)
                 delay = min(2 * delay, 10.0)
         if live.session_over:
-            await self._free(live.table_id)
+            await self.free(live.table_id)
 
-    async def _free(self, table_id: str) -> None:
+    async def free(self, table_id: str) -> None:
         """The session is over: every seat freed, the table closed (nothing is in play)."""
         try:
             await table_admin.run_anywhere(self.registry, "dissolve", table_id)
@@ -234,6 +235,7 @@ class Rooms:
             seats=seats,
             vote=self._vote(room),
             scoreboard=board,
+            rematch=await rematch_of(session, room),
         )
 
     def _vote(self, room: Room) -> RoomVote | None:
@@ -301,7 +303,7 @@ class Rooms:
                 return None
             raise RoomRefused(refused.code, refused.message) from None
 
-    def _tell(self, info: RoomInfo, seats: list[int | None], watching: Iterable[int] = ()
+    def tell(self, info: RoomInfo, seats: list[int | None], watching: Iterable[int] = ()
               ) -> None:
         """Send `room` to the seats and to the spectators of the room's table. While the
         table is on this node its spectators are sent it as they are sent its events (after
@@ -346,7 +348,7 @@ class Rooms:
             room_id = room.id
         if now:
             return await self._dissolve(room_id, seats, watching)
-        self._tell(info, seats, watching)
+        self.tell(info, seats, watching)
         self._spawn(self._expire(room_id, deadline))
         return info
 
@@ -373,7 +375,7 @@ class Rooms:
             room_id = room.id
         if unanimous:
             return await self._dissolve(room_id, seats, watching)
-        self._tell(info, seats, watching)
+        self.tell(info, seats, watching)
         return info
 
     async def _expire(self, room_id: int, deadline: datetime) -> None:
@@ -389,7 +391,7 @@ class Rooms:
             await session.flush()
             info = await self.info(session, room)
             seats, watching = await self._audience(room.table_id)
-        self._tell(info, seats, watching)
+        self.tell(info, seats, watching)
 
     async def _dissolve(self, room_id: int, seats: list[int | None], watching: list[int]
                         ) -> RoomInfo:
@@ -410,7 +412,7 @@ class Rooms:
             assert room is not None
             _, info = await self._end(
                 session, room, "dissolved", await store.hands(session, room.table_id))
-        self._tell(info, seats, watching)  # the spectators as they were before it closed
+        self.tell(info, seats, watching)  # the spectators as they were before it closed
         return info
 
     # --- helpers ----------------------------------------------------------------------------------

@@ -61,6 +61,23 @@ async def closed_room_of(session: AsyncSession, code: str, account: int) -> Room
     return None
 
 
+async def any_closed(session: AsyncSession, code: str) -> bool:
+    """Some room that is over had `code`."""
+    found = await session.execute(
+        select(Room.id).where(Room.code == code, Room.open_code.is_(None)).limit(1))
+    return found.first() is not None
+
+
+async def link_rematch(session: AsyncSession, old_id: int, new_id: int, by: int) -> bool:
+    """Point a room that is over to its rematch, once: False when it has one already (a
+    press on another node, or at the same moment, came first)."""
+    done = await session.execute(
+        update(Room).where(Room.id == old_id, Room.rematch_id.is_(None))
+        .values(rematch_id=new_id, rematch_by=by)
+    )
+    return bool(done.rowcount)  # type: ignore[attr-defined]
+
+
 async def rooms_of(session: AsyncSession, account: int, limit: int) -> list[Room]:
     """The rooms `account` owned or played a hand in, newest first."""
     tables = select(HandRecord.table_id).where(HandRecord.seats.contains(f"{account}"))
