@@ -8,34 +8,19 @@ joining the new room's code, one who declines or left is simply not seated. docs
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.protocol.rooms import RoomInfo, RoomLength, RoomRematch, Scoreboard
+from app.protocol.rooms import RoomInfo, RoomLength, Scoreboard
 from app.rooms import store
+from app.rooms.service import RoomRefused, Rooms
 from app.store.models import Room
 from app.tables.timers import Timers
-
-if TYPE_CHECKING:
-    from app.rooms.service import Rooms
-
-
-async def rematch_of(session: AsyncSession, room: Room) -> RoomRematch | None:
-    """The room opened after `room` (null: none)."""
-    if room.rematch_id is None or room.rematch_by is None:
-        return None
-    new = await session.get(Room, room.rematch_id)
-    if new is None:
-        return None
-    return RoomRematch(code=new.code, table_id=new.table_id, by=room.rematch_by)
 
 
 async def rematch(rooms: Rooms, code: str, account: int) -> tuple[RoomInfo, bool]:
     """The rematch of the room with `code` that is over and that `account` owned or played
     in, made now or found: the new room, and whether this call made it."""
-    from app.rooms.service import RoomRefused
-
     async with rooms.sessions() as session, session.begin():
         old = await store.closed_room_of(session, code, account)
         if old is None:

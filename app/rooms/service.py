@@ -31,7 +31,6 @@ from app.protocol.rooms import (
 )
 from app.protocol.vocabulary import as_variant
 from app.rooms import store
-from app.rooms.rematch import rematch_of
 from app.store import house
 from app.store.models import Account, HandRecord, Room
 from app.tables import admin as table_admin
@@ -235,7 +234,7 @@ class Rooms:
             seats=seats,
             vote=self._vote(room),
             scoreboard=board,
-            rematch=await rematch_of(session, room),
+            rematch=await store.rematch_of(session, room),
         )
 
     def _vote(self, room: Room) -> RoomVote | None:

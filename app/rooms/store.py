@@ -15,6 +15,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.protocol.rooms import RoomRematch
 from app.rooms.scoreboard import PlayedHand, Scoreboard, scoreboard
 from app.store.models import Account, HandRecord, LedgerEntry, Room
 
@@ -59,6 +60,16 @@ async def closed_room_of(session: AsyncSession, code: str, account: int) -> Room
         if room.owner_id == account or account in await players(session, room.table_id):
             return room
     return None
+
+
+async def rematch_of(session: AsyncSession, room: Room) -> RoomRematch | None:
+    """The room opened after `room` (null: none)."""
+    if room.rematch_id is None or room.rematch_by is None:
+        return None
+    new = await session.get(Room, room.rematch_id)
+    if new is None:
+        return None
+    return RoomRematch(code=new.code, table_id=new.table_id, by=room.rematch_by)
 
 
 async def any_closed(session: AsyncSession, code: str) -> bool:
