@@ -880,6 +880,33 @@ const ROOM_STRINGS = {
     room_mine: "My private rooms", room_none: "No private rooms yet.", room_my_total: "me {n}", room_open_page: "Open the room",
   },
 };
+// 邀请, 再来一局, the waiting state and the seat wind at the deal (roominvite.js,
+// roomrematch.js, tablewait.js, tablewind.js)
+const INVITE_STRINGS = {
+  zh: {
+    invite: "邀请", invite_label: "邀请好友进房间 {code}", invite_title: "好友房 {code}",
+    invite_text: "来{app}好友房 {code}（{variant} · {length} · 底注 {stake}）一起打", invite_colon: "：",
+    invite_copied: "邀请已复制", invite_shared: "已分享", invite_failed: "复制失败，请发房间号",
+    invite_sign_in_note: "登录或注册后直接进入好友房。",
+    rematch: "再来一局", rematch_join: "加入新房间", rematch_mine: "新房间 {code} 已开好，等大家加入。",
+    rematch_invited: "{name} 邀请你再来一局（房间 {code}）", rematch_gone: "新房间已经结束了。",
+    waiting_count: "等待玩家 {n}/4", waiting_short: "等待", waiting_empty_chair: "空位",
+    ev_seating: "你是{wind}家 · 庄家：{name}", ev_seating_dealer: "你是{wind}家 · 你坐庄",
+    err_room_open: "这个房间还在进行中。",
+  },
+  en: {
+    invite: "Invite", invite_label: "Invite friends to room {code}", invite_title: "Private room {code}",
+    invite_text: "Join my {app} private room {code} ({variant} · {length} · stake {stake})", invite_colon: ": ",
+    invite_copied: "Invite copied", invite_shared: "Shared", invite_failed: "Copy failed: send the code",
+    invite_sign_in_note: "Sign in or sign up and you go straight into the private room.",
+    rematch: "Play again", rematch_join: "Join the new room", rematch_mine: "New room {code} is open: waiting for the others.",
+    rematch_invited: "{name} invites you to play again (room {code})", rematch_gone: "The new room is over already.",
+    waiting_count: "Waiting for players {n}/4", waiting_short: "Seated", waiting_empty_chair: "Empty chair",
+    ev_seating: "You sit {wind} · dealer: {name}", ev_seating_dealer: "You sit {wind} · you deal",
+    err_room_open: "This room's session is still running.",
+  },
+};
+for (const code of Object.keys(INVITE_STRINGS)) Object.assign(ROOM_STRINGS[code], INVITE_STRINGS[code]);
 for (const code of Object.keys(ROOM_STRINGS)) Object.assign(PAGE_STRINGS[code], ROOM_STRINGS[code]);
 for (const code of Object.keys(PAGE_STRINGS)) Object.assign(STRINGS[code], PAGE_STRINGS[code]);
 for (const l of Object.keys(SOCKET_ERRORS)) {

@@ -578,11 +578,28 @@ export function roomsCard({ me, onBack = () => {} }) {
 
 // --- the room page (#/room/<code>) and the profile's list --------------------------------------
 
-export async function renderRoomPage(main, { code, me }) {
+export async function renderRoomPage(main, { code, me, join = false }) {
   const room = await api("GET", `/rooms/${encodeURIComponent(code)}`);
+  let refused = null;
+  if (join && room.status === "open") { // an invite link: seated at once, or back at the table
+    const here = room.seats.includes(me.id);
+    if (here) {
+      location.hash = `#/table/${room.table_id}`;
+      return;
+    }
+    if (room.seats.includes(null)) {
+      try {
+        await joinRoom(code, room);
+        return;
+      } catch (err) {
+        refused = err; // not seated (short of silver, seated elsewhere...): the page says why
+      }
+    }
+  }
   const specs = (await roomOptions().catch(() => ({})))[room.variant] || null;
   const here = room.status === "open" && room.seats.includes(me.id);
   const error = h("p", { class: "form-error", role: "alert", id: "room-page-error" });
+  if (refused) showErrorIn(error, refused);
   const action = room.status !== "open" ? null : here
     ? h("a", { href: `#/table/${room.table_id}`, class: "button primary", id: "room-page-table" }, t("room_back_in"))
     : h("button", { type: "button", class: "primary", id: "room-page-join", onclick: () =>
