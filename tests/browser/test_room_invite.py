@@ -7,7 +7,7 @@ the first hand", "The seat wind", "Rematch"), in two browser contexts:
   2/4) and never shows "下局" before the first hand;
 - on a phone with a share sheet, 邀请 hands the text and the link to navigator.share;
 - the seat wind: when the first hand is dealt each page says which wind it sits and who
-  deals (the event strip, and the table's log);
+  deals (a toast over the board, and the table's log);
 - 再来一局: after a one-hand session (two people, two bots) the owner presses it and sits in
   the new room; the friend's scoreboard says the owner invites them and a tap seats them
   there; the new room has the same rules.
@@ -29,7 +29,7 @@ from tests.browser.ui import register, to_english
 
 FLAT = {"width": 844, "height": 390}
 SHOTS = Path("/tmp/s47/rooms")
-STRIP_SAYS = "(text) => (document.querySelector('#event-strip') || {}).textContent?.includes(text)"
+STRIP_SAYS = "(text) => (document.querySelector('#wind-toast') || {}).textContent?.includes(text)"
 
 
 def _shots(screenshots: Path) -> Path:
@@ -104,7 +104,7 @@ def test_an_invite_link_signs_up_a_visitor_and_seats_them_in_the_room(
     # the owner calls bots: the hand is dealt and each page says its seat wind and the dealer
     owner.click("#fill-bots")
     owner.wait_for_function(STRIP_SAYS, arg="你是")
-    strip = owner.inner_text("#event-strip")
+    strip = owner.inner_text("#wind-toast")
     assert "家" in strip and ("庄家：" in strip or "你坐庄" in strip)
     owner.screenshot(path=str(shots / "wind-notice-phone-zh.png"))
     visitor.wait_for_function(STRIP_SAYS, arg="You sit")

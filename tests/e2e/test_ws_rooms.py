@@ -353,3 +353,11 @@ async def test_a_rematch_opens_one_room_with_the_same_rules_and_invites_the_play
         now = (await http.get(f"/rooms/{new['code']}", headers=players[3].headers)).json()
         assert now["seats"] == [ids[2], None, None, None]
         await _close(players)
+
+
+async def test_an_invite_link_leads_to_the_room_page_that_seats_the_visitor(server: Server) -> None:
+    async with httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        link = await http.get("/r/482913")
+        assert link.status_code == 303 and link.headers["location"] == "/#/room/482913/join"
+        for bad in ("48291", "4829130", "48291x"):
+            assert (await http.get(f"/r/{bad}")).status_code == 404, bad

@@ -17,6 +17,7 @@ import { howToWinButton } from "./howtowin.js";
 import { confirmDialog, settlementDialog } from "./tabledialogs.js";
 import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
 import { waitingBlock, waitingMid } from "./tablewait.js";
+import { windToast } from "./tablewind.js";
 
 const WINDS = ["east", "south", "west", "north"];
 const PLACES = ["bottom", "right", "top", "left"];
@@ -582,6 +583,8 @@ export function renderTable(main, c) {
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
   if (c.confirming) view.append(confirmDialog(c));
   view.append(...roomDialogs(c));
+  const toast = windToast(c); // 你是南家 · 庄家：…
+  if (toast) board.append(toast);
   c.fx.decorate(view, c);
   main.replaceChildren(view);
   const entries = main.querySelector("#log-entries");
