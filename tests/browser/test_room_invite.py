@@ -10,7 +10,7 @@ the first hand", "The seat wind", "Rematch"), in two browser contexts:
   deals (a toast over the board, and the table's log);
 - 再来一局: after a one-hand session (two people, two bots) the owner presses it and sits in
   the new room; the friend's scoreboard says the owner invites them and a tap seats them
-  there; the new room has the same rules.
+  there; the new room has the same rules; the old room's page shows the invitation too.
 
 Screenshots: /tmp/s47/rooms/ (when it exists) or tests/browser/screenshots/."""
 
@@ -183,3 +183,11 @@ def test_a_rematch_opens_a_room_with_the_same_rules_and_the_friend_joins_it(
     for key in ("variant", "options", "stake", "timers", "length", "spectators", "owner_id"):
         assert new[key] == old[key], key
     assert new["status"] == "open" and len([s for s in new["seats"] if s is not None]) == 2
+
+    # the old room's page (a player who left its table) shows the invitation too
+    friend.goto(f"{server.base}/#/room/{code}")
+    friend.wait_for_selector("#room-page #room-rematch-text")
+    assert new_code in friend.inner_text("#room-rematch-text")
+    friend.screenshot(path=str(shots / "room-page-invited-phone-en.png"))
+    friend.click("#room-rematch-join")  # seated there already: back at its table
+    friend.wait_for_function(f"() => document.querySelector('#room-code-copy')?.dataset.code === '{new_code}'")

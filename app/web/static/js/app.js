@@ -14,6 +14,7 @@ import { renderLobby, seatedAt } from "./lobby.js";
 import { renderProfile } from "./profile.js";
 import { renderReplay } from "./replay.js";
 import { renderRoomPage } from "./rooms.js";
+import { rematchOnPage } from "./roomrematch.js";
 import { TableController } from "./table.js";
 
 const main = document.getElementById("main");
@@ -120,7 +121,8 @@ async function route() {
     if (page === "profile") await renderProfile(main);
     else if (page === "replay" && arg) await renderReplay(main, { handId: decodeURIComponent(arg), me });
     else if (page === "leaders") await renderLeaders(main, { me });
-    else if (page === "room" && arg) await renderRoomPage(main, { code: decodeURIComponent(arg), me, join: extra === "join" });
+    else if (page === "room" && arg) await renderRoomPage(main, { code: decodeURIComponent(arg), me, join: extra === "join",
+      extra: (room) => rematchOnPage(room, me) });
     else {
       const tables = await api("GET", "/tables");
       const seated = tables.find((x) => seatedAt(x, me));

@@ -72,3 +72,13 @@ export function rematchPart(c) {
       onclick: () => join(c) }, t("rematch_join")),
     error);
 }
+
+// The same on the room's page (#/room/<code>): a player who left the table still finds the
+// rematch there, or the invitation to it.
+export function rematchOnPage(room, me) {
+  const box = h("div", { class: "room-rematch-page" });
+  const c = { room, me, spectator: false, rematchBusy: false, rematchError: "",
+    render() { box.replaceChildren(...[rematchPart(c)].filter(Boolean)); } };
+  c.render();
+  return box;
+}

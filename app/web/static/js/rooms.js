@@ -43,7 +43,8 @@ function valueText(spec, value) {
 // --- a room in words ---------------------------------------------------------------------------
 
 export function lengthText(length) {
-  return t(length.unit === "ban" ? "room_len_ban" : "room_len_hands", { n: length.count });
+  const key = length.unit === "ban" ? "room_len_ban" : length.count === 1 ? "room_len_hand" : "room_len_hands";
+  return t(key, { n: length.count });
 }
 
 // "第 2/8 局": the hand in play (or the next one) while open; the length played once over
@@ -578,7 +579,7 @@ export function roomsCard({ me, onBack = () => {} }) {
 
 // --- the room page (#/room/<code>) and the profile's list --------------------------------------
 
-export async function renderRoomPage(main, { code, me, join = false }) {
+export async function renderRoomPage(main, { code, me, join = false, extra = () => null }) {
   const room = await api("GET", `/rooms/${encodeURIComponent(code)}`);
   let refused = null;
   if (join && room.status === "open") { // an invite link: seated at once, or back at the table
@@ -613,6 +614,7 @@ export async function renderRoomPage(main, { code, me, join = false }) {
       room.status === "open" ? h("span", {}, progressText(room)) : null),
     rulesBlock(room, specs),
     error,
+    extra(room), // 再来一局 once over (app.js: roomrematch.js)
     h("div", { class: "row" }, action, h("a", { href: "#/lobby", class: "button", id: "room-page-lobby" }, t("room_back_lobby")))),
     h("section", { class: "card", "aria-labelledby": "room-board-title" },
       h("h2", { id: "room-board-title" }, t(room.status === "open" ? "room_board_so_far" : "room_scoreboard")),
