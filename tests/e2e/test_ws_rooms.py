@@ -361,3 +361,25 @@ async def test_an_invite_link_leads_to_the_room_page_that_seats_the_visitor(serv
         assert link.status_code == 303 and link.headers["location"] == "/#/room/482913/join"
         for bad in ("48291", "4829130", "48291x"):
             assert (await http.get(f"/r/{bad}")).status_code == 404, bad
+
+
+async def test_rematch_pressed_at_once_twice_opens_one_room(server: Server) -> None:
+    """Two presses at the same moment (two taps, two players) answer the same new room, and
+    no second room stays open."""
+    async with asyncio.timeout(30), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        owner = (await _players(http, "twice"))[0]
+        room = await _room(http, owner)
+        code = room["code"]
+        await _join(http, owner, code)
+        done = await http.post(f"/rooms/{code}/dissolve", headers=owner.headers)
+        assert done.json()["status"] == "dissolved"
+        first, second = await asyncio.gather(
+            http.post(f"/rooms/{code}/rematch", headers=owner.headers),
+            http.post(f"/rooms/{code}/rematch", headers=owner.headers),
+        )
+        assert sorted([first.status_code, second.status_code]) == [200, 201]  # one made it
+        assert first.json()["code"] == second.json()["code"]
+        made = first.json()
+        mine = (await http.get("/me/rooms", headers=owner.headers)).json()
+        assert [r["code"] for r in mine if r["status"] == "open"] == [made["code"]]
+        assert (await http.get(f"/rooms/{code}", headers=owner.headers)).json()["rematch"]["code"] == made["code"]
