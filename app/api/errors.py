@@ -7,7 +7,7 @@ method_not_allowed (405, with the `Allow` header: the path takes other methods),
 duplicate_username, insufficient_balance, seat_taken, table_full, already_seated,
 seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), wrong_table,
 too_many_tables, idempotency_conflict, vote_open, no_vote, already_voted (a private
-room's dissolve vote, app/api/rooms.py), rate_limited, too_many_bots, too_large, busy,
+room's dissolve vote, app/api/rooms.py), room_open (再来一局 of a room still open), rate_limited, too_many_bots, too_large, busy,
 table_unavailable, house_funds_low, no_bots_free, match_forming, not_ready, internal_error,
 not_a_player, hand_not_ended, hand_voided.
 
@@ -85,6 +85,7 @@ STATUS = {
     "idempotency_conflict": 409,
     "vote_open": 409,  # a private room's dissolve vote is running already
     "no_vote": 409,  # no dissolve vote is running
+    "room_open": 409,  # 再来一局 asked of a room whose session still runs
     "already_voted": 409,
     "hand_not_ended": 409,  # a replay shared before its hand ended and was stored
     "hand_voided": 409,  # a voided hand's replay is never public

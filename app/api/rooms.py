@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.api import errors
@@ -29,6 +29,7 @@ from app.api.params import VARIANT_NAMES
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.protocol.rooms import RoomInfo, RoomLength
 from app.rooms import store
+from app.rooms.rematch import rematch
 from app.rooms.service import Rooms
 from app.rules.variants import VARIANTS
 from app.rules.variants.options import OptionError, changed_options, option_specs, parse_options
@@ -246,6 +247,28 @@ async def vote_room(
     """Answer the dissolve vote: `agree: false` ends it and play goes on; the last
     `agree: true` dissolves the room. `forbidden`: the caller is not one of its voters."""
     return await rooms_of(request).vote(code, account.id, body.agree)
+
+
+@router.post(
+    "/rooms/{code}/rematch",
+    responses=errors.responses(
+        "not_found", "forbidden", "room_open", "too_many_tables", "busy", "table_unavailable",
+        *AUTH_ERRORS,
+    ),
+)
+async def rematch_room(
+    code: Code, account: CurrentAccount, request: Request, response: Response
+) -> RoomInfo:
+    """再来一局: once the room is over, a new room with the same rules, length, stake and
+    owner; every player of the old room is sent the old room as a `room` message whose
+    `rematch` names the new one (they join it by its code; nobody is seated by this call).
+    Any player of the old room may ask; a second call, by anyone, answers the same new room
+    (200; 201 when this call made it). `not_found`: no room had this code; `forbidden`: the
+    caller neither owned nor played in it; `room_open`: its session still runs."""
+    not_busy(registry_of(request), "room")
+    made, new = await rematch(rooms_of(request), code, account.id)
+    response.status_code = 201 if new else 200
+    return made
 
 
 @router.get("/me/rooms", responses=errors.responses("table_unavailable", *AUTH_ERRORS))

@@ -31,6 +31,7 @@ EXAMPLE: dict[str, Any] = {
         "points": [9, -3, -3, -3], "silver": [90, -30, -30, -30],
         "best": {"number": 1, "hand_id": "7f3c9a1b2d4e-1", "account_id": 7, "points": 9},
     },
+    "rematch": {"code": "913402", "table_id": "0a1b2c3d4e5f", "by": 8},
 }  # fmt: skip
 
 
@@ -110,6 +111,20 @@ class Scoreboard(WireModel):
     """null: nobody won a point"""
 
 
+class RoomRematch(WireModel):
+    """再来一局: the room opened after this one is over, with the same rules and owner; its
+    players are invited to join it by its code."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"code": "913402", "table_id": "0a1b2c3d4e5f", "by": 7}]})
+
+    code: RoomCode = Field(pattern=r"^[0-9]{6}$")
+    """the new room's code"""
+    table_id: TableId
+    """the new room's table"""
+    by: int
+    """the player who asked for it"""
+
+
 class RoomInfo(WireModel):
     """A private room."""
 
@@ -144,6 +159,8 @@ class RoomInfo(WireModel):
     """a dissolve vote in progress"""
     scoreboard: Scoreboard | None
     """the session scoreboard: the hands so far while open, final once ended or dissolved"""
+    rematch: RoomRematch | None = None
+    """再来一局: once over, the room opened after it for the same players (null: none)"""
 
 
 class RoomMessage(WireModel):

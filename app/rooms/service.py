@@ -154,9 +154,9 @@ class Rooms:
                 await live.flush()
             except (TableError, TimeoutError):  # closed meanwhile, or stuck: tell anyway
                 log.warning("room table %s: not flushed after its hand", live.table_id)
-        self._tell(info, live.accounts())
+        self.tell(info, live.accounts())
         if live.session_over:
-            await self._free(live.table_id)
+            await self.free(live.table_id)
 
     def closed(self, live: LiveTable) -> None:
         """The table is gone (dissolved, or closed idle: nobody sat for a while): an open
@@ -172,7 +172,7 @@ class Rooms:
                 session, room, "dissolved", await store.hands(session, room.table_id))
             if not ended:
                 return
-        self._tell(info, live.accounts())
+        self.tell(info, live.accounts())
 
     async def _retry_load(self, live: LiveTable) -> None:
         delay = 0.5
@@ -185,9 +185,9 @@ class Rooms:
                             exc_info=True)
                 delay = min(2 * delay, 10.0)
         if live.session_over:
-            await self._free(live.table_id)
+            await self.free(live.table_id)
 
-    async def _free(self, table_id: str) -> None:
+    async def free(self, table_id: str) -> None:
         """The session is over: every seat freed, the table closed (nothing is in play)."""
         try:
             await table_admin.run_anywhere(self.registry, "dissolve", table_id)
@@ -234,6 +234,7 @@ class Rooms:
             seats=seats,
             vote=self._vote(room),
             scoreboard=board,
+            rematch=await store.rematch_of(session, room),
         )
 
     def _vote(self, room: Room) -> RoomVote | None:
@@ -301,7 +302,7 @@ class Rooms:
                 return None
             raise RoomRefused(refused.code, refused.message) from None
 
-    def _tell(self, info: RoomInfo, seats: list[int | None], watching: Iterable[int] = ()
+    def tell(self, info: RoomInfo, seats: list[int | None], watching: Iterable[int] = ()
               ) -> None:
         """Send `room` to the seats and to the spectators of the room's table. While the
         table is on this node its spectators are sent it as they are sent its events (after
@@ -346,7 +347,7 @@ class Rooms:
             room_id = room.id
         if now:
             return await self._dissolve(room_id, seats, watching)
-        self._tell(info, seats, watching)
+        self.tell(info, seats, watching)
         self._spawn(self._expire(room_id, deadline))
         return info
 
@@ -373,7 +374,7 @@ class Rooms:
             room_id = room.id
         if unanimous:
             return await self._dissolve(room_id, seats, watching)
-        self._tell(info, seats, watching)
+        self.tell(info, seats, watching)
         return info
 
     async def _expire(self, room_id: int, deadline: datetime) -> None:
@@ -389,7 +390,7 @@ class Rooms:
             await session.flush()
             info = await self.info(session, room)
             seats, watching = await self._audience(room.table_id)
-        self._tell(info, seats, watching)
+        self.tell(info, seats, watching)
 
     async def _dissolve(self, room_id: int, seats: list[int | None], watching: list[int]
                         ) -> RoomInfo:
@@ -410,7 +411,7 @@ class Rooms:
             assert room is not None
             _, info = await self._end(
                 session, room, "dissolved", await store.hands(session, room.table_id))
-        self._tell(info, seats, watching)  # the spectators as they were before it closed
+        self.tell(info, seats, watching)  # the spectators as they were before it closed
         return info
 
     # --- helpers ----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.protocol.rooms import RoomRematch
 from app.rooms.scoreboard import PlayedHand, Scoreboard, scoreboard
 from app.store.models import Account, HandRecord, LedgerEntry, Room
 
@@ -59,6 +60,33 @@ async def closed_room_of(session: AsyncSession, code: str, account: int) -> Room
         if room.owner_id == account or account in await players(session, room.table_id):
             return room
     return None
+
+
+async def rematch_of(session: AsyncSession, room: Room) -> RoomRematch | None:
+    """The room opened after `room` (null: none)."""
+    if room.rematch_id is None or room.rematch_by is None:
+        return None
+    new = await session.get(Room, room.rematch_id)
+    if new is None:
+        return None
+    return RoomRematch(code=new.code, table_id=new.table_id, by=room.rematch_by)
+
+
+async def any_closed(session: AsyncSession, code: str) -> bool:
+    """Some room that is over had `code`."""
+    found = await session.execute(
+        select(Room.id).where(Room.code == code, Room.open_code.is_(None)).limit(1))
+    return found.first() is not None
+
+
+async def link_rematch(session: AsyncSession, old_id: int, new_id: int, by: int) -> bool:
+    """Point a room that is over to its rematch, once: False when it has one already (a
+    press on another node, or at the same moment, came first)."""
+    done = await session.execute(
+        update(Room).where(Room.id == old_id, Room.rematch_id.is_(None))
+        .values(rematch_id=new_id, rematch_by=by)
+    )
+    return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
 async def rooms_of(session: AsyncSession, account: int, limit: int) -> list[Room]:

@@ -214,6 +214,10 @@ class Room(Base):
     vote_by: Mapped[int | None] = mapped_column(BigInteger, default=None)
     vote_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     votes: Mapped[str | None] = mapped_column(Text, default=None)
+    # 再来一局: the room opened after this one with the same rules and owner, and the player
+    # who asked for it (null: none yet); set once, so a second press finds the same room
+    rematch_id: Mapped[int | None] = mapped_column(Id, default=None)
+    rematch_by: Mapped[int | None] = mapped_column(BigInteger, default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 

@@ -44,6 +44,17 @@ def index(request: Request) -> Response:
     return send(request, page.asset, NO_CACHE, {"Content-Security-Policy": page.policy})
 
 
+@router.get("/r/{code}", include_in_schema=False)
+def room_invite(code: str) -> Response:
+    """A private room's invite link (邀请): the page opened on the room, which seats the
+    visitor once signed in (after signing in or up if need be). Anything but six digits
+    is `not_found`, as an unknown path."""
+    if len(code) != 6 or not code.isdigit():
+        return Response(status_code=404)
+    return Response(status_code=303, headers={"Location": f"/#/room/{code}/join",
+                                              "Cache-Control": NO_CACHE})
+
+
 @router.get("/static/kit/{path:path}", include_in_schema=False)
 def kit(path: str, request: Request) -> Response:
     """A module of the client kit (`not_found` outside its `src/` or of an unknown type)."""

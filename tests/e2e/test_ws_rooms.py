@@ -302,3 +302,84 @@ async def test_the_table_of_a_room_names_its_code_to_its_players_only(server: Se
                                  headers=stranger.headers)
         listed = await http.get(f"/tables/{public.json()['id']}/players", headers=stranger.headers)
         assert listed.json()["room"] is None
+
+
+async def test_a_rematch_opens_one_room_with_the_same_rules_and_invites_the_players(
+    server: Server,
+) -> None:
+    """再来一局: refused for an unknown code, a room still open and a stranger; a player of a
+    finished room opens a new one with the same rules and owner, every player of the old
+    room is told of it, and a second press (by anyone) answers the same room."""
+    async with asyncio.timeout(90), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        players = await _players(http, "again")
+        owner, stranger = players[0], (await _players(http, "nope"))[0]
+        wrong = await http.post("/rooms/000000/rematch", headers=owner.headers)
+        assert wrong.status_code == 404 and wrong.json()["error"]["code"] == "not_found"
+        rules = {"follow_penalty": False, "base_first": 5}
+        room = await _room(http, owner, options=rules, length={"count": 1}, spectators=True)
+        code, table_id = room["code"], room["table_id"]
+        running = await http.post(f"/rooms/{code}/rematch", headers=owner.headers)
+        assert running.status_code == 409 and running.json()["error"]["code"] == "room_open"
+
+        for p in players:
+            await _connect(server, p)
+        for p in players:
+            await _join(http, p, code)
+        for p in players:
+            await p.send({"type": "autoplay", "table_id": table_id, "on": True})
+        for p in players:
+            await _room_message(p, lambda r: r["status"] != "open")
+
+        refused = await http.post(f"/rooms/{code}/rematch", headers=stranger.headers)
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden"
+        ids = [(await http.get("/me", headers=p.headers)).json()["id"] for p in players]
+        made = await http.post(f"/rooms/{code}/rematch", headers=players[1].headers)
+        assert made.status_code == 201, made.text
+        new = made.json()
+        assert new["code"] != code and new["status"] == "open" and new["seats"] == [None] * 4
+        assert new["owner_id"] == ids[0]  # the same host, whoever pressed
+        for key in ("variant", "options", "stake", "timers", "length", "spectators"):
+            assert new[key] == room[key], key
+        # every player of the old room is invited: the old room names the new one
+        for p in players:
+            told = await _room_message(p, lambda r: r["code"] == code and r["rematch"] is not None)
+            assert told["rematch"] == {"code": new["code"], "table_id": new["table_id"], "by": ids[1]}
+        again = await http.post(f"/rooms/{code}/rematch", headers=owner.headers)
+        assert again.status_code == 200 and again.json()["code"] == new["code"]
+        shown = (await http.get(f"/rooms/{code}", headers=players[3].headers)).json()
+        assert shown["rematch"]["code"] == new["code"]
+        # a player who takes it up sits there like in any room; nobody else was seated
+        assert await _join(http, players[2], new["code"]) == 0
+        now = (await http.get(f"/rooms/{new['code']}", headers=players[3].headers)).json()
+        assert now["seats"] == [ids[2], None, None, None]
+        await _close(players)
+
+
+async def test_an_invite_link_leads_to_the_room_page_that_seats_the_visitor(server: Server) -> None:
+    async with httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        link = await http.get("/r/482913")
+        assert link.status_code == 303 and link.headers["location"] == "/#/room/482913/join"
+        for bad in ("48291", "4829130", "48291x"):
+            assert (await http.get(f"/r/{bad}")).status_code == 404, bad
+
+
+async def test_rematch_pressed_at_once_twice_opens_one_room(server: Server) -> None:
+    """Two presses at the same moment (two taps, two players) answer the same new room, and
+    no second room stays open."""
+    async with asyncio.timeout(30), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        owner = (await _players(http, "twice"))[0]
+        room = await _room(http, owner)
+        code = room["code"]
+        await _join(http, owner, code)
+        done = await http.post(f"/rooms/{code}/dissolve", headers=owner.headers)
+        assert done.json()["status"] == "dissolved"
+        first, second = await asyncio.gather(
+            http.post(f"/rooms/{code}/rematch", headers=owner.headers),
+            http.post(f"/rooms/{code}/rematch", headers=owner.headers),
+        )
+        assert sorted([first.status_code, second.status_code]) == [200, 201]  # one made it
+        assert first.json()["code"] == second.json()["code"]
+        made = first.json()
+        mine = (await http.get("/me/rooms", headers=owner.headers)).json()
+        assert [r["code"] for r in mine if r["status"] == "open"] == [made["code"]]
+        assert (await http.get(f"/rooms/{code}", headers=owner.headers)).json()["rematch"]["code"] == made["code"]

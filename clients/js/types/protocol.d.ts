@@ -793,6 +793,8 @@ export interface RoomInfo {
   vote: RoomVote | null;
   /** the session scoreboard: the hands so far while open, final once ended or dissolved */
   scoreboard: Scoreboard | null;
+  /** 再来一局: once over, the room opened after it for the same players (null: none) */
+  rematch: RoomRematch | null;
 }
 
 /** How long the session lasts: `count` hands, or `count` 版. */
@@ -820,6 +822,19 @@ export interface RoomMessage {
   type: "room";
   /** the room as it is now */
   room: RoomInfo;
+}
+
+/**
+ * 再来一局: the room opened after this one is over, with the same rules and owner; its
+ * players are invited to join it by its code.
+ */
+export interface RoomRematch {
+  /** the new room's code */
+  code: string;
+  /** the table's id (as in REST's /tables/{id}) */
+  table_id: string;
+  /** the player who asked for it */
+  by: number;
 }
 
 /**

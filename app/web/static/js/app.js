@@ -1,6 +1,7 @@
 // The client's shell: hash routes (#/login, #/register, #/lobby, #/profile, #/leaders,
-// #/table/<id>, #/watch/<id>[/<room code>] (旁观), #/replay/<hand id>, #/room/<code> (好友房)), the header, the language switch and
-// the reconnect banner.
+// #/table/<id>, #/watch/<id>[/<room code>] (旁观), #/replay/<hand id>, #/room/<code> (好友房),
+// #/room/<code>/join (a room's invite link, /r/<code>: sign-in or sign-up first if need be,
+// then seated)), the header, the language switch and the reconnect banner.
 
 import { api, ApiError, session } from "./api.js";
 import { clear, fmt, h } from "./dom.js";
@@ -13,6 +14,7 @@ import { renderLobby, seatedAt } from "./lobby.js";
 import { renderProfile } from "./profile.js";
 import { renderReplay } from "./replay.js";
 import { renderRoomPage } from "./rooms.js";
+import { rematchOnPage } from "./roomrematch.js";
 import { TableController } from "./table.js";
 
 const main = document.getElementById("main");
@@ -21,6 +23,15 @@ let table = null; // the open table's controller
 let me = null;
 let lobbyTimer = null; // the lobby's list is read again every few seconds while it shows
 const LOBBY_REFRESH_MS = 5000;
+const AFTER_SIGN_IN = "zj-after-sign-in"; // an invite opened while signed out: where to go after
+const INVITE = /^#\/room\/[0-9]{6}\/join$/;
+
+// After signing in or up: the invite that brought the visitor, else the lobby.
+function signedIn() {
+  const next = sessionStorage.getItem(AFTER_SIGN_IN);
+  sessionStorage.removeItem(AFTER_SIGN_IN);
+  location.hash = next && INVITE.test(next) ? next : "#/lobby";
+}
 
 function showMe(account) {
   const badge = document.getElementById("me-badge");
@@ -65,6 +76,7 @@ async function route() {
     main.dataset.rendered = `replay:${currentLang()}`;
     return;
   }
+  if (!session.access && INVITE.test(hash)) sessionStorage.setItem(AFTER_SIGN_IN, hash);
   if (!session.access && page !== "register") {
     if (page !== "login") {
       location.hash = "#/login";
@@ -77,7 +89,7 @@ async function route() {
       return;
     }
     clear(main);
-    renderAuth(main, { mode: page, onDone: () => { location.hash = "#/lobby"; } });
+    renderAuth(main, { mode: page, onDone: signedIn, invited: Boolean(sessionStorage.getItem(AFTER_SIGN_IN)) });
     return;
   }
   try {
@@ -109,7 +121,8 @@ async function route() {
     if (page === "profile") await renderProfile(main);
     else if (page === "replay" && arg) await renderReplay(main, { handId: decodeURIComponent(arg), me });
     else if (page === "leaders") await renderLeaders(main, { me });
-    else if (page === "room" && arg) await renderRoomPage(main, { code: decodeURIComponent(arg), me });
+    else if (page === "room" && arg) await renderRoomPage(main, { code: decodeURIComponent(arg), me, join: extra === "join",
+      extra: (room) => rematchOnPage(room, me) });
     else {
       const tables = await api("GET", "/tables");
       const seated = tables.find((x) => seatedAt(x, me));

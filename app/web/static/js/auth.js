@@ -5,7 +5,7 @@ import { h } from "./dom.js";
 import { showErrorIn } from "./errors.js";
 import { t } from "./i18n.js";
 
-export function renderAuth(main, { mode, onDone }) {
+export function renderAuth(main, { mode, onDone, invited = false }) {
   const isLogin = mode === "login";
   const error = h("p", { class: "form-error", role: "alert", id: "auth-error" });
   const user = h("input", { id: "auth-username", name: "username", autocomplete: "username",
@@ -14,6 +14,8 @@ export function renderAuth(main, { mode, onDone }) {
     autocomplete: isLogin ? "current-password" : "new-password", minlength: isLogin ? 1 : 8, maxlength: 128 });
   const form = h("form", { class: "card auth", "aria-labelledby": "auth-title" },
     h("h1", { id: "auth-title" }, t(isLogin ? "login" : "register")),
+    // came by a private room's invite link: it is taken up once signed in
+    invited ? h("p", { class: "note invite-note", id: "auth-invite-note" }, t("invite_sign_in_note")) : null,
     h("label", { for: "auth-username" }, t("username")), user,
     h("label", { for: "auth-password" }, t("password")), pass,
     error,

@@ -811,7 +811,7 @@ const ROOM_STRINGS = {
     room_check_fields: "请检查标红的项。",
     room_stake_value: "{stake} 银两/分", room_timers: "思考时间", room_timers_value: "出牌 {discard} 秒 · 吃碰 {claim} 秒",
     room_spectators: "旁观", room_spectators_yes: "允许", room_spectators_no: "不允许",
-    room_len_hands: "{n} 局", room_len_ban: "{n} 版",
+    room_len_hands: "{n} 局", room_len_hand: "{n} 局", room_len_ban: "{n} 版",
     room_progress_hands: "第 {n}/{count} 局", room_progress_ban: "第 {n}/{count} 版",
     room_status_open: "进行中", room_status_ended: "已打完 {length}", room_status_dissolved: "已解散",
     room_back_to: "回到房间 {code}（{progress}）",
@@ -854,7 +854,7 @@ const ROOM_STRINGS = {
     room_stake_value: "{stake} silver per point", room_timers: "Thinking time",
     room_timers_value: "{discard} s to discard · {claim} s to claim",
     room_spectators: "Spectators", room_spectators_yes: "allowed", room_spectators_no: "not allowed",
-    room_len_hands: "{n} hands", room_len_ban: "{n} × 4 rounds",
+    room_len_hands: "{n} hands", room_len_hand: "{n} hand", room_len_ban: "{n} × 4 rounds",
     room_progress_hands: "Hand {n}/{count}", room_progress_ban: "Game {n}/{count}",
     room_status_open: "in play", room_status_ended: "played to its end ({length})", room_status_dissolved: "dissolved",
     room_back_to: "Back to room {code} ({progress})",
@@ -871,7 +871,7 @@ const ROOM_STRINGS = {
     room_vote_left: "{s} s left", room_vote_line: "Dissolve vote {agreed}/{voters}",
     room_vote_failed: "The vote to dissolve failed: play goes on.",
     room_scoreboard: "Final scoreboard", room_board_so_far: "Scoreboard so far",
-    room_board_meta: "Room {code} · {variant} · {played} hands played",
+    room_board_meta: "Room {code} · {variant} · hands played: {played}",
     room_board_note: "Each cell: points above, silver below.", room_hand_col: "Hand", room_hand_n: "Hand {n}",
     room_total: "Total", room_best: "best", room_best_line: "Best hand: {name}, {points} in hand {n}",
     room_big_winner: "Top winner", room_silver_n: "silver {n}", room_won_n: "won {n}", room_no_hands: "No hand was finished.", room_voided_note: "The hand in play was voided: no silver moved.",
@@ -880,6 +880,33 @@ const ROOM_STRINGS = {
     room_mine: "My private rooms", room_none: "No private rooms yet.", room_my_total: "me {n}", room_open_page: "Open the room",
   },
 };
+// 邀请, 再来一局, the waiting state and the seat wind at the deal (roominvite.js,
+// roomrematch.js, tablewait.js, tablewind.js)
+const INVITE_STRINGS = {
+  zh: {
+    invite: "邀请", invite_label: "邀请好友进房间 {code}", invite_title: "好友房 {code}",
+    invite_text: "来{app}好友房 {code}（{variant} · {length} · 底注 {stake}）一起打", invite_colon: "：",
+    invite_copied: "邀请已复制", invite_shared: "已分享", invite_failed: "复制失败，请发房间号",
+    invite_sign_in_note: "登录或注册后直接进入好友房。",
+    rematch: "再来一局", rematch_join: "加入新房间", rematch_mine: "新房间 {code} 已开好，等大家加入。",
+    rematch_invited: "{name} 邀请你再来一局（房间 {code}）", rematch_gone: "新房间已经结束了。",
+    waiting_count: "等待玩家 {n}/4", waiting_short: "等待", waiting_empty_chair: "空位",
+    ev_seating: "你是{wind}家 · 庄家：{name}", ev_seating_dealer: "你是{wind}家 · 你坐庄",
+    err_room_open: "这个房间还在进行中。",
+  },
+  en: {
+    invite: "Invite", invite_label: "Invite friends to room {code}", invite_title: "Private room {code}",
+    invite_text: "Join my {app} private room {code} ({variant} · {length} · stake {stake})", invite_colon: ": ",
+    invite_copied: "Invite copied", invite_shared: "Shared", invite_failed: "Copy failed: send the code",
+    invite_sign_in_note: "Sign in or sign up and you go straight into the private room.",
+    rematch: "Play again", rematch_join: "Join the new room", rematch_mine: "New room {code} is open: waiting for the others.",
+    rematch_invited: "{name} invites you to play again (room {code})", rematch_gone: "The new room is over already.",
+    waiting_count: "Waiting for players {n}/4", waiting_short: "Seated", waiting_empty_chair: "Empty chair",
+    ev_seating: "You sit {wind} · dealer: {name}", ev_seating_dealer: "You sit {wind} · you deal",
+    err_room_open: "This room's session is still running.",
+  },
+};
+for (const code of Object.keys(INVITE_STRINGS)) Object.assign(ROOM_STRINGS[code], INVITE_STRINGS[code]);
 for (const code of Object.keys(ROOM_STRINGS)) Object.assign(PAGE_STRINGS[code], ROOM_STRINGS[code]);
 for (const code of Object.keys(PAGE_STRINGS)) Object.assign(STRINGS[code], PAGE_STRINGS[code]);
 for (const l of Object.keys(SOCKET_ERRORS)) {

@@ -43,7 +43,8 @@ function valueText(spec, value) {
 // --- a room in words ---------------------------------------------------------------------------
 
 export function lengthText(length) {
-  return t(length.unit === "ban" ? "room_len_ban" : "room_len_hands", { n: length.count });
+  const key = length.unit === "ban" ? "room_len_ban" : length.count === 1 ? "room_len_hand" : "room_len_hands";
+  return t(key, { n: length.count });
 }
 
 // "第 2/8 局": the hand in play (or the next one) while open; the length played once over
@@ -578,11 +579,28 @@ export function roomsCard({ me, onBack = () => {} }) {
 
 // --- the room page (#/room/<code>) and the profile's list --------------------------------------
 
-export async function renderRoomPage(main, { code, me }) {
+export async function renderRoomPage(main, { code, me, join = false, extra = () => null }) {
   const room = await api("GET", `/rooms/${encodeURIComponent(code)}`);
+  let refused = null;
+  if (join && room.status === "open") { // an invite link: seated at once, or back at the table
+    const here = room.seats.includes(me.id);
+    if (here) {
+      location.hash = `#/table/${room.table_id}`;
+      return;
+    }
+    if (room.seats.includes(null)) {
+      try {
+        await joinRoom(code, room);
+        return;
+      } catch (err) {
+        refused = err; // not seated (short of silver, seated elsewhere...): the page says why
+      }
+    }
+  }
   const specs = (await roomOptions().catch(() => ({})))[room.variant] || null;
   const here = room.status === "open" && room.seats.includes(me.id);
   const error = h("p", { class: "form-error", role: "alert", id: "room-page-error" });
+  if (refused) showErrorIn(error, refused);
   const action = room.status !== "open" ? null : here
     ? h("a", { href: `#/table/${room.table_id}`, class: "button primary", id: "room-page-table" }, t("room_back_in"))
     : h("button", { type: "button", class: "primary", id: "room-page-join", onclick: () =>
@@ -596,6 +614,7 @@ export async function renderRoomPage(main, { code, me }) {
       room.status === "open" ? h("span", {}, progressText(room)) : null),
     rulesBlock(room, specs),
     error,
+    extra(room), // 再来一局 once over (app.js: roomrematch.js)
     h("div", { class: "row" }, action, h("a", { href: "#/lobby", class: "button", id: "room-page-lobby" }, t("room_back_lobby")))),
     h("section", { class: "card", "aria-labelledby": "room-board-title" },
       h("h2", { id: "room-board-title" }, t(room.status === "open" ? "room_board_so_far" : "room_scoreboard")),

@@ -22,6 +22,7 @@ import { loadRoom, onRoomMessage, roomFocus, updateRoomClock } from "./tableroom
 import { TableLink } from "./tablelink.js";
 import { TableFx } from "./callouts.js";
 import { HandProof } from "../kit/verify.js";
+import { seatingNotice } from "./tablewind.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
@@ -305,6 +306,7 @@ export class TableController {
     this.noteWaits(e);
     this.fx.event(e);
     push(this.log, entryOf(e, auto ? { auto } : {}));
+    if (e.kind === "hand_started") seatingNotice(this, e); // 你是南家 · 庄家：…
     this.clock(e);
     const answered = e.kind === "decided" && e.seat === this.seat; // this seat's own decision
     if (this.prompt && (!KEEPS_PROMPT.has(e.kind) || answered)) {

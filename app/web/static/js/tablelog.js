@@ -48,6 +48,9 @@ function words(entry, { name, variant, dealer }) {
   switch (entry.kind) {
     case "hand_started":
       return t("ev_started");
+    case "seating":
+      return entry.dealer === entry.seat ? t("ev_seating_dealer", { wind: t(entry.wind) })
+        : t("ev_seating", { wind: t(entry.wind), name: name(entry.dealer) });
     case "resumed":
       return t("ev_resumed");
     case "watching":

@@ -9,6 +9,8 @@ import { api, ApiError } from "./api.js";
 import { h } from "./dom.js";
 import { errorText } from "./errors.js";
 import { t } from "./i18n.js";
+import { copyText, inviteButton } from "./roominvite.js";
+import { rematchPart } from "./roomrematch.js";
 import { handsPlayed, progressText, roomOptions, rulesBlock, scoreboardView, statusText } from "./rooms.js";
 
 const COPIED_MS = 2000;
@@ -110,31 +112,29 @@ async function vote(c, agree) {
 }
 
 async function copyCode(c) {
-  const code = c.room.code;
-  let done = false;
-  try {
-    if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(code);
-      done = true;
-    }
-  } catch {
-    done = false;
-  }
-  if (!done) { // a page over plain http has no clipboard API: the old way
-    const area = h("textarea", { readonly: true, class: "sr-only", "aria-hidden": "true" }, code);
-    document.body.append(area);
-    area.select();
-    try {
-      done = document.execCommand("copy");
-    } catch {
-      done = false;
-    }
-    area.remove();
-  }
+  flash(c, "code", await copyText(c.room.code) ? "copied" : "failed");
+}
+
+// "copied" (or "shared", "failed") said where it was asked, for a moment
+export function flash(c, what, result) {
+  if (result === "cancelled") return;
+  c.copied = what;
   c.copiedUntil = Date.now() + COPIED_MS;
-  c.copyFailed = !done;
+  c.copyFailed = result === "failed";
+  c.copyResult = result;
   c.render();
   setTimeout(() => c.render(), COPIED_MS + 50);
+}
+
+// The 邀请 button of the room strip and of the waiting state: its text says what happened.
+export function roomInvite(c, id = "room-invite", primary = false) {
+  const shown = c.copiedUntil && Date.now() < c.copiedUntil && c.copied === id;
+  const button = inviteButton(c.room, { id, primary, onDone: (result) => flash(c, id, result) });
+  if (shown) { // "邀请已复制" in its place for a moment (a live region reads it out)
+    button.replaceChildren(h("span", { class: "room-invite-state", "aria-live": "polite" }, t(`invite_${c.copyResult}`)));
+    button.classList.add("done");
+  }
+  return button;
 }
 
 function toggleRules(c) {
@@ -177,7 +177,7 @@ export function roomStrip(c) {
   const room = c.room;
   if (!room) return null;
   const open = room.status === "open";
-  const copied = c.copiedUntil && Date.now() < c.copiedUntil;
+  const copied = c.copiedUntil && Date.now() < c.copiedUntil && c.copied === "code";
   const v = room.vote;
   const seated = c.seat !== null && !c.spectator;
   const parts = [
@@ -187,6 +187,7 @@ export function roomStrip(c) {
     h("strong", { class: "room-code-digits" }, room.code),
     h("span", { class: "room-copy-state", "aria-live": "polite", title: t("room_copy") },
       copied ? t(c.copyFailed ? "room_copy_failed" : "room_copied") : copyIcon())),
+    open ? roomInvite(c) : null,
     h("span", { class: "room-progress", id: "room-progress", dataset: { played: room.hands_played, count: room.length.count } },
       open ? progressText(room) : statusText(room)),
     h("button", { type: "button", id: "room-rules-toggle", "aria-expanded": String(Boolean(c.rulesOpen)),
@@ -244,6 +245,7 @@ export function roomDialogs(c) {
   }
   if (room.status !== "open" && c.boardOpen) {
     const played = handsPlayed(room); // nothing counted: a small dialog that says so
+    const rematch = rematchPart(c);
     out.push(h("div", { class: "overlay room-board-overlay" + (played ? "" : " small") },
       h("div", { id: "room-scoreboard", class: "card dialog room-board-dialog", role: "dialog", "aria-modal": "true",
         "aria-labelledby": "room-board-title", tabindex: -1, dataset: { status: room.status } },
@@ -254,8 +256,9 @@ export function roomDialogs(c) {
           t("room_board_meta", { code: room.code, variant: t(room.variant), played })),
         scoreboardView(room, c.me)),
       h("div", { class: "settle-foot room-board-foot" },
+        rematch,
         h("div", { class: "row" },
-          h("a", { href: "#/lobby", class: "button primary", id: "room-board-lobby" }, t("room_back_lobby")),
+          h("a", { href: "#/lobby", class: "button" + (rematch ? "" : " primary"), id: "room-board-lobby" }, t("room_back_lobby")),
           h("button", { type: "button", id: "room-board-close", onclick: () => closeBoard(c) }, t("view_board")))))));
   }
   return out;

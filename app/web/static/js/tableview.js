@@ -16,6 +16,8 @@ import { runOf, sortHand, tileElement, tileName } from "./tiles.js";
 import { howToWinButton } from "./howtowin.js";
 import { confirmDialog, settlementDialog } from "./tabledialogs.js";
 import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
+import { waitingBlock, waitingMid } from "./tablewait.js";
+import { windToast } from "./tablewind.js";
 
 const WINDS = ["east", "south", "west", "north"];
 const PLACES = ["bottom", "right", "top", "left"];
@@ -242,7 +244,8 @@ function compass(c, me) {
   const mid = hand && !hand.ended
     ? h("span", { id: "wall-count", dataset: { wall }, "aria-label": t("tiles_left", { n: wall }) },
       h("small", {}, t("wall_label")), h("b", {}, String(wall)))
-    : h("span", { id: "ready-mid", "aria-hidden": "true" }, h("small", {}, t("next_short")), h("b", { id: "ready-seconds" }, ""));
+    : !hand ? waitingMid(c) // before the first hand: who is seated, never 下局
+      : h("span", { id: "ready-mid", "aria-hidden": "true" }, h("small", {}, t("next_short")), h("b", { id: "ready-seconds" }, ""));
   return h("div", { class: "compass" }, ...cells, h("span", { class: "compass-mid" }, mid));
 }
 
@@ -267,14 +270,13 @@ function centre(c) {
     ].filter(Boolean)); // no wild (上海) or no dice yet: nothing in their place
   }
   if (!hand || hand.ended) {
-    info.append(h("p", { class: "status", id: "table-status" },
-      !hand && c.waiting ? t("waiting_players") : ""),
+    info.append(hand ? h("p", { class: "status", id: "table-status" }) : waitingBlock(c),
     h("p", { id: "ready-countdown", class: "ready-countdown", role: "timer", "aria-live": "off" }));
     if (c.settlement && c.settlement.closed) {
       info.append(h("button", { type: "button", id: "reopen-settlement", class: "small-button",
         "aria-label": t("last_settlement"), onclick: () => c.reopenSettlement() }, t("settlement")));
     }
-    if (hand) box.classList.add("between-hands");
+    box.classList.add(hand ? "between-hands" : "waiting");
   }
   return box;
 }
@@ -560,7 +562,7 @@ function tableBar(c) {
     h("button", { type: "button", id: "autoplay", "aria-pressed": String(c.autoplay),
       class: c.autoplay ? "on" : "", onclick: () => c.toggleAutoplay() },
     c.autoplay ? t("autoplay_off") : t("autoplay")),
-    empty && (!c.hand || c.hand.ended) && mayFillBots(c)
+    empty && c.hand && c.hand.ended && mayFillBots(c) // before the first hand: the centre's
       ? h("button", { type: "button", id: "fill-bots", onclick: () => c.fillBots() }, t("fill_bots")) : null,
     h("button", { type: "button", id: "leave", onclick: () => c.leave() }, t("leave_short")),
     notice);
@@ -581,6 +583,8 @@ export function renderTable(main, c) {
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
   if (c.confirming) view.append(confirmDialog(c));
   view.append(...roomDialogs(c));
+  const toast = windToast(c); // 你是南家 · 庄家：…
+  if (toast) board.append(toast);
   c.fx.decorate(view, c);
   main.replaceChildren(view);
   const entries = main.querySelector("#log-entries");
