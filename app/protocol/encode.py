@@ -147,6 +147,7 @@ def prompt_text(
     deadline_ms: int,
     timeout_action: rules.Action | None,
     ready: Sequence[ReadyDiscard] = (),
+    dead_ends: Sequence[rules.Action] = (),
 ) -> Encoded:
     """``PromptMessage(...).model_dump_json()``: `legal` without the escape, and a None
     `timeout_action` meaning pass."""
@@ -157,6 +158,7 @@ def prompt_text(
         "deadline_ms": deadline_ms,
         "timeout_action": timeout,
         "ready": ready_dicts(ready),
+        "dead_ends": [action_dict(a) for a in dead_ends],
     }))
 
 

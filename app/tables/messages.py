@@ -178,6 +178,7 @@ class PromptOut:
     deadline: float
     remaining: float
     ready: tuple[ReadyDiscard, ...] = ()  # the turn's readiness hints (`Prompt.ready`)
+    dead_ends: tuple[Action, ...] = ()  # 上海 claims that close every shape (`Prompt.dead_ends`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -108,6 +108,8 @@ class Prompt:
     frozen: float | None = None
     bot_at: float | None = None
     ready: tuple[ReadyDiscard, ...] = ()  # on a person's turn: the discards that leave it 听
+    # in a 上海 claim window of a person's seat: the claims that leave no winning shape
+    dead_ends: tuple[Action, ...] = ()
 
     def remaining(self, now: float) -> float:
         if self.frozen is not None:

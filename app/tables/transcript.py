@@ -184,5 +184,5 @@ class Transcript:
     def prompt_out(self, prompt: Prompt, now: float) -> PromptOut:
         return PromptOut(
             prompt.seq, self._hand_id, list(prompt.legal), prompt.deadline, prompt.remaining(now),
-            prompt.ready,
+            prompt.ready, prompt.dead_ends,
         )

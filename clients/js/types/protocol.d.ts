@@ -666,6 +666,12 @@ export interface PromptMessage {
    * waits on; empty when none does, and on every other prompt
    */
   ready: ReadyHint[];
+  /**
+   * in a 上海 claim window: the claims among `legal_actions` (吃, 碰, 明杠) after which the
+   * hand can make no winning shape (only 大吊车, 杠开 or 八花 could still win it); empty
+   * otherwise and in every other variant
+   */
+  dead_ends: (DiscardAction | ChowAction | PungAction | ExposedKongAction | ConcealedKongAction | AddedKongAction | HuAction | PassAction | DecideAction | SpecialAction)[];
 }
 
 /** 碰: take the discard with a pair. */
