@@ -22,6 +22,7 @@ import { loadRoom, onRoomMessage, roomFocus, updateRoomClock } from "./tableroom
 import { TableLink } from "./tablelink.js";
 import { TableFx } from "./callouts.js";
 import { HandProof } from "../kit/verify.js";
+import { answerDeadEnd, chooseAction } from "./claimwarn.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
@@ -72,6 +73,7 @@ export class TableController {
     this.selected = null; // {tile, index}: the tile a first tap picked
     this.restrictNote = ""; // why the tile just tapped may not be discarded
     this.confirming = null; // a tile whose discard costs a penalty, waiting for a yes
+    this.confirmingClaim = null; // a 上海 dead-end claim waiting for a yes (claimwarn.js)
     this.turnClock = null; // {seat, deadline}: another seat's turn, counted down
     this.freshDiscard = null; // {seat, at}: the newest discard, animated into its river
     // when the next hand is dealt (ms): from hand_ended, then table_state's next_hand_ms (a
@@ -206,7 +208,7 @@ export class TableController {
       // the other tab plays: this one holds no prompt (taking the seat back resumes it)
       this.prompt = null;
       this.selected = null;
-      this.confirming = null;
+      this.confirming = this.confirmingClaim = null;
     }
     this.link.status(status, detail);
     this.render(); // the controls follow the banner at once
@@ -258,7 +260,7 @@ export class TableController {
   onPrompt(m) {
     const same = this.prompt && this.prompt.seq === m.seq;
     this.prompt = { legal: m.legal_actions, deadline: Date.now() + m.deadline_ms,
-      timeout: m.timeout_action, seq: m.seq, ready: m.ready || [] };
+      timeout: m.timeout_action, seq: m.seq, ready: m.ready || [], deadEnds: m.dead_ends || [] };
     if (m.legal_actions.some((a) => a.type === "discard")) { // a turn: the hand changed
       this.readyHints = this.prompt.ready;
       this.waits = null;
@@ -311,7 +313,7 @@ export class TableController {
       this.prompt = null;
       this.selected = null;
       this.restrictNote = "";
-      this.confirming = null;
+      this.confirming = this.confirmingClaim = null;
     }
     this.announceEvent(e);
     if (e.kind === "hand_ended") this.settle(m.hand_id, e);
@@ -465,7 +467,7 @@ export class TableController {
     this.prompt = null;
     this.selected = null;
     this.restrictNote = "";
-    this.confirming = null;
+    this.confirming = this.confirmingClaim = null;
     this.autoplay = false; // any action of the player ends 托管 (server side too)
     this.askedAutoplay = false;
     this.render();
@@ -626,8 +628,9 @@ export class TableController {
     const target = ev.target;
     if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
     const key = ev.key.toLowerCase();
-    if (key === "escape" && (this.confirming || this.logOpen || this.chatOpen)) {
-      if (this.confirming) this.confirmDiscard(false);
+    if (key === "escape" && (this.confirming || this.confirmingClaim || this.logOpen || this.chatOpen)) {
+      if (this.confirmingClaim) answerDeadEnd(this, false);
+      else if (this.confirming) this.confirmDiscard(false);
       else if (this.chatOpen) this.toggleChat(false);
       else this.toggleLog(false);
       ev.preventDefault();
@@ -673,7 +676,7 @@ export class TableController {
     }
     if (action) {
       ev.preventDefault();
-      this.act(action);
+      chooseAction(this, action); // a 上海 dead-end claim asks first
     }
   }
 
