@@ -83,6 +83,8 @@ def event_dict(event: Event) -> dict[str, Any]:
             data[name] = revealed_melds(value)
         elif name == "scores":
             data[name] = score_sheets(value)
+        elif name == "penalties":
+            data[name] = [{"seat": p.seat, "reason": p.reason, "silver": p.silver} for p in value]
         elif name == "transfers":
             data[name] = [
                 {f: getattr(t, f) for f in _TRANSFER_FIELDS} for t in value

@@ -405,6 +405,12 @@ export interface HandEndedPayload {
    * nothing was stored (a replay's copy of the event)
    */
   silver: number[] | null;
+  /**
+   * silver charged with the hand that is none of its `transfers` and not in `silver`:
+   * a seat still away (断线) when the hand ended, on its third disconnect in 24 hours, pays
+   * 2 x its base x stake to the other seats (RULES.md 1); empty when none was
+   */
+  penalties: PenaltyPayload[];
   /** per seat, its declared sets, 暗杠 tiles shown */
   melds: RevealedMeld[][];
   /** per seat, the flowers it laid out */
@@ -617,6 +623,19 @@ export interface PenalizedPayload {
   reason: "followed" | "wild_discard" | (string & {});
   /** the tile concerned (the followed tile, the discarded wild), or null */
   tile: string | null;
+}
+
+/** A penalty charged with the hand apart from its transfers, in silver (银两). */
+export interface PenaltyPayload {
+  /** the seat that paid */
+  seat: number;
+  /**
+   * why: the seat was still away (断线) at the end of the hand, a third disconnect in 24
+   * hours
+   */
+  reason: "disconnect_penalty";
+  /** the silver it paid (the balance floor may have cut it), divided among the others */
+  silver: number;
 }
 
 /** Keep-alive; the server answers ``pong`` with the same nonce. */

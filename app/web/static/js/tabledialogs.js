@@ -6,7 +6,7 @@ import { h, fmt } from "./dom.js";
 import { reason, special, t } from "./i18n.js";
 import { silverMoved } from "../kit/model.js";
 import { wildName } from "./tablerules.js";
-import { paymentCause, unexplained } from "./payments.js";
+import { paymentCause, penaltyItem, unexplained } from "./payments.js";
 import { scoreSheet } from "./scoresheet.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";
 
@@ -104,6 +104,7 @@ export function settlementDialog(c) {
   const houseAny = ended.house_silver && ended.house_silver.some((x) => x);
   const myMove = c.seat !== null ? silverMoved(ended, c.seat, c.stake) : null;
   const rest = unexplained(ended); // a win's payments show as formulas in its sheet
+  const penalties = Array.isArray(ended.penalties) ? ended.penalties : []; // charged apart, in silver
   const columns = [t("player"), t("net"), ...(houseAny ? [t("house")] : []), t("silver_moved")];
   return h("div", { class: "overlay settle-overlay" },
     h("div", { id: "settlement", class: "card dialog settle", role: "dialog", "aria-modal": "true",
@@ -126,14 +127,15 @@ export function settlementDialog(c) {
             houseAny ? h("td", { class: "num" }, fmt(ended.house_silver[seat])) : null,
             h("td", { class: `num ${moved < 0 ? "neg" : "pos"}` }, signed(moved)));
         }))),
-      rest.length ? h("h3", {}, t("transfers")) : null,
-      // every payment a sheet does not explain (penalties, 财神分, an escape) with its cause
+      rest.length || penalties.length ? h("h3", {}, t("transfers")) : null,
+      // every payment a sheet does not explain (penalties, 财神分, an escape) with its cause,
+      // then the silver a disconnect cost (no points: apart from the table above)
       h("ul", { id: "settle-transfers", class: "transfers" }, rest.map((x) => {
         const cause = causeOf(c, ended)(x);
         return h("li", { dataset: { reason: x.reason } },
           `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`,
           cause ? h("small", { class: "cause" }, cause) : null);
-      })),
+      }), penalties.map((x) => penaltyItem(x, (seat) => c.nameOf(seat)))),
       // the check of the deal comes after the score: what a player reads first is the result
       verifyMark(s)),
     c.spectator
