@@ -52,6 +52,7 @@ export class TableController {
     this.variant = null;
     this.stake = 1;
     this.players = [0, 1, 2, 3].map((seat) => ({ seat, name: null }));
+    this.knownNames = [null, null, null, null]; // each seat's last player, kept once it leaves
     this.tableState = null; // the latest table_state, once the server sends one
     this.hand = null; // the model of the hand in play (or the last one)
     this.prompt = null; // {legal, deadline (ms since epoch), timeout, seq, ready}
@@ -155,6 +156,7 @@ export class TableController {
       if (data.room) loadRoom(this, data.room); // a private room (好友房): its code, rules, progress
       if (!this.tableState) {
         this.players = data.seats.map((s) => ({ ...s, connected: true, autoplay: s.bot }));
+        this.players.forEach((p, seat) => { if (p.name) this.knownNames[seat] = p.name; });
       }
       const mine = this.spectator ? null : data.seats.find((s) => s.name === this.me.username);
       if (this.spectator) {
@@ -230,6 +232,7 @@ export class TableController {
     }
     this.variant = m.variant;
     this.players = m.seats.map((s) => ({ ...s, bot: Boolean(s.name && s.name.startsWith("bot-")) }));
+    this.players.forEach((p, seat) => { if (p.name) this.knownNames[seat] = p.name; });
     if (this.seat !== null && m.seats[this.seat]) {
       const on = m.seats[this.seat].autoplay;
       // 托管 the player did not ask for: two timeouts in a row (not a page that opens on
@@ -380,7 +383,8 @@ export class TableController {
   }
 
   describe(entry) {
-    return describe(entry, { name: (seat) => this.nameOf(seat), variant: this.variant,
+    // a player gone since (away at the end, escaped) is still named in the log of its hand
+    return describe(entry, { name: (seat) => this.knownNames[seat] || this.nameOf(seat), variant: this.variant,
       dealer: this.hand ? this.hand.dealer : null });
   }
 
@@ -410,7 +414,8 @@ export class TableController {
   async settle(handId, ended) {
     this.prompt = null;
     if (this.spectator) { // the board shows the result; the dialog waits to be opened
-      this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: true };
+      this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: true,
+        names: [...this.knownNames] };
       return;
     }
     // a reload between hands is sent the ended hand again: its settlement was seen already
@@ -419,7 +424,7 @@ export class TableController {
     sessionStorage.setItem(SEEN_KEY, `${this.tableId}/${handId}`);
     if (!seen) this.readyAt = Date.now() + this.timers.ready * 1000;
     this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: seen,
-      verdict: this.proof.verdict(ended) };
+      verdict: this.proof.verdict(ended), names: [...this.knownNames] }; // a player gone since: named
     this.render({ settled: !seen });
     // the hand ends before its silver moves: wait for this hand's ledger row, then read /me
     for (let i = 0; i < 40 && !this.closed; i++) {
