@@ -4,9 +4,11 @@ other player's settlement says so, with its cause, as the replay does."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page
@@ -14,6 +16,7 @@ from playwright.sync_api import Page
 from tests.browser.conftest import Server
 from tests.browser.test_client import CHOW_ON_5M, _two_players_at_a_test_table
 
+OUT = Path(os.environ.get("PENALTY_SHOTS", "/tmp/s47/warn"))
 QUICK = {**CHOW_ON_5M, "timers": {"discard": 1, "claim": 1, "ready": 120}}
 
 
@@ -53,6 +56,7 @@ def test_a_player_who_drops_during_a_hand_pays_the_penalty_and_the_table_says_so
     assert "24 小时内第三次掉线" in text, text
     # the player is named throughout, though the seat was freed as the hand ended
     assert "南家" not in stayer.inner_text("#settlement")
+    OUT.mkdir(parents=True, exist_ok=True)
     for width, height in ((390, 844), (844, 390), (1366, 900)):
         stayer.set_viewport_size({"width": width, "height": height})
-        stayer.screenshot(path=f"/tmp/s47/warn/settlement-disconnect-{width}x{height}-zh.png")
+        stayer.screenshot(path=str(OUT / f"settlement-disconnect-{width}x{height}-zh.png"))

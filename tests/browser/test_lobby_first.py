@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 
 from playwright.sync_api import Page
 
@@ -129,7 +130,7 @@ def test_the_profile_says_the_next_title_and_the_way_to_it(
 
 
 def test_how_to_win_is_on_the_first_screen_next_to_quick_match(
-    context_for: Callable[..., Page], server: Server
+    context_for: Callable[..., Page], server: Server, screenshots: Path
 ) -> None:
     from tests.browser.test_teach import _card_opens
     from tests.browser.ui import to_english
@@ -150,7 +151,7 @@ def test_how_to_win_is_on_the_first_screen_next_to_quick_match(
             if width == 390:
                 assert not page.is_visible("#create-stake")  # the tables stay folded
             lang = "en" if english else "zh"
-            page.screenshot(path=f"/tmp/s47/warn/lobby-{width}x{height}-{lang}.png")
+            page.screenshot(path=str(screenshots / f"lobby-{width}x{height}-{lang}.png"))
         page.set_viewport_size(PHONE)
         # it explains the variant picked for quick match
         page.select_option("#quick-variant", "shanghai")
