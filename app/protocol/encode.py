@@ -83,6 +83,8 @@ def event_dict(event: Event) -> dict[str, Any]:
             data[name] = revealed_melds(value)
         elif name == "scores":
             data[name] = score_sheets(value)
+        elif name == "penalties":
+            data[name] = [{"seat": p.seat, "reason": p.reason, "silver": p.silver} for p in value]
         elif name == "transfers":
             data[name] = [
                 {f: getattr(t, f) for f in _TRANSFER_FIELDS} for t in value
@@ -147,6 +149,7 @@ def prompt_text(
     deadline_ms: int,
     timeout_action: rules.Action | None,
     ready: Sequence[ReadyDiscard] = (),
+    dead_ends: Sequence[rules.Action] = (),
 ) -> Encoded:
     """``PromptMessage(...).model_dump_json()``: `legal` without the escape, and a None
     `timeout_action` meaning pass."""
@@ -157,6 +160,7 @@ def prompt_text(
         "deadline_ms": deadline_ms,
         "timeout_action": timeout,
         "ready": ready_dicts(ready),
+        "dead_ends": [action_dict(a) for a in dead_ends],
     }))
 
 

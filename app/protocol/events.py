@@ -351,6 +351,18 @@ class ScoreSheet(WireModel):
     with the deal)"""
 
 
+class PenaltyPayload(WireModel):
+    """A penalty charged with the hand apart from its transfers, in silver (银两)."""
+
+    seat: SeatNumber
+    """the seat that paid"""
+    reason: Literal["disconnect_penalty"]
+    """why: the seat was still away (断线) at the end of the hand, a third disconnect in 24
+    hours"""
+    silver: int = Field(ge=0)
+    """the silver it paid (the balance floor may have cut it), divided among the others"""
+
+
 class HandEndedPayload(WireModel):
     """The end of a hand: every seat's tiles revealed and the settlement in points. Sent
     once the hand's record and silver are stored (see `settling` in `table_state`). Lists
@@ -380,6 +392,10 @@ class HandEndedPayload(WireModel):
     net x stake + `house_silver`, unless the balance floor (nobody ends below 0) made a seat
     pay less than it owed and so its creditors receive less (RULES.md 1). Null only where
     nothing was stored (a replay's copy of the event)"""
+    penalties: list[PenaltyPayload] = Field(default_factory=list)
+    """silver charged with the hand that is none of its `transfers` and not in `silver`:
+    a seat still away (断线) when the hand ended, on its third disconnect in 24 hours, pays
+    2 x its base x stake to the other seats (RULES.md 1); empty when none was"""
     melds: list[list[RevealedMeld]] = Field(min_length=4, max_length=4)
     """per seat, its declared sets, 暗杠 tiles shown"""
     flowers: list[list[TileCode]] = Field(min_length=4, max_length=4)

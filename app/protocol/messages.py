@@ -274,6 +274,10 @@ class PromptMessage(WireModel):
     ready: list[ReadyHint] = Field(default_factory=list)
     """on the seat's turn: each discard that leaves the hand ready (听), with what it then
     waits on; empty when none does, and on every other prompt"""
+    dead_ends: list[WireAction] = Field(default_factory=list)
+    """in a 上海 claim window: the claims among `legal_actions` (吃, 碰, 明杠) after which the
+    hand can make no winning shape (only 大吊车, 杠开 or 八花 could still win it); empty
+    otherwise and in every other variant"""
 
 
 class SnapshotMessage(WireModel):

@@ -31,6 +31,7 @@ from app.protocol.messages import (
 )
 from app.rules.bots import GreedyBot, TimeoutBot
 from app.rules.context import TableContext
+from app.rules.deadend import dead_end_claims
 from app.rules.events import HandEnded
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.hints import ready_discards
@@ -114,6 +115,7 @@ def transcript(seed: int | bytes = SEED) -> list[str]:
                     ready=ready_hints(
                         ready_discards(state, SEAT) if state.phase == "turn" else ()
                     ),
+                    dead_ends=[from_rules_action(a) for a in dead_end_claims(state, SEAT)],
                 )
             )
         seat = pending[0]

@@ -225,6 +225,16 @@ class Escaped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatPenalty:
+    """Silver a seat paid with the hand that is none of its transfers (RULES.md 1 and 7: the
+    third disconnect in 24 hours, `disconnect_penalty`), divided among the other seats."""
+
+    seat: int
+    reason: str
+    silver: int
+
+
+@dataclass(frozen=True, slots=True)
 class TransferRecord:
     payer: int
     payee: int
@@ -255,6 +265,9 @@ class HandEnded(Event):
     # the silver each seat's balance moved by, as the ledger stored it: set by the table
     # once the hand is stored (None before, and in self-play)
     silver: tuple[int, ...] | None = field(default=None, repr=False)
+    # the penalties charged with the hand apart from its transfers (a disconnect's): set by
+    # the table with `silver`
+    penalties: tuple[SeatPenalty, ...] = field(default=(), repr=False)
 
     @property
     def kind(self) -> str:

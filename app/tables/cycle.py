@@ -42,6 +42,7 @@ from dataclasses import replace
 
 from app.ops import metrics
 from app.rules.context import TableContext
+from app.rules.events import SeatPenalty
 from app.rules.hand import new_hand
 from app.rules.state import HandState, Preset
 from app.rules.variants.base import Ruleset
@@ -51,7 +52,7 @@ from app.tables.lane import Ending, Lane
 from app.tables.messages import ErrorOut, Settled
 from app.tables.play import HandPlay
 from app.tables.seats import SeatState
-from app.tables.settlement.record import HandRecordData, Reseat, Silver
+from app.tables.settlement.record import HandRecordData, Paid, Reseat, Silver
 from app.tables.tableside import AdoptedHand, Journal, OnHandEnd, SeedSource, Send, TableSide
 from app.tables.transcript import Transcript
 
@@ -349,8 +350,11 @@ class HandCycle:
         )
 
     async def _store(self, record: HandRecordData) -> None:
-        silver = await self.on_hand_end(record)
-        self._table.submit(Settled(record.hand_id, silver))
+        paid = await self.on_hand_end(record)
+        if isinstance(paid, Paid):
+            self._table.submit(Settled(record.hand_id, paid.silver, paid.penalties))
+        else:
+            self._table.submit(Settled(record.hand_id, paid))
 
     async def settled(self, msg: Settled) -> bool:
         """The hand is stored: show the held result to whoever sits now (``hand_ended`` is
@@ -365,13 +369,13 @@ class HandCycle:
         self.storing = False
         self.settling_task = None
         if msg.silver is not None:
-            self._show(msg.silver)
+            self._show(msg.silver, msg.penalties)
             metrics.result_shown(time.perf_counter() - self._ended_at)
         return True
 
-    def _show(self, silver: Silver) -> None:
+    def _show(self, silver: Silver, penalties: tuple[SeatPenalty, ...] = ()) -> None:
         """Show the stored result, start the ready timer, and reseat after a 版."""
-        self._shown.show(silver)
+        self._shown.show(silver, penalties)
         self._next_hand_at = self._clock.now() + self._table.timers.ready
         if self.play.paused:  # the ready timer runs from the resume
             self._ready_left = self._table.timers.ready

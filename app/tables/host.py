@@ -44,7 +44,7 @@ from app.tables.messages import (
 )
 from app.tables.outbox import Outbox
 from app.tables.seats import SeatState
-from app.tables.settlement.record import HandRecordData, Silver
+from app.tables.settlement.record import HandRecordData, Paid
 from app.tables.settlement.service import Settlement
 from app.tables.sockets import Sockets
 from app.tables.timers import Timers
@@ -134,14 +134,14 @@ class LiveTable:
         self.lifetime = to
         return True
 
-    async def settle(self, record: HandRecordData) -> Silver | None:
+    async def settle(self, record: HandRecordData) -> Paid | None:
         """The actor's ended hand, to its settlement (app/tables/settlement), which stores and
         pays it, retrying until the database has it (``table_state`` says `settling` from
         the first failure); what each seat's balance moved by, and only then does the
         table show its result and deal on. None: a newer owner of the table exists and
         stores the hand from the journal itself."""
         stored = await self._settlement.settle(record, self.stake, retrying=self.announce)
-        return None if stored is None else stored.silver
+        return None if stored is None else Paid(stored.silver, stored.penalties)
 
     # --- who sits where (read; the actor writes) ------------------------------------------
 

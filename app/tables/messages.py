@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.actions import Action
-from app.rules.events import Event
+from app.rules.events import Event, SeatPenalty
 from app.rules.hints import ReadyDiscard
 from app.rules.state import Preset
 from app.tables.settlement.record import Silver
@@ -142,6 +142,7 @@ class Settled:
 
     hand_id: str
     silver: Silver | None
+    penalties: tuple[SeatPenalty, ...] = ()  # charged apart from the transfers (a disconnect's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +179,7 @@ class PromptOut:
     deadline: float
     remaining: float
     ready: tuple[ReadyDiscard, ...] = ()  # the turn's readiness hints (`Prompt.ready`)
+    dead_ends: tuple[Action, ...] = ()  # 上海 claims that close every shape (`Prompt.dead_ends`)
 
 
 @dataclass(frozen=True, slots=True)

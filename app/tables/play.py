@@ -36,6 +36,7 @@ from collections.abc import Callable
 from app.rules.actions import Action
 from app.rules.bots import AutoplayBot, Bot, GreedyBot, TimeoutBot
 from app.rules.context import TableContext
+from app.rules.deadend import dead_end_claims
 from app.rules.errors import IllegalAction
 from app.rules.events import Event
 from app.rules.hand import legal_actions, pending_seats, replay, step
@@ -236,7 +237,8 @@ class HandPlay:
                 continue
             timer = self._table.timers.for_phase(state.phase)
             prompt = Prompt(self._shown.seq, legal, now + timer, timer if self._paused else None,
-                            ready=self._ready(state, seat))
+                            ready=self._ready(state, seat),
+                            dead_ends=self._dead_ends(state, seat))
             prompts[seat] = prompt
             self._send(seat, self._shown.prompt_out(prompt, now))
         self._prompts = prompts
@@ -246,6 +248,13 @@ class HandPlay:
         if state.phase != "turn" or self._table.seats[seat].house_bot:
             return ()
         return ready_discards(state, seat)
+
+    def _dead_ends(self, state: HandState, seat: int) -> tuple[Action, ...]:
+        """The claims that leave a 上海 hand no winning shape (`app.rules.deadend`), for a
+        seat a person holds (a house bot is told none)."""
+        if state.phase != "claim" or self._table.seats[seat].house_bot:
+            return ()
+        return dead_end_claims(state, seat)
 
     def _pace_bots(self, state: HandState) -> None:
         """Give each pending seat the server plays a delay (`bot_pace`), unless its prompt

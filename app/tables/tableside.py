@@ -23,14 +23,16 @@ from app.rules.hints import ReadyDiscard
 from app.rules.state import Preset
 from app.tables.messages import EventOut, Inbound, Outbound
 from app.tables.seats import SeatState
-from app.tables.settlement.record import HandRecordData, Silver
+from app.tables.settlement.record import HandRecordData, Paid, Silver
 from app.tables.timers import BotPace, Timers
 
 Send = Callable[[int, Outbound], None]
 """How the actor sends a seat one message (its outbox)."""
 Public = Callable[[EventOut], None]
 """Where the observers' copy of each event goes (the spectators: `TableActor.public`)."""
-OnHandEnd = Callable[[HandRecordData], Awaitable[Silver | None]]
+# what each seat's balance moved by (with the penalties charged apart: `Paid`); None: another
+# process stores and reports the hand
+OnHandEnd = Callable[[HandRecordData], Awaitable[Silver | Paid | None]]
 """Stores a hand's record and its silver; what each seat's balance moved by, or None when
 another process owns the table now and stores the hand itself."""
 SeedSource = Callable[[], int | bytes]
@@ -108,6 +110,8 @@ class Prompt:
     frozen: float | None = None
     bot_at: float | None = None
     ready: tuple[ReadyDiscard, ...] = ()  # on a person's turn: the discards that leave it 听
+    # in a 上海 claim window of a person's seat: the claims that leave no winning shape
+    dead_ends: tuple[Action, ...] = ()
 
     def remaining(self, now: float) -> float:
         if self.frozen is not None:

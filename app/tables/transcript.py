@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.ops import metrics
-from app.rules.events import Event, HandEnded
+from app.rules.events import Event, HandEnded, SeatPenalty
 from app.rules.state import HandState
 from app.rules.views import seat_view
 from app.tables.messages import EventOut, Outbound, PromptOut, SnapshotOut
@@ -98,10 +98,11 @@ class Transcript:
                 public(EventOut(first + offset, self._hand_id, event.for_seat(None)))
         metrics.events_published()
 
-    def show(self, silver: Silver) -> None:
-        """Send the held result, with what each seat's balance moved by, to every seat and
-        to the spectators (``hand_ended`` is alike for all)."""
-        held, self._held = self._paid(silver), []
+    def show(self, silver: Silver, penalties: tuple[SeatPenalty, ...] = ()) -> None:
+        """Send the held result, with what each seat's balance moved by and the penalties
+        charged apart, to every seat and to the spectators (``hand_ended`` is alike for
+        all)."""
+        held, self._held = self._paid(silver, penalties), []
         for item in held:
             for seat in range(4):
                 self._send(seat, item)
@@ -109,13 +110,14 @@ class Transcript:
             if public is not None:
                 public(item)
 
-    def _paid(self, silver: Silver) -> list[EventOut]:
+    def _paid(self, silver: Silver, penalties: tuple[SeatPenalty, ...]) -> list[EventOut]:
         """The held result with the silver each seat's balance moved by, also in the hand's
         events (what a resume sends again)."""
         held = []
         for item in self._held:
             if isinstance(item.event, HandEnded):
-                item = replace(item, event=replace(item.event, silver=silver))
+                item = replace(item, event=replace(item.event, silver=silver,
+                                                   penalties=penalties))
                 index = item.seq - self._first_seq
                 if 0 <= index < len(self._events) and self._events[index].kind == "hand_ended":
                     self._events[index] = item.event
@@ -184,5 +186,5 @@ class Transcript:
     def prompt_out(self, prompt: Prompt, now: float) -> PromptOut:
         return PromptOut(
             prompt.seq, self._hand_id, list(prompt.legal), prompt.deadline, prompt.remaining(now),
-            prompt.ready,
+            prompt.ready, prompt.dead_ends,
         )

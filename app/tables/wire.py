@@ -71,6 +71,7 @@ def wire_message(live: WireTable, seat: int, item: Outbound) -> ServerMessage:
             deadline_ms=int(item.remaining * 1000),
             timeout_action=_timeout_action(live, seat, legal),
             ready=ready_hints(item.ready),
+            dead_ends=[from_rules_action(a) for a in item.dead_ends],
         )
     if isinstance(item, SnapshotOut):
         return SnapshotMessage(
@@ -113,6 +114,7 @@ def encoded_message(live: WireTable, seat: int, item: Outbound) -> Encoded:
             int(item.remaining * 1000),
             _timeout_choice(live, seat, legal),
             item.ready,
+            item.dead_ends,
         )
     return message_text(wire_message(live, seat, item))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 
 from playwright.sync_api import Page
 
@@ -126,3 +127,32 @@ def test_the_profile_says_the_next_title_and_the_way_to_it(
     page.wait_for_selector("#profile-next-title.top")
     assert page.inner_text("#profile-next-title") == "The top title: nothing above it"
     assert page.locator("#profile-next-title [role=progressbar]").count() == 0
+
+
+def test_how_to_win_is_on_the_first_screen_next_to_quick_match(
+    context_for: Callable[..., Page], server: Server, screenshots: Path
+) -> None:
+    from tests.browser.test_teach import _card_opens
+    from tests.browser.ui import to_english
+
+    page = context_for(PHONE)
+    register(page, server.base, "玩法在前")
+    page.wait_for_selector("#quick-card #quick-how-to-win")
+    for english in (False, True):
+        if english:
+            to_english(page)
+        for width, height in ((390, 844), (844, 390), (1366, 900)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_function(f"() => window.innerWidth === {width}")
+            # reachable without unfolding anything: whole on the first screen, a thumb's size
+            box = page.locator("#quick-how-to-win").bounding_box()
+            assert box is not None and box["width"] >= 40 and box["height"] >= 40, box
+            assert box["y"] + box["height"] <= height and box["x"] + box["width"] <= width, box
+            if width == 390:
+                assert not page.is_visible("#create-stake")  # the tables stay folded
+            lang = "en" if english else "zh"
+            page.screenshot(path=str(screenshots / f"lobby-{width}x{height}-{lang}.png"))
+        page.set_viewport_size(PHONE)
+        # it explains the variant picked for quick match
+        page.select_option("#quick-variant", "shanghai")
+        _card_opens(page, "#quick-how-to-win", "shanghai", english)

@@ -120,11 +120,17 @@ def test_the_wild_bonus_says_how_many_wilds_each_seat_held(page: Page, lang: str
     assert len(bonus) == 5
     wild = next(code for code in ended["hands"][2] if ended["hands"][2].count(code) == 2
                 and ended["hands"][3].count(code) == 1)
-    # 北北 was away at the end for the third time in 24 hours: the replay's result lists it
+    # 北北 dropped during the hand and was still away at its end, for the third time in 24
+    # hours: the live hand_ended and the replay's result both list the penalty
+    penalties = [{"seat": 3, "reason": "disconnect_penalty", "silver": 12}]
+    ended = {**ended, "penalties": penalties}
     result = {"outcome": "win", "net": ended["net"], "silver": [n * 10 for n in ended["net"]],
-              "penalties": [{"seat": 3, "reason": "disconnect_penalty", "silver": 12}]}
+              "penalties": penalties}
     page.evaluate(RENDER, [ended, "wenzhou", wild, lang, NAMES, result])
-    away = page.locator("#as-replay li[data-reason='disconnect_penalty']").inner_text()
+    lines = [page.locator(f"{root} li[data-reason='disconnect_penalty']").inner_text()
+             for root in ("#as-table", "#as-replay")]
+    assert lines[0] == lines[1]  # the table's settlement says what the replay says
+    away = lines[0]
     if lang == "zh":
         assert "北北 付其他几家共 12 银两（掉线罚分）" in away and "24 小时内第三次掉线" in away
     else:

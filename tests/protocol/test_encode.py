@@ -17,6 +17,7 @@ from app.protocol.tiles import to_code
 from app.rules import actions as rules
 from app.rules.actions import Escape
 from app.rules.bots import GreedyBot
+from app.rules.deadend import dead_end_claims
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.hints import ready_discards
 from app.rules.selfplay import HandRun
@@ -65,6 +66,7 @@ def test_every_prompt_of_real_hands_is_the_models_text(variant_hands: list[HandR
                 timeout = None if passes else bot.choose(state, seat, legal)
                 ready = ready_discards(state, seat) if state.phase == "turn" else ()
                 readied += bool(ready)
+                dead = dead_end_claims(state, seat)
                 model = PromptMessage(
                     table_id=TABLE, hand_id=f"{TABLE}-1", seq=step_no,
                     legal_actions=[from_rules_action(a) for a in legal],
@@ -74,9 +76,10 @@ def test_every_prompt_of_real_hands_is_the_models_text(variant_hands: list[HandR
                     ready=[ReadyHint(discard=to_code(r.tile), waits=[
                         WaitHint(tile=to_code(w.tile), unseen=w.unseen) for w in r.waits
                     ]) for r in ready],
+                    dead_ends=[from_rules_action(a) for a in dead],
                 )
                 encoded = prompt_text(TABLE, f"{TABLE}-1", step_no, legal, 14_999, timeout,
-                                      ready)
+                                      ready, dead)
                 assert encoded.type == "prompt"
                 assert encoded.text == model.model_dump_json()
             state, _ = step(state, action)

@@ -9,10 +9,19 @@ from typing import Any
 
 from app.rules.actions import Action
 from app.rules.context import Settlement, TableContext
-from app.rules.events import Event
+from app.rules.events import Event, SeatPenalty
 from app.rules.state import HandState, Preset
 
 Silver = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Paid:
+    """A hand stored: what each seat's balance moved by with its settlement, and the
+    penalties charged with it apart (a disconnect's), to show with its result."""
+
+    silver: Silver
+    penalties: tuple[SeatPenalty, ...] = ()
 """Per seat, the silver its balance moved by with a hand, as the ledger stored it."""
 
 

@@ -24,6 +24,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.protocol import logged_action, to_code
+from app.rules.events import SeatPenalty
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import Ruleset
 from app.store import house, ledger, ranks
@@ -60,6 +61,8 @@ class Stored:
 
     silver: Silver
     profiles: dict[int, Profile]
+    # the disconnect penalties charged with it (RULES.md 1), shown with its result
+    penalties: tuple[SeatPenalty, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,7 @@ async def store_hands(
         batch = []
     alone = sorted(set(range(len(jobs))) - set(batch))
     moved: dict[int, Silver] = {}
+    penalized: dict[int, tuple[SeatPenalty, ...]] = {}
     profiles: dict[tuple[int, str], Profile] = {}
     if batch:
         wanted = {(a, jobs[i].record.variant) for i in batch for a in jobs[i].record.seats
@@ -127,7 +131,7 @@ async def store_hands(
             profiles.clear()
     for i in alone:
         try:
-            moved[i] = await _store_alone(sessions, jobs[i], hands.get(i), policy)
+            moved[i], penalized[i] = await _store_alone(sessions, jobs[i], hands.get(i), policy)
         except Exception as error:  # noqa: BLE001 - that hand's outcome: its caller retries
             outcomes[i] = error
     if alone or not profiles:  # read after the last hand stored (its penalties included)
@@ -143,7 +147,7 @@ async def store_hands(
         outcomes[i] = Stored(silver, {
             a: profiles[a, record.variant]
             for a in record.seats if a is not None and (a, record.variant) in profiles
-        })
+        }, penalized.get(i, ()))
     answered = [outcome for outcome in outcomes if outcome is not None]
     assert len(answered) == len(jobs)  # each hand stored (moved) or failed
     return answered
@@ -183,20 +187,23 @@ async def _store_alone(
     job: Job,
     hand: ledger.HandToSettle | None,
     policy: DisconnectPolicy,
-) -> Silver:
+) -> tuple[Silver, tuple[SeatPenalty, ...]]:
     record = job.record
+    penalties: tuple[SeatPenalty, ...] = ()
     async with sessions() as session:
         if hand is None:  # moves no silver: its record only
             async with session.begin():
                 if await session.get(HandRecord, record.hand_id) is None:
                     session.add(hand_record(record))
-            return NOTHING_MOVED
+            return NOTHING_MOVED, penalties
         (entries,) = await ledger.settle_hands(session, [hand])
         if record.away:
-            await settle_disconnects(
+            outcomes = await settle_disconnects(
                 session, _ruleset(record), record, job.stake, job.ended_at, policy
             )
-    return _moved_by(job, entries)
+            penalties = tuple(SeatPenalty(o.seat, "disconnect_penalty", o.penalty)
+                              for o in outcomes if o.penalty > 0)
+    return _moved_by(job, entries), penalties
 
 
 async def read_profiles(

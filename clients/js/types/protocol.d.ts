@@ -405,6 +405,12 @@ export interface HandEndedPayload {
    * nothing was stored (a replay's copy of the event)
    */
   silver: number[] | null;
+  /**
+   * silver charged with the hand that is none of its `transfers` and not in `silver`:
+   * a seat still away (断线) when the hand ended, on its third disconnect in 24 hours, pays
+   * 2 x its base x stake to the other seats (RULES.md 1); empty when none was
+   */
+  penalties: PenaltyPayload[];
   /** per seat, its declared sets, 暗杠 tiles shown */
   melds: RevealedMeld[][];
   /** per seat, the flowers it laid out */
@@ -619,6 +625,19 @@ export interface PenalizedPayload {
   tile: string | null;
 }
 
+/** A penalty charged with the hand apart from its transfers, in silver (银两). */
+export interface PenaltyPayload {
+  /** the seat that paid */
+  seat: number;
+  /**
+   * why: the seat was still away (断线) at the end of the hand, a third disconnect in 24
+   * hours
+   */
+  reason: "disconnect_penalty";
+  /** the silver it paid (the balance floor may have cut it), divided among the others */
+  silver: number;
+}
+
 /** Keep-alive; the server answers ``pong`` with the same nonce. */
 export interface PingMessage {
   /** the protocol version, 2 */
@@ -666,6 +685,12 @@ export interface PromptMessage {
    * waits on; empty when none does, and on every other prompt
    */
   ready: ReadyHint[];
+  /**
+   * in a 上海 claim window: the claims among `legal_actions` (吃, 碰, 明杠) after which the
+   * hand can make no winning shape (only 大吊车, 杠开 or 八花 could still win it); empty
+   * otherwise and in every other variant
+   */
+  dead_ends: (DiscardAction | ChowAction | PungAction | ExposedKongAction | ConcealedKongAction | AddedKongAction | HuAction | PassAction | DecideAction | SpecialAction)[];
 }
 
 /** 碰: take the discard with a pair. */

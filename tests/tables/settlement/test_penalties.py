@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 
 from app.rules.actions import Decide, Escape
 from app.rules.context import TableContext
+from app.rules.events import SeatPenalty
 from app.rules.hand import legal_actions, new_hand, pending_seats, step
 from app.rules.selfplay import bot_factory, play_hand
 from app.rules.state import HandState
@@ -202,10 +203,15 @@ async def test_the_registry_counts_disconnects_and_escapes_at_a_hands_end(
     live = registry.create("lishui", STAKE)
     try:
         state = _finished(1)
+        shown = []
         for n in range(3):
             now[0] = T0 + timedelta(hours=n)
             record = _record(f"{live.table_id}-{n}", seats, state, (1,), live.table_id)
-            await live.settle(record)
+            paid = await live.settle(record)
+            assert paid is not None
+            shown.append(paid.penalties)
+        # the table shows the third hand's result with the penalty the store charged
+        assert shown == [(), (), (SeatPenalty(1, "disconnect_penalty", 60),)]
         escape, _ = new_hand(LISHUI, 5, TableContext())
         escape, _ = step(escape, Escape(3))
         await live.settle(

@@ -2,7 +2,17 @@
 // many wilds each held, 犯枪 the winning discard, 逃跑, 被跟, 误打财神, 抓庄, 抢杠), read from the
 // hand_ended event alone: the table's settlement and the replay's say the same words.
 
-import { t } from "./i18n.js";
+import { fmt, h } from "./dom.js";
+import { ledgerReason, t } from "./i18n.js";
+
+// A penalty charged with the hand apart from its transfers (`penalties`, in silver: a seat
+// away at the end on its third disconnect in 24 hours), with its cause: one line at the
+// table's settlement (the live hand_ended) and in the replay (the stored result).
+export function penaltyItem(x, nameOf) {
+  return h("li", { dataset: { reason: x.reason, seat: x.seat } },
+    t("penalty_paid", { payer: nameOf(x.seat), silver: fmt(x.silver), reason: ledgerReason(x.reason) }),
+    h("small", { class: "cause" }, t("cause_disconnect", { payer: nameOf(x.seat) })));
+}
 
 function chowsFed(ended, feeder, eater) {
   const melds = (ended.melds && ended.melds[eater]) || [];

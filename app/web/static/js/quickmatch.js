@@ -12,6 +12,7 @@ import { fmt, h } from "./dom.js";
 import { showErrorIn } from "./errors.js";
 import { currentLang, t } from "./i18n.js";
 import { ProtocolClient } from "../kit/protocol.js";
+import { howToWinButton } from "./howtowin.js";
 
 const STATUS_MS = 2000; // GET /quick-match while queued
 const LEVELS_MS = 5000; // GET /quick-match/levels (who waits where) while the card shows
@@ -38,7 +39,9 @@ export function quickMatchCard({ me, variants }) {
     "aria-labelledby": "quick-title" },
   h("div", { class: "row quick-head" },
     h("h2", { id: "quick-title" }, t("qm_title")),
-    h("label", { for: "quick-variant", class: "inline-label" }, t("variant")), variant),
+    h("label", { for: "quick-variant", class: "inline-label" }, t("variant")), variant,
+    // 玩法 on the first screen: how the variant picked here wins, before choosing a level
+    howToWinButton("quick-how-to-win", () => variant.value)),
   levelsList, panel, error);
 
   let levels = [];

@@ -9,9 +9,9 @@
 import { api, session } from "./api.js";
 import { fmt, h } from "./dom.js";
 import { showErrorIn } from "./errors.js";
-import { currentLang, ledgerReason, reason, special, t } from "./i18n.js";
+import { currentLang, reason, special, t } from "./i18n.js";
 import { buildSteps } from "../kit/replay.js";
-import { paymentCause, unexplained } from "./payments.js";
+import { paymentCause, penaltyItem, unexplained } from "./payments.js";
 import { scoreSheet } from "./scoresheet.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";
 
@@ -278,9 +278,7 @@ export function settlement(r, state) {
       return h("li", { dataset: { reason: x.reason } },
         t("rp_pays", { payer: r.name(x.payer), payee: r.name(x.payee), points: fmt(x.points), reason: reason(x.reason) }),
         cause ? h("small", { class: "cause" }, cause) : null);
-    }), penalties.map((x) => h("li", { dataset: { reason: x.reason } }, // in silver: no points moved
-      t("rp_penalty_paid", { payer: r.name(x.seat), silver: fmt(x.silver), reason: ledgerReason(x.reason) }),
-      h("small", { class: "cause" }, t("cause_disconnect", { payer: r.name(x.seat) }))))) : null);
+    }), penalties.map((x) => penaltyItem(x, (s) => r.name(s)))) : null); // in silver: no points moved
 }
 
 // The share bar of a player of an ended hand: public (its link shown and copied) or not.

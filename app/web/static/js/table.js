@@ -23,6 +23,7 @@ import { TableLink } from "./tablelink.js";
 import { TableFx } from "./callouts.js";
 import { HandProof } from "../kit/verify.js";
 import { seatingNotice } from "./tablewind.js";
+import { answerDeadEnd, chooseAction } from "./claimwarn.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
@@ -52,6 +53,7 @@ export class TableController {
     this.variant = null;
     this.stake = 1;
     this.players = [0, 1, 2, 3].map((seat) => ({ seat, name: null }));
+    this.knownNames = [null, null, null, null]; // each seat's last player, kept once it leaves
     this.tableState = null; // the latest table_state, once the server sends one
     this.hand = null; // the model of the hand in play (or the last one)
     this.prompt = null; // {legal, deadline (ms since epoch), timeout, seq, ready}
@@ -73,6 +75,7 @@ export class TableController {
     this.selected = null; // {tile, index}: the tile a first tap picked
     this.restrictNote = ""; // why the tile just tapped may not be discarded
     this.confirming = null; // a tile whose discard costs a penalty, waiting for a yes
+    this.confirmingClaim = null; // a 上海 dead-end claim waiting for a yes (claimwarn.js)
     this.turnClock = null; // {seat, deadline}: another seat's turn, counted down
     this.freshDiscard = null; // {seat, at}: the newest discard, animated into its river
     // when the next hand is dealt (ms): from hand_ended, then table_state's next_hand_ms (a
@@ -154,6 +157,7 @@ export class TableController {
       if (data.room) loadRoom(this, data.room); // a private room (好友房): its code, rules, progress
       if (!this.tableState) {
         this.players = data.seats.map((s) => ({ ...s, connected: true, autoplay: s.bot }));
+        this.players.forEach((p, seat) => { if (p.name) this.knownNames[seat] = p.name; });
       }
       const mine = this.spectator ? null : data.seats.find((s) => s.name === this.me.username);
       if (this.spectator) {
@@ -207,7 +211,7 @@ export class TableController {
       // the other tab plays: this one holds no prompt (taking the seat back resumes it)
       this.prompt = null;
       this.selected = null;
-      this.confirming = null;
+      this.confirming = this.confirmingClaim = null;
     }
     this.link.status(status, detail);
     this.render(); // the controls follow the banner at once
@@ -229,6 +233,7 @@ export class TableController {
     }
     this.variant = m.variant;
     this.players = m.seats.map((s) => ({ ...s, bot: Boolean(s.name && s.name.startsWith("bot-")) }));
+    this.players.forEach((p, seat) => { if (p.name) this.knownNames[seat] = p.name; });
     if (this.seat !== null && m.seats[this.seat]) {
       const on = m.seats[this.seat].autoplay;
       // 托管 the player did not ask for: two timeouts in a row (not a page that opens on
@@ -259,7 +264,7 @@ export class TableController {
   onPrompt(m) {
     const same = this.prompt && this.prompt.seq === m.seq;
     this.prompt = { legal: m.legal_actions, deadline: Date.now() + m.deadline_ms,
-      timeout: m.timeout_action, seq: m.seq, ready: m.ready || [] };
+      timeout: m.timeout_action, seq: m.seq, ready: m.ready || [], deadEnds: m.dead_ends || [] };
     if (m.legal_actions.some((a) => a.type === "discard")) { // a turn: the hand changed
       this.readyHints = this.prompt.ready;
       this.waits = null;
@@ -313,7 +318,7 @@ export class TableController {
       this.prompt = null;
       this.selected = null;
       this.restrictNote = "";
-      this.confirming = null;
+      this.confirming = this.confirmingClaim = null;
     }
     this.announceEvent(e);
     if (e.kind === "hand_ended") this.settle(m.hand_id, e);
@@ -380,7 +385,8 @@ export class TableController {
   }
 
   describe(entry) {
-    return describe(entry, { name: (seat) => this.nameOf(seat), variant: this.variant,
+    // a player gone since (away at the end, escaped) is still named in the log of its hand
+    return describe(entry, { name: (seat) => this.knownNames[seat] || this.nameOf(seat), variant: this.variant,
       dealer: this.hand ? this.hand.dealer : null });
   }
 
@@ -410,7 +416,8 @@ export class TableController {
   async settle(handId, ended) {
     this.prompt = null;
     if (this.spectator) { // the board shows the result; the dialog waits to be opened
-      this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: true };
+      this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: true,
+        names: [...this.knownNames] };
       return;
     }
     // a reload between hands is sent the ended hand again: its settlement was seen already
@@ -419,7 +426,7 @@ export class TableController {
     sessionStorage.setItem(SEEN_KEY, `${this.tableId}/${handId}`);
     if (!seen) this.readyAt = Date.now() + this.timers.ready * 1000;
     this.settlement = { handId, ended, wins: [...this.hand.wins], balance: null, closed: seen,
-      verdict: this.proof.verdict(ended) };
+      verdict: this.proof.verdict(ended), names: [...this.knownNames] }; // a player gone since: named
     this.render({ settled: !seen });
     // the hand ends before its silver moves: wait for this hand's ledger row, then read /me
     for (let i = 0; i < 40 && !this.closed; i++) {
@@ -467,7 +474,7 @@ export class TableController {
     this.prompt = null;
     this.selected = null;
     this.restrictNote = "";
-    this.confirming = null;
+    this.confirming = this.confirmingClaim = null;
     this.autoplay = false; // any action of the player ends 托管 (server side too)
     this.askedAutoplay = false;
     this.render();
@@ -628,8 +635,9 @@ export class TableController {
     const target = ev.target;
     if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
     const key = ev.key.toLowerCase();
-    if (key === "escape" && (this.confirming || this.logOpen || this.chatOpen)) {
-      if (this.confirming) this.confirmDiscard(false);
+    if (key === "escape" && (this.confirming || this.confirmingClaim || this.logOpen || this.chatOpen)) {
+      if (this.confirmingClaim) answerDeadEnd(this, false);
+      else if (this.confirming) this.confirmDiscard(false);
       else if (this.chatOpen) this.toggleChat(false);
       else this.toggleLog(false);
       ev.preventDefault();
@@ -675,7 +683,7 @@ export class TableController {
     }
     if (action) {
       ev.preventDefault();
-      this.act(action);
+      chooseAction(this, action); // a 上海 dead-end claim asks first
     }
   }
 

@@ -6,7 +6,7 @@ import { h, fmt } from "./dom.js";
 import { reason, special, t } from "./i18n.js";
 import { silverMoved } from "../kit/model.js";
 import { wildName } from "./tablerules.js";
-import { paymentCause, unexplained } from "./payments.js";
+import { paymentCause, penaltyItem, unexplained } from "./payments.js";
 import { scoreSheet } from "./scoresheet.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";
 
@@ -48,20 +48,20 @@ function wholeHand(c, ended, seat, concealed, winning) {
 
 function causeOf(c, ended) {
   const wild = c.hand && c.hand.wild ? c.hand.wild.wild : null;
-  return (p) => paymentCause(ended, p, (seat) => c.nameOf(seat), wild);
+  return (p) => paymentCause(ended, p, (seat) => nameIn(c)(seat), wild);
 }
 
 function winBlock(c, ended, w) {
   const sheet = (ended.scores || []).find((x) => x.seat === w.seat);
   const how = w.self_draw || w.from_seat === null || w.from_seat === undefined
-    ? t("self_draw") : `${t("from_seat")} ${c.nameOf(w.from_seat)}`;
+    ? t("self_draw") : `${t("from_seat")} ${nameIn(c)(w.from_seat)}`;
   return h("section", { class: "win", dataset: { seat: w.seat } },
-    h("h3", {}, `${t("winner")}: ${c.nameOf(w.seat)} · ${how}`,
+    h("h3", {}, `${t("winner")}: ${nameIn(c)(w.seat)} · ${how}`,
       w.tile ? [" · ", tileOf(c, w.tile)] : null),
     sheet ? null : h("p", { class: "win-value" },
       w.specials.length ? h("span", { class: "specials" }, `${t("specials")}: ${w.specials.map(special).join("、")}`) : null,
       h("span", { class: "multiplier" }, `${t("multiplier")} ×${fmt(w.multiplier)}`)),
-    sheet ? scoreSheet(c, sheet, causeOf(c, ended)) : wholeHand(c, ended, w.seat, w.hand, w.tile));
+    sheet ? scoreSheet({ hand: c.hand, variant: c.variant, nameOf: nameIn(c) }, sheet, causeOf(c, ended)) : wholeHand(c, ended, w.seat, w.hand, w.tile));
 }
 
 // Every other seat's hand as it ended (the board on a phone shows only their counts).
@@ -71,7 +71,7 @@ function otherHands(c, ended, wins) {
   return h("details", { class: "other-hands", open: !window.matchMedia("(max-width: 800px)").matches },
     h("summary", {}, t("all_hands")),
     seats.map((seat) => h("div", { class: "other-hand", dataset: { seat } },
-      h("span", { class: "who" }, `${c.windOf(seat)} ${c.nameOf(seat)}`),
+      h("span", { class: "who" }, `${c.windOf(seat)} ${nameIn(c)(seat)}`),
       wholeHand(c, ended, seat, ended.hands[seat] || [], null))));
 }
 
@@ -97,6 +97,13 @@ function verifyMark(s) {
       h("p", { class: "note" }, t("verify_how"))) : null);
 }
 
+// A seat's player by name in the settlement: the hand's player, also one who has left the
+// table since (still away at the end, or escaped), whose seat is free or taken by now.
+function nameIn(c) {
+  const names = c.settlement && c.settlement.names;
+  return (seat) => (names && names[seat]) || c.nameOf(seat);
+}
+
 export function settlementDialog(c) {
   const s = c.settlement;
   const ended = s.ended;
@@ -104,6 +111,7 @@ export function settlementDialog(c) {
   const houseAny = ended.house_silver && ended.house_silver.some((x) => x);
   const myMove = c.seat !== null ? silverMoved(ended, c.seat, c.stake) : null;
   const rest = unexplained(ended); // a win's payments show as formulas in its sheet
+  const penalties = Array.isArray(ended.penalties) ? ended.penalties : []; // charged apart, in silver
   const columns = [t("player"), t("net"), ...(houseAny ? [t("house")] : []), t("silver_moved")];
   return h("div", { class: "overlay settle-overlay" },
     h("div", { id: "settlement", class: "card dialog settle", role: "dialog", "aria-modal": "true",
@@ -121,19 +129,20 @@ export function settlementDialog(c) {
         h("tbody", {}, [0, 1, 2, 3].map((seat) => {
           const moved = silverMoved(ended, seat, c.stake);
           return h("tr", { dataset: { seat, moved }, class: seat === c.seat ? "mine" : "" },
-            h("th", { scope: "row" }, `${c.windOf(seat)} ${c.nameOf(seat)}`),
+            h("th", { scope: "row" }, `${c.windOf(seat)} ${nameIn(c)(seat)}`),
             h("td", { class: "num" }, signed(ended.net[seat])),
             houseAny ? h("td", { class: "num" }, fmt(ended.house_silver[seat])) : null,
             h("td", { class: `num ${moved < 0 ? "neg" : "pos"}` }, signed(moved)));
         }))),
-      rest.length ? h("h3", {}, t("transfers")) : null,
-      // every payment a sheet does not explain (penalties, 财神分, an escape) with its cause
+      rest.length || penalties.length ? h("h3", {}, t("transfers")) : null,
+      // every payment a sheet does not explain (penalties, 财神分, an escape) with its cause,
+      // then the silver a disconnect cost (no points: apart from the table above)
       h("ul", { id: "settle-transfers", class: "transfers" }, rest.map((x) => {
         const cause = causeOf(c, ended)(x);
         return h("li", { dataset: { reason: x.reason } },
-          `${c.nameOf(x.payer)} → ${c.nameOf(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`,
+          `${nameIn(c)(x.payer)} → ${nameIn(c)(x.payee)}: ${fmt(x.points)} × ${fmt(c.stake)} = ${fmt(x.points * c.stake)} ${t("balance")} (${reason(x.reason)})`,
           cause ? h("small", { class: "cause" }, cause) : null);
-      })),
+      }), penalties.map((x) => penaltyItem(x, (seat) => nameIn(c)(seat)))),
       // the check of the deal comes after the score: what a player reads first is the result
       verifyMark(s)),
     c.spectator

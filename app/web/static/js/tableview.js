@@ -15,6 +15,7 @@ import { buyInHelp, discardRestriction, wildName } from "./tablerules.js";
 import { runOf, sortHand, tileElement, tileName } from "./tiles.js";
 import { howToWinButton } from "./howtowin.js";
 import { confirmDialog, settlementDialog } from "./tabledialogs.js";
+import { chooseAction, deadEndDialog } from "./claimwarn.js";
 import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
 import { waitingBlock, waitingMid } from "./tablewait.js";
 import { windToast } from "./tablewind.js";
@@ -346,7 +347,7 @@ function actionBar(c) {
       id: `act-${i}`,
       dataset: { action: a.type, low: a.low, tile: a.tile, choice: a.choice },
       "aria-label": actionAria(a),
-      onclick: () => c.act(a),
+      onclick: () => chooseAction(c, a),
     }, ...actionLabel(c, a)));
   });
   const notes = [];
@@ -582,6 +583,7 @@ export function renderTable(main, c) {
   if (c.chatOpen) view.append(chatPanel(c));
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
   if (c.confirming) view.append(confirmDialog(c));
+  if (c.confirmingClaim) view.append(deadEndDialog(c));
   view.append(...roomDialogs(c));
   const toast = windToast(c); // 你是南家 · 庄家：…
   if (toast) board.append(toast);
