@@ -37,8 +37,10 @@ from app.rules.state import HandState
 from app.rules.tiles import NUM_KINDS
 
 SUITS = ((0, 9), (9, 18), (18, 27))
-FOLD_THREAT = 0.55  # a seat this likely ready makes a far hand fold
+FOLD_THREAT = 0.75  # a seat this likely ready makes a far hand fold
 FAR = 2  # shanten at which the hand folds against a threat
+SHANGHAI_THREAT = 0.6  # 上海's live hands win far less often than elsewhere: threats count less
+DANGER = 10.0  # the weight of a discard's danger against its speed (one shanten = 40)
 
 
 class ExpertBot:
@@ -179,7 +181,7 @@ class _Plan:
             shape = self.shape(counts, wilds) if self.lishui else 0
             counts[kind] += 1
             weight = threat * (6 if value >= 1 else 3)
-            cost = value * 40 - accept * 0.5 - shape + weight * danger * 10
+            cost = value * 40 - accept * 0.5 - shape + weight * danger * DANGER
             cost += 0.01 * _isolation(counts, kind)
             scored.append((cost, 0, option))
         best = min(scored, key=lambda t: t[0])[2]
@@ -309,8 +311,14 @@ def _pung_shanten(counts: list[int], wilds: int) -> int:
 
 
 def _threat(view: SeatView, seat: int) -> float:
-    """How likely `seat` looks ready, from its melds, its discards and the wall left."""
+    """How likely `seat` looks ready, from its melds, its discards and the wall left. In 上海
+    a seat whose melds leave it no special hand (a run, and suits mixed) cannot win: none."""
     melds = len(view.melds[seat])
+    scale = 1.0
+    if view.ruleset.name == "shanghai":
+        if _dead_in_shanghai(view, seat):
+            return 0.0
+        scale = SHANGHAI_THREAT
     turns = len(view.discards[seat])
     threat = (0.0, 0.25, 0.5, 0.8, 0.95, 0.95)[min(melds, 5)]
     if turns >= 7:
@@ -319,7 +327,13 @@ def _threat(view: SeatView, seat: int) -> float:
         threat += 0.1
     if melds >= 2 and _flush_suit(view, seat) is not None:
         threat += 0.15
-    return min(threat, 1.0)
+    return min(threat, 1.0) * scale
+
+
+def _dead_in_shanghai(view: SeatView, seat: int) -> bool:
+    shown = [m for m in view.melds[seat] if m.plays_as != HIDDEN]
+    suits = {_suit(m.plays_as) for m in shown} - {3}
+    return len(suits) > 1 and any(m.kind == "chow" for m in shown)
 
 
 def _flush_suit(view: SeatView, seat: int) -> int | None:
