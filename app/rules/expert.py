@@ -32,7 +32,7 @@ from app.rules.actions import (
     Special,
 )
 from app.rules.seen import HIDDEN, SeatView, see
-from app.rules.shanten import UNHELD, shanten, shanten_after_discard
+from app.rules.shanten import UNHELD, seven_pairs_shanten, shanten, shanten_after_discard
 from app.rules.state import HandState
 from app.rules.tiles import NUM_KINDS
 
@@ -40,6 +40,7 @@ SUITS = ((0, 9), (9, 18), (18, 27))
 FOLD_THREAT = 0.75  # a seat this likely ready makes a far hand fold
 FAR = 2  # shanten at which the hand folds against a threat
 SHANGHAI_THREAT = 0.6  # 上海's live hands win far less often than elsewhere: threats count less
+SHAPE = 10.0  # 丽水: the worth of one doubling of the hand's value (a quarter of a shanten)
 DANGER = 10.0  # the weight of a discard's danger against its speed (one shanten = 40)
 
 
@@ -73,6 +74,8 @@ class _Plan:
         self.lishui = view.ruleset.name == "lishui"
         own = view.melds[view.seat]
         self.seven = self.lishui and not own
+        self.eight = (view.ruleset.name == "wenzhou" and not own
+                      and getattr(getattr(view.ruleset, "opts", None), "eight_pairs", False))
         self.has_run = any(m.kind == "chow" for m in own)
         self.meld_suits = {_suit(m.plays_as) for m in own if m.plays_as != HIDDEN}
         self.visible = view.visible()
@@ -83,9 +86,10 @@ class _Plan:
 
     def distance(self, counts: list[int], wilds: int) -> int:
         """The variant's shanten of a concealed hand (3n+1 or 3n+2 tiles)."""
-        if not self.shanghai:
-            return shanten(counts, wilds, seven_pairs=self.seven)
-        return self.special(counts, wilds)
+        if self.shanghai:
+            return self.special(counts, wilds)
+        best = shanten(counts, wilds, seven_pairs=self.seven)
+        return min(best, _eight_shanten(counts, wilds)) if self.eight else best
 
     def special(self, counts: list[int], wilds: int) -> int:
         """上海: the lowest shanten of a special hand still open to the seat."""
@@ -109,7 +113,6 @@ class _Plan:
     def acceptance(self, counts: list[int], wilds: int, now: int) -> int:
         """Unseen tiles that would lower the standard shanten of a 3n+1 hand."""
         total = 0
-        seven = self.seven
         visible = self.visible
         view = self.view
         for k in range(NUM_KINDS):
@@ -120,7 +123,7 @@ class _Plan:
             if left <= 0:
                 continue
             counts[k] += 1
-            if shanten(counts, wilds, seven_pairs=seven) < now:
+            if self.distance(counts, wilds) < now:
                 total += left
             counts[k] -= 1
         return total
@@ -149,6 +152,8 @@ class _Plan:
         after: list[int] = []
         if not self.shanghai:
             after = shanten_after_discard(counts, wilds, seven_pairs=self.seven)
+            if self.eight:
+                after = [min(a, _eight_after(counts, wilds, k)) for k, a in enumerate(after)]
         scored: list[tuple[float, int, Action]] = []
         best_speed = UNHELD
         options: list[tuple[Discard, int, int]] = []
@@ -178,7 +183,7 @@ class _Plan:
             accept = 0
             if not self.shanghai and value == best_speed:
                 accept = self.acceptance(counts, wilds, value)
-            shape = self.shape(counts, wilds) if self.lishui else 0
+            shape = self.shape(counts, wilds, value) if self.lishui else 0
             counts[kind] += 1
             weight = threat * (6 if value >= 1 else 3)
             cost = value * 40 - accept * 0.5 - shape + weight * danger * DANGER
@@ -196,20 +201,34 @@ class _Plan:
                     return kong_action
         return best
 
-    def shape(self, counts: list[int], wilds: int) -> float:
-        """丽水: a bonus for a hand near a valued shape (清一色, 大对子)."""
+    def shape(self, counts: list[int], wilds: int, speed: int) -> float:
+        """丽水: a bonus for keeping a shape that pays more than a plain win (大对子 and 七对子
+        double it, 清一色 quadruples it) when the shape is as near as the hand (`speed`), half
+        of it when one exchange farther."""
         bonus = 0.0
+
+        def add(shape_shanten: int, doublings: int) -> None:
+            nonlocal bonus
+            if shape_shanten <= speed:
+                bonus += SHAPE * doublings
+            elif shape_shanten == speed + 1:
+                bonus += SHAPE * doublings / 2
+
         if not self.has_run:
-            pung = _pung_shanten(counts, wilds)
-            if pung <= 1:
-                bonus += 8 - 4 * pung
+            add(_pung_shanten(counts, wilds), 1)
+        if self.seven and sum(counts) + wilds == 13:
+            add(seven_pairs_shanten(counts, wilds), 1)
         suited = self.meld_suits - {3}
         for s, (lo, hi) in enumerate(SUITS):
             if suited and suited != {s}:
                 continue
             off = sum(counts[:lo]) + sum(counts[hi:])
-            if off <= 2:
-                bonus += 6 - 2 * off
+            if off <= 3:
+                kept = counts[:]
+                for k in range(NUM_KINDS):
+                    if not lo <= k < hi:
+                        kept[k] = 0
+                add(shanten(kept, wilds + off) + off, 2)
         return bonus
 
     # --- a claim ----------------------------------------------------------------------------
@@ -308,6 +327,33 @@ def _pung_shanten(counts: list[int], wilds: int) -> int:
     rest = held[sets:]
     missing += 2 - min(rest[0], 2) if rest else 2
     return max(missing - wilds, 0) - 1
+
+
+def _eight_shanten(counts: list[int], wilds: int) -> int:
+    """温州's 八对 (eight pairs and one odd tile, 17 tiles) for a 16- or 17-tile hand."""
+    pairs = sum(c >> 1 for c in counts)
+    singles = sum(c & 1 for c in counts)
+    return _eight(pairs, singles, wilds, sum(counts) + wilds)
+
+
+def _eight(pairs: int, singles: int, wilds: int, size: int) -> int:
+    if size not in (16, 17):
+        return UNHELD
+    pairs = min(pairs, 8)
+    value = 15 - wilds - 2 * pairs - min(singles, 8 - pairs)
+    return max(value, 0 if size == 16 else -1)
+
+
+def _eight_after(counts: list[int], wilds: int, kind: int) -> int:
+    """`_eight_shanten` after throwing one `kind` (UNHELD when not held)."""
+    held = counts[kind]
+    if not held:
+        return UNHELD
+    pairs = sum(c >> 1 for c in counts)
+    singles = sum(c & 1 for c in counts)
+    if held & 1:
+        return _eight(pairs, singles - 1, wilds, sum(counts) + wilds - 1)
+    return _eight(pairs - 1, singles + 1, wilds, sum(counts) + wilds - 1)
 
 
 def _threat(view: SeatView, seat: int) -> float:

@@ -15,7 +15,7 @@ from app.rules.variants import get_ruleset
 
 
 def _turn(variant: str, hand: str) -> HandState:
-    """Seat 0 on its turn holding `hand` (14 tiles), nothing declared, nothing thrown."""
+    """Seat 0 on its turn holding `hand` (a dealer's count), nothing declared or thrown."""
     state, _ = new_hand(get_ruleset(variant), 1, TableContext())
     state.wild = NO_WILD  # no wild this hand: the tiles are what they show
     state.concealed[0] = counts_of(parse(hand)) + [0] * (42 - 34)
@@ -88,3 +88,8 @@ def test_in_shanghai_a_claim_that_mixes_suits_after_a_run_is_passed() -> None:
     # 上海: a 万 run and a 筒 run leave neither a flush nor 碰碰胡: no hand that may win
     assert ExpertBot().choose(special, 0, legal_actions(special, 0)) == Pass(0)
     assert see(special, 0, []).claim is not None
+
+
+def test_in_wenzhou_a_hand_near_eight_pairs_keeps_its_pairs() -> None:
+    state = _turn("wenzhou", "114477m225588p33s6s9s9m")  # seven pairs and three odd tiles
+    assert _discard(state).tile in parse("6s9s9m")  # one odd tile goes: 八对 is then waiting
