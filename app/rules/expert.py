@@ -89,6 +89,8 @@ class _Plan:
         if self.shanghai:
             return self.special(counts, wilds)
         best = shanten(counts, wilds, seven_pairs=self.seven)
+        if self.seven:  # 丽水 with nothing declared: 不搭 too
+            best = min(best, _bu_da_shanten(counts, wilds))
         return min(best, _eight_shanten(counts, wilds)) if self.eight else best
 
     def special(self, counts: list[int], wilds: int) -> int:
@@ -154,6 +156,12 @@ class _Plan:
             after = shanten_after_discard(counts, wilds, seven_pairs=self.seven)
             if self.eight:
                 after = [min(a, _eight_after(counts, wilds, k)) for k, a in enumerate(after)]
+            if self.seven:
+                for k in range(NUM_KINDS):
+                    if counts[k]:
+                        counts[k] -= 1
+                        after[k] = min(after[k], _bu_da_shanten(counts, wilds))
+                        counts[k] += 1
         scored: list[tuple[float, int, Action]] = []
         best_speed = UNHELD
         options: list[tuple[Discard, int, int]] = []
@@ -327,6 +335,26 @@ def _pung_shanten(counts: list[int], wilds: int) -> int:
     rest = held[sets:]
     missing += 2 - min(rest[0], 2) if rest else 2
     return max(missing - wilds, 0) - 1
+
+
+def _apart(ranks: list[int]) -> int:
+    """The most ranks (0-8) of one suit held that are pairwise three or more apart."""
+    best = [0] * 10  # best[i]: the most among ranks >= i
+    for i in range(8, -1, -1):
+        best[i] = max(best[i + 1], (1 + best[min(i + 3, 9)]) if ranks[i] else 0)
+    return best[0]
+
+
+def _bu_da_shanten(counts: list[int], wilds: int) -> int:
+    """丽水's 不搭 (十三不搭: 14 different tiles, honours all different, one suit's tiles
+    three or more apart) for a 13- or 14-tile hand: one tile short of 14 kept is waiting."""
+    size = sum(counts) + wilds
+    if size not in (13, 14):
+        return UNHELD
+    kept = sum(1 for k in range(27, NUM_KINDS) if counts[k])
+    for lo in (0, 9, 18):
+        kept += _apart(counts[lo : lo + 9])
+    return max(13 - kept - wilds, -1 if size == 14 else 0)
 
 
 def _eight_shanten(counts: list[int], wilds: int) -> int:

@@ -93,3 +93,8 @@ def test_in_shanghai_a_claim_that_mixes_suits_after_a_run_is_passed() -> None:
 def test_in_wenzhou_a_hand_near_eight_pairs_keeps_its_pairs() -> None:
     state = _turn("wenzhou", "114477m225588p33s6s9s9m")  # seven pairs and three odd tiles
     assert _discard(state).tile in parse("6s9s9m")  # one odd tile goes: 八对 is then waiting
+
+
+def test_in_lishui_a_scattered_hand_goes_for_bu_da() -> None:
+    state = _turn("lishui", "1247m258p369s1234z")  # 十三不搭 but for the 2m
+    assert _discard(state).tile == parse_one("2m")
