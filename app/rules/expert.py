@@ -5,7 +5,9 @@ On its turn it scores every legal discard by what is left:
   (受入, counted from what the seat sees: four copies less the visible ones);
 - value: in 上海, where only special hands win, the shanten is the special hand's (the
   lowest of 混一色 / 清一色 in each suit the melds allow and 碰碰胡 when no run is
-  declared); in 丽水 a hand near 清一色, 大对子 or 七对子 keeps that shape on equal speed;
+  declared); 丽水's 七对子 and 不搭 and 温州's 八对 count as shapes while nothing is declared;
+  in 丽水 a discard keeping 清一色, 大对子 or 七对子 near (they pay 2-4 times a plain win)
+  gets a bonus;
 - safety: the danger of the tile against each seat that looks ready (melds, how late it is,
   a flush shown by its melds), lowered for a tile that seat threw (现物), for a 筋 (suji)
   of its discards, for a tile whose copies are mostly visible, and for honours and
