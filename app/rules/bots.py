@@ -215,3 +215,26 @@ class TimeoutBot:
         if plain:
             return max(plain, key=lambda a: a.tile)
         return discards[0] if discards else legal[0]
+
+
+class BeginnerBot:
+    """新手: the greedy bot, except that on a turn it throws, with probability `slip`, a tile
+    drawn at random among its non-wild discards (a beginner's misread), and never claims a
+    吃. Seeded: deterministic for a given RNG."""
+
+    def __init__(self, rng: random.Random, slip: float = 0.4) -> None:
+        self.rng = rng
+        self.slip = slip
+        self._greedy = GreedyBot()
+
+    def choose(self, state: HandState, seat: int, legal: list[Action]) -> Action:
+        choice = self._greedy.choose(state, seat, legal)
+        if isinstance(choice, (Hu, Special)):
+            return choice
+        if isinstance(choice, Chow):
+            return next(a for a in legal if isinstance(a, Pass))
+        if state.phase == "turn" and isinstance(choice, Discard) and self.rng.random() < self.slip:
+            plain = [a for a in legal if isinstance(a, Discard) and state.plays_as(a.tile) is not None]
+            if plain:
+                return plain[self.rng.randrange(len(plain))]
+        return choice

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from app.rules.actions import Action
-from app.rules.bots import Bot, GreedyBot, RandomBot
+from app.rules.bots import BeginnerBot, Bot, GreedyBot, RandomBot
 from app.rules.context import Settlement, TableContext
 from app.rules.events import Event
+from app.rules.expert import ExpertBot
 from app.rules.hand import (
     full_census,
     legal_actions,
@@ -51,13 +52,33 @@ class HandRun:
     actions: list[Action]
 
 
+LEVELS = {"新手": "beginner", "普通": "standard", "高手": "expert", "strong": "expert"}
+"""The house bots' levels by their Chinese names (and "strong" for the expert), as names."""
+BOT_KINDS = ("random", "greedy", "beginner", "standard", "expert")
+
+
 def bot_factory(kind: str) -> BotFactory:
+    """A bot by name: "random", "greedy", or a level: "beginner" (新手), "standard" (普通, the
+    greedy bot) or "expert" (高手, `ExpertBot`); a comma-separated list names one per seat
+    ("expert,greedy,greedy,greedy")."""
+    if "," in kind:
+        names = kind.split(",")
+        if len(names) != 4:
+            raise ValueError(f"bots {kind!r}: one per seat, four names")
+        factories = [bot_factory(name) for name in names]
+        return lambda seed, seat: factories[seat](seed, seat)
+    kind = LEVELS.get(kind, kind)
     if kind == "random":
         return lambda seed, seat: RandomBot(random.Random(seed * 4 + seat))
-    if kind == "greedy":
+    if kind in ("greedy", "standard"):
         greedy = GreedyBot()
         return lambda seed, seat: greedy
-    raise ValueError(f"unknown bots {kind!r}: random or greedy")
+    if kind == "beginner":
+        return lambda seed, seat: BeginnerBot(random.Random(seed * 4 + seat))
+    if kind == "expert":
+        expert = ExpertBot()
+        return lambda seed, seat: expert
+    raise ValueError(f"unknown bots {kind!r}: one of {', '.join(BOT_KINDS)} (or 新手 普通 高手)")
 
 
 def play_hand(
@@ -198,9 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="lishui")
     parser.add_argument("--hands", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--bots", choices=["random", "greedy"], default="random")
+    parser.add_argument("--bots", default="random",
+                        help="a bot for every seat (random, greedy, beginner, standard, expert,"
+                        " 新手, 普通, 高手) or four, comma-separated: expert,greedy,greedy,greedy")
     parser.add_argument("--no-check", action="store_true", help="skip the invariant checks")
     args = parser.parse_args(argv)
+    try:
+        bot_factory(args.bots)
+    except ValueError as bad:
+        parser.error(str(bad))
     try:
         report = run(args.variant, args.hands, args.seed, args.bots, not args.no_check, True)
     except InvariantBroken as broken:
