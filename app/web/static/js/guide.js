@@ -117,8 +117,7 @@ class Guide {
     const arrow = h("span", { class: "guide-arrow", "aria-hidden": "true" });
     bubble.prepend(arrow);
     view.append(bubble);
-    place(bubble, arrow, step.target ? view.querySelector(step.target) : null,
-      [...view.querySelectorAll("#actions button, #my-hand button.tile")]);
+    place(bubble, arrow, step.target ? view.querySelector(step.target) : null, view);
   }
 
   // What to do now: {name, text, target (a selector), next}.
@@ -186,6 +185,8 @@ class Guide {
         h("button", { type: "button", id: "guide-lobby", onclick: () => this.toLobby(c, error) }, t("guide_lobby"))),
       error);
     body.querySelector("h2").after(box);
+    // a practice table deals no other hand: no 准备, no countdown to it
+    view.querySelectorAll("#settle-ready, #settlement .next-hand").forEach((el) => el.remove());
   }
 
   async leave(c) {
@@ -223,39 +224,74 @@ function overlaps(a, b) {
   return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 }
 
-// Above the target when it fits there without covering a button of the hand or the bar,
-// else below it; without a target, at the top of the board. The arrow points at the target.
-function place(bubble, arrow, target, buttons) {
+// From `top`, moved by `dir` (-1 up, +1 down) past every rectangle in the way: the first
+// place where the bubble covers none of `rects`.
+function clear(top, dir, left, box, rects) {
+  for (let k = 0; k < 40; k++) {
+    const r = { left, right: left + box.width, top, bottom: top + box.height };
+    const hit = rects.filter((q) => overlaps(r, q));
+    if (!hit.length) return top;
+    top = dir < 0 ? Math.min(...hit.map((q) => q.top)) - GAP - box.height : Math.max(...hit.map((q) => q.bottom)) + GAP;
+  }
+  return top;
+}
+
+// Beside the target, above or below it, wherever the bubble covers neither the target nor a
+// button (the hand's tiles, the bar's buttons) nor the ready strip, the nearer of the two;
+// the arrow points at the target. Without a target, as near the hand as it covers no button
+// (the table's centre stays in view: whose turn it is, the 财神).
+function place(bubble, arrow, target, view) {
   const vw = document.documentElement.clientWidth;
   const vh = document.documentElement.clientHeight;
   const box = bubble.getBoundingClientRect();
+  const anchor = target || view.querySelector("#my-hand") || view;
+  const aim = anchor.getBoundingClientRect();
+  const rects = [...view.querySelectorAll("button, #ready-strip, #table-status")]
+    .filter((el) => !bubble.contains(el))
+    .map((el) => el.getBoundingClientRect())
+    .filter((r) => r.width && r.height);
+  if (target) rects.push(aim);
+  const left = Math.min(Math.max(8, aim.left + aim.width / 2 - box.width / 2), vw - box.width - 8);
+  const fits = (top) => top >= 4 && top + box.height <= vh - 4;
+  const middle = aim.top + aim.height / 2 - box.height / 2;
+  const up = clear(target ? aim.top - GAP - box.height : middle, -1, left, box, rects);
+  const down = clear(target ? aim.bottom + GAP : middle, 1, left, box, rects);
+  const farUp = aim.top - (up + box.height);
+  const farDown = down - aim.bottom;
+  let top;
+  let below = false;
+  if (fits(up) && (!fits(down) || farUp <= farDown)) top = up;
+  else if (fits(down)) {
+    top = down;
+    below = true;
+  } else if (target && sideways(bubble, arrow, aim, box, rects, vh)) {
+    target.classList.add("guide-target");
+    return;
+  } else { // nowhere clear: beside the target on its roomier side, within the screen
+    below = vh - aim.bottom > aim.top;
+    top = below ? Math.min(aim.bottom + GAP, vh - box.height - 4) : Math.max(4, aim.top - GAP - box.height);
+  }
+  bubble.style.left = `${left}px`;
+  bubble.style.top = `${top}px`;
+  bubble.classList.toggle("below", below);
   if (!target) {
-    bubble.classList.add("free");
-    bubble.style.left = `${Math.max(8, (vw - box.width) / 2)}px`;
-    bubble.style.top = "56px";
     arrow.hidden = true;
     return;
   }
   target.classList.add("guide-target");
-  const aim = target.getBoundingClientRect();
-  const left = Math.min(Math.max(8, aim.left + aim.width / 2 - box.width / 2), vw - box.width - 8);
-  const covers = (top) => {
-    const r = { left, right: left + box.width, top, bottom: top + box.height };
-    return overlaps(r, aim) || buttons.some((b) => overlaps(r, b.getBoundingClientRect()));
-  };
-  // above the target, moved up past any button in the way; else below it
-  let top = aim.top - GAP - box.height;
-  for (const b of buttons) {
-    const r = b.getBoundingClientRect();
-    if (covers(top) && r.top < aim.top) top = Math.min(top, r.top - GAP - box.height);
-  }
-  let below = false;
-  if (top < 4) {
-    top = Math.min(aim.bottom + GAP, vh - box.height - 4);
-    below = true;
-  }
-  bubble.style.left = `${left}px`;
-  bubble.style.top = `${Math.max(4, top)}px`;
-  bubble.classList.toggle("below", below);
   arrow.style.left = `${Math.min(Math.max(12, aim.left + aim.width / 2 - left - 8), box.width - 28)}px`;
+}
+
+// A short screen (a phone on its side): left of the target, level with it, if that covers
+// nothing; the arrow on the bubble's right edge. False when it does not fit there.
+function sideways(bubble, arrow, aim, box, rects, vh) {
+  const left = aim.left - GAP - box.width;
+  const top = Math.min(Math.max(4, aim.top + aim.height / 2 - box.height / 2), vh - box.height - 4);
+  const r = { left, right: left + box.width, top, bottom: top + box.height };
+  if (left < 4 || top < 4 || rects.some((q) => overlaps(r, q))) return false;
+  bubble.style.left = `${left}px`;
+  bubble.style.top = `${top}px`;
+  bubble.classList.add("left");
+  arrow.style.top = `${Math.min(Math.max(10, aim.top + aim.height / 2 - top - 8), box.height - 26)}px`;
+  return true;
 }
