@@ -237,8 +237,8 @@ function clear(top, dir, left, box, rects) {
 }
 
 // Beside the target, above or below it, wherever the bubble covers neither the target nor a
-// button (the hand's tiles, the bar's buttons) nor the ready strip, the nearer of the two;
-// the arrow points at the target. Without a target, as near the hand as it covers no button
+// button (the hand's tiles, the bar's buttons) nor the ready strip or the turn's countdown,
+// the nearer of the two; the arrow points at the target. Without a target, as near the hand as it covers no button
 // (the table's centre stays in view: whose turn it is, the 财神).
 function place(bubble, arrow, target, view) {
   const vw = document.documentElement.clientWidth;
@@ -246,7 +246,7 @@ function place(bubble, arrow, target, view) {
   const box = bubble.getBoundingClientRect();
   const anchor = target || view.querySelector("#my-hand") || view;
   const aim = anchor.getBoundingClientRect();
-  const rects = [...view.querySelectorAll("button, #ready-strip, #table-status")]
+  const rects = [...view.querySelectorAll("button, #ready-strip, #table-status, #actions .my-timer")]
     .filter((el) => !bubble.contains(el))
     .map((el) => el.getBoundingClientRect())
     .filter((r) => r.width && r.height);
