@@ -71,7 +71,9 @@ async def start_practice(
     elsewhere = await seated_at(registry, caller)
     if elsewhere is not None:
         live = registry.get(elsewhere)
-        if live is not None and live.stake == PRACTICE_STAKE:
+        summary = None if live is not None else await registry.network.tables.summary(elsewhere)
+        stake = live.stake if live is not None else (summary or {}).get("stake")
+        if stake == PRACTICE_STAKE:  # on this node or another
             raise ApiError("practice_open", "your practice table is still open",
                            {"table_id": elsewhere})
         raise ApiError(

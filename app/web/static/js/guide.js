@@ -134,7 +134,8 @@ class Guide {
     }
     if (types.has("discard")) {
       const wild = hand.wild && hand.wild.wild;
-      if (!this.introSeen) {
+      const started = hand.seats[c.seat].discards.length > 0; // back after a reload: no intro again
+      if (!this.introSeen && !started) {
         return { name: "hand", target: wild ? "#my-hand button.tile.wild" : "#my-hand",
           text: t("guide_hand", { wild: wild ? tileName(wild) : "" }), next: () => { this.introSeen = true; } };
       }
