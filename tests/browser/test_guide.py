@@ -88,7 +88,7 @@ def test_a_new_player_follows_the_guided_hand_from_the_offer_to_the_win(
     page.wait_for_selector("#guide-offer")
     assert page.inner_text("#guide-start") == "新手教学：打一局"
     page.click("#guide-start")
-    page.wait_for_selector("#table-view")
+    page.wait_for_selector("#table-view", timeout=60_000)  # three bots made on a loaded machine
 
     seen = _follow(page)
 
@@ -134,7 +134,7 @@ def test_the_guide_in_english_can_be_put_off_found_again_and_skipped(
     page.wait_for_selector("#quick-card")
     assert not page.query_selector("#guide-offer")  # not offered twice
     page.click("#guide-open")  # but still there, small
-    page.wait_for_selector("#table-view")
+    page.wait_for_selector("#table-view", timeout=60_000)  # three bots made on a loaded machine
 
     seen = _follow(page, until="discard")
     assert [b["step"] for b in seen][-2:] == ["hand", "discard"]
