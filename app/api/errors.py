@@ -9,7 +9,8 @@ seated_elsewhere (details: `{"table_id": ...}`, the table the account sits at), 
 too_many_tables, idempotency_conflict, vote_open, no_vote, already_voted (a private
 room's dissolve vote, app/api/rooms.py), room_open (再来一局 of a room still open), rate_limited, too_many_bots, too_large, busy,
 table_unavailable, house_funds_low, no_bots_free, match_forming, not_ready, internal_error,
-not_a_player, hand_not_ended, hand_voided.
+not_a_player, hand_not_ended, hand_voided, practice_open (POST /practice: the caller's
+practice table is still open; details `table_id`, app/api/practice.py).
 
 The edge (docs/architecture.md, "The edge"), answered before the app reads the request:
 `rate_limited` (429 with Retry-After and `details: {"retry_after": seconds}`): the client's
@@ -90,6 +91,7 @@ STATUS = {
     "hand_not_ended": 409,  # a replay shared before its hand ended and was stored
     "hand_voided": 409,  # a voided hand's replay is never public
     "match_forming": 409,  # quick match: a table is being formed for the player right now
+    "practice_open": 409,  # POST /practice: the caller's practice table is still open
     "rate_limited": 429,
     "too_many_bots": 429,
     "too_large": 413,  # the request body is over max_body_bytes (app/api/body_limit.py)

@@ -164,9 +164,11 @@ async def list_tables(
     listed = await registry_of(request).network.tables.tables()
     if listed is not None:  # every node's tables, from the cluster's directory
         tables = [TableOut.model_validate(summary) for summary in listed
-                  if not summary.get("room")]
-    else:  # a private room's table is not listed: it is found by its code
-        tables = [table_out(live) for live in registry_of(request).all() if live.room is None]
+                  if not summary.get("room") and summary.get("stake") != 0]
+    else:  # a private room's table is not listed: it is found by its code; nor a practice
+        # table (stake 0, app/api/practice.py): it is its learner's own
+        tables = [table_out(live) for live in registry_of(request).all()
+                  if live.room is None and live.stake != 0]
     profiles = await _profiles(session, {a for t in tables for a in t.seats if a is not None})
     return [
         LobbyTableOut(**t.model_dump(), players=_players(t.seats, profiles)) for t in tables

@@ -193,7 +193,8 @@ class RedisNetwork:
         boards' next write (the result is shown without waiting for it)."""
         record = settled.record
         seats = [a for a in record.seats if a is not None]
-        if self.boards is not None and not record.voided and len(seats) == 4:
+        practice = settled.stake == 0  # a practice table's hand ranks nobody
+        if self.boards is not None and not record.voided and len(seats) == 4 and not practice:
             self.boards.queue(settled.stored.profiles, record.variant)
 
     async def watch_once(self) -> list[str]:

@@ -101,7 +101,7 @@ async def store_hands(
     hands: dict[int, ledger.HandToSettle] = {}  # the rows of each hand that moves silver
     slice_ends = time.perf_counter() + SLICE_SECONDS
     for i, job in enumerate(jobs):
-        if _settles(job.record):
+        if _settles(job.record) and job.stake > 0:  # stake 0: practice, its record only
             hands[i] = _to_settle(job.record, job.stake)
         if time.perf_counter() > slice_ends:  # other tables' steps between
             await asyncio.sleep(0)

@@ -525,6 +525,59 @@ Object.assign(STRINGS.en, SCORE_STRINGS.en);
 Object.assign(STRINGS.zh, TABLE_STRINGS.zh);
 Object.assign(STRINGS.en, TABLE_STRINGS.en);
 
+// --- 新手教学, the guided first hand (guide.js, docs/practice.md) ---------------------------
+const GUIDE_STRINGS = {
+  zh: {
+    guide_open: "新手教学：打一局", guide_offer_title: "新手教学",
+    guide_offer_text: "和三个电脑玩家打一局丽水麻将练习，一步一步教你出牌、碰、听牌和胡牌。练习局不输赢银两，也不计入排行榜。",
+    guide_offer_start: "新手教学：打一局", guide_offer_later: "以后再说",
+    guide_next: "知道了", guide_skip: "跳过教学",
+    guide_deal: "正在发牌……你是庄家，先出牌。",
+    guide_hand: "这是你的手牌：14 张（庄家多一张）。发亮的那张「{wild}」是本局的财神（百搭），能当任何牌用，留着它！",
+    guide_discard: "{tile}是单张，跟别的牌都连不上。点它打出去（手机上点两下）。",
+    guide_discard_any: "打出一张用不上的牌。",
+    guide_others: "其他三家在出牌，看看他们打了什么。",
+    guide_pung: "别人打出了{tile}，你手里正好有一对：点「碰」，凑成一组刻子。",
+    guide_ready: "带「听」标记的牌打出去，你就听牌了（只差一张就胡）。打出{tile}。",
+    guide_waiting: "你听牌了！这一条写着你在等哪些牌：自己摸到，或者别人打出其中一张，就能胡。",
+    guide_hu: "就是这张！点「胡」和牌。",
+    guide_end_title_won: "你胡了！", guide_end_title: "这一局结束了",
+    guide_end_won_each: "你自摸和牌，其他三家每家付你 {each} 分，一共 {total} 分。",
+    guide_end_won: "你胡了，一共赢 {total} 分；放炮的那家多付 1 分。",
+    guide_end_formula: "怎么算的：你是庄家，头一局底分 3；自摸翻倍 ×2；3 × 2 = 6。",
+    guide_end_stake: "真实牌桌上，每分按底注付银两（底注 10，6 分就是 60 银两）。练习桌底注为 0：这一局不动银两，也不计入排行榜。",
+    guide_end_other: "这一局没有照教学走完，没关系：下面的结算单写着每家怎么付的。",
+    guide_real: "去真的打一局", guide_lobby: "回大厅",
+    err_practice_open: "你的练习桌还开着。",
+  },
+  en: {
+    guide_open: "Play a guided hand", guide_offer_title: "New here? Play a guided hand",
+    guide_offer_text: "A practice hand of Lishui mahjong with three house bots, and a guide at each step: throwing tiles, pung, getting ready and winning. No silver is won or lost, and no leaderboard counts it.",
+    guide_offer_start: "Play a guided hand", guide_offer_later: "Not now",
+    guide_next: "Got it", guide_skip: "Skip guide",
+    guide_deal: "Dealing… You are the dealer: you throw first.",
+    guide_hand: "This is your hand: 14 tiles (the dealer holds one more). The glowing {wild} is this hand's wild (财神): it stands for any tile you need. Keep it!",
+    guide_discard: "{tile} stands alone: it makes a set with nothing else. Tap it to throw it (twice on a phone).",
+    guide_discard_any: "Throw a tile you do not need.",
+    guide_others: "The others are playing. Watch what they throw.",
+    guide_pung: "A player threw {tile} and you hold a pair of it: tap Pung to take it and make a set of three.",
+    guide_ready: "A tile with the ready mark leaves your hand ready (one tile from a win) when you throw it. Throw {tile}.",
+    guide_waiting: "You are ready! This strip shows the tiles you wait for: draw one, or take one another player throws, and you win.",
+    guide_hu: "That's your tile! Tap Win.",
+    guide_end_title_won: "You won!", guide_end_title: "The hand is over",
+    guide_end_won_each: "You won by self-draw: each of the other three pays you {each} points, {total} in all.",
+    guide_end_won: "You won {total} points; the player who threw your tile pays 1 point more.",
+    guide_end_formula: "How: you are the dealer, whose base is 3 in a first hand, and a self-draw doubles it: 3 × 2 = 6.",
+    guide_end_stake: "At a real table each point is paid in silver at the table's stake (at stake 10, 6 points are 60 silver). This practice table's stake is 0: no silver moved and no leaderboard counts it.",
+    guide_end_other: "The hand went another way, and that's fine: the sheet below shows who paid what.",
+    guide_real: "Play for real", guide_lobby: "Back to the lobby",
+    err_practice_open: "Your practice table is still open.",
+  },
+};
+
+Object.assign(STRINGS.zh, GUIDE_STRINGS.zh);
+Object.assign(STRINGS.en, GUIDE_STRINGS.en);
+
 // --- the table page (tableui) ---------------------------------------------------------------
 
 

@@ -4,6 +4,7 @@
 // private rooms and the tables (browse, open one) are sections below, folded on a phone.
 
 import { howToWinButton } from "./howtowin.js";
+import { practiceOffer } from "./guide.js";
 import { api, ApiError } from "./api.js";
 import { h, fmt } from "./dom.js";
 import { showErrorIn } from "./errors.js";
@@ -258,6 +259,7 @@ export async function renderLobby(main, { me }) {
     h("h1", {}, t("lobby_title")),
     mine,
     error,
+    practiceOffer(me, error), // 新手教学: offered once to a new account, then a small button
     quickMatchCard({ me, variants: VARIANTS }),
     rooms,
     section("lobby-tables", t("lobby_tables_section"), t("lobby_tables_note"), h("div", { class: "lobby" },

@@ -19,6 +19,7 @@ const LEVELS_MS = 5000; // GET /quick-match/levels (who waits where) while the c
 const TICK_MS = 250; // the panel's clocks, counted here between reads
 const VARIANT_KEY = "quick_variant"; // the variant last picked, kept across visits
 const LEVEL_KEY = "quick_level"; // the level last played, kept across visits: the card's default
+const NOW_KEY = "quick_now"; // sessionStorage: queue at the default level at once (guide.js)
 
 function levelName(level) {
   return currentLang() === "zh" ? level.name_zh : level.name_en;
@@ -241,6 +242,11 @@ export function quickMatchCard({ me, variants }) {
   timers.push(setInterval(alive(() => { if (!panel.hidden) drawPanel(); }), TICK_MS));
   timers.push(setInterval(alive(() => { if (!panel.hidden) readStatus(); }), STATUS_MS));
   timers.push(setInterval(alive(readLevels), LEVELS_MS));
-  readLevels().then(readStatus);
+  const now = sessionStorage.getItem(NOW_KEY) === "1"; // the guided hand's "play for real"
+  sessionStorage.removeItem(NOW_KEY);
+  readLevels().then(readStatus).then(() => {
+    const level = now && !queued() ? levels.find((x) => x.key === chosenLevel()) : null;
+    if (level) join(level);
+  });
   return card;
 }

@@ -24,6 +24,7 @@ import { TableFx } from "./callouts.js";
 import { HandProof } from "../kit/verify.js";
 import { seatingNotice } from "./tablewind.js";
 import { answerDeadEnd, chooseAction } from "./claimwarn.js";
+import { guideFor } from "./guide.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
@@ -92,6 +93,7 @@ export class TableController {
     this.fx = new TableFx(); // callouts, sounds and their settings (callouts.js)
     this.onKey = (ev) => this.keydown(ev);
     this.ticker = null;
+    this.guide = watch ? null : guideFor(tableId); // 新手教学: the practice table's bubbles (guide.js)
   }
 
   // the kit's connection, following (or watching) this table
@@ -429,10 +431,11 @@ export class TableController {
       verdict: this.proof.verdict(ended), names: [...this.knownNames] }; // a player gone since: named
     this.render({ settled: !seen });
     // the hand ends before its silver moves: wait for this hand's ledger row, then read /me
+    // (a practice table, stake 0, moves none and writes no row: /me at once)
     for (let i = 0; i < 40 && !this.closed; i++) {
       try {
-        const page = await api("GET", "/me/ledger?limit=10");
-        if (page.entries.some((e) => e.hand_id === handId)) {
+        const page = this.stake === 0 ? null : await api("GET", "/me/ledger?limit=10");
+        if (!page || page.entries.some((e) => e.hand_id === handId)) {
           const me = await api("GET", "/me");
           this.me = { ...this.me, ...me };
           window.dispatchEvent(new CustomEvent("me-changed", { detail: me }));
@@ -700,6 +703,7 @@ export class TableController {
     if (this.closed) return;
     const key = focusKey(this.main);
     renderTable(this.main, this);
+    if (this.guide) this.guide.draw(this.main, this);
     this.link.lock(this.main);
     this.link.show(); // (in the language chosen now)
     restoreFocus(this.main, this, key, opts);
