@@ -4,11 +4,13 @@ keeps the claim window open; a first 吃 goes at once."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.test_client import _two_players_at_a_test_table
 from tests.browser.ui import click_action, discard, to_english
@@ -30,15 +32,17 @@ def new_page(context_for: Callable[..., Page]) -> Callable[[], Page]:
 
 
 def _pass_until(page: Page, other: Page, selector: str) -> None:
-    """Pass every claim the two players are offered until `selector` shows on `page`."""
-    wanted = f'{selector}, #actions button.act[data-action="pass"]'
-    for _ in range(20):
-        for who in (page, other):
-            if who.query_selector('#actions button.act[data-action="pass"]'):
-                click_action(who, "pass")
-        page.wait_for_selector(wanted, timeout=30_000)
+    """Pass every claim the two players are offered until `selector` shows on `page`. Both
+    pages are looked at in turn: the table waits for whichever of them is offered a claim."""
+    passing = '#actions button.act[data-action="pass"]'
+    for _ in range(600):  # a minute at most
         if page.query_selector(selector):
             return
+        for who in (page, other):
+            if who.query_selector(passing):
+                with contextlib.suppress(PlaywrightTimeout):  # the window closed meanwhile
+                    who.locator(passing).click(timeout=1_000)
+        page.wait_for_timeout(100)
     raise AssertionError(f"{selector} never showed")
 
 
@@ -85,6 +89,6 @@ def test_a_dead_end_chow_asks_first_and_a_first_chow_does_not(
         other.set_viewport_size({"width": width, "height": height})
         other.screenshot(path=str(screenshots / f"dead-end-en-{width}x{height}.png"))
     other.click("#dead-end-yes")  # Chow anyway: the claim is sent
-    other.wait_for_function(
-        "document.querySelectorAll(\"[data-seat='1'] .melds .meld.chow\").length === 2")
+    other.wait_for_function(  # (a function: the page's policy allows no string to be evaluated)
+        "() => document.querySelectorAll(\"[data-seat='1'] .melds .meld.chow\").length === 2")
     assert other.query_selector("#dead-end-dialog") is None

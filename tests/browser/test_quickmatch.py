@@ -120,7 +120,7 @@ def test_the_quick_start_card_queues_shows_the_wait_and_opens_the_table(
     assert "Finding a table" in page.inner_text("#quick-panel")
     assert "place 1 of 1" in page.inner_text("#quick-place")
     page.wait_for_function(
-        "document.querySelector('#quick-waited').textContent.match(/waited [1-9]/)")
+        "() => document.querySelector('#quick-waited').textContent.match(/waited [1-9]/)")
 
     page.click("#quick-cancel")
     page.wait_for_selector("#quick-panel[hidden]", state="attached")

@@ -200,7 +200,7 @@ def test_a_room_opened_with_house_rules_is_joined_by_its_code_and_ends_on_the_sc
     friend.click("#room-rules-close")
 
     # only the owner calls bots; the first hand is dealt
-    owner.wait_for_function("document.querySelectorAll('.plate .name').length === 4")
+    owner.wait_for_function("() => document.querySelectorAll('.plate .name').length === 4")
     assert not friend.query_selector("#fill-bots")
     owner.click("#fill-bots")
     owner.wait_for_selector(PROMPTED + ", #wall-count")
@@ -309,7 +309,7 @@ def test_dissolving_before_the_first_hand_and_by_a_vote(
     assert code in friend.inner_text("#room-back-link")
     friend.click("#room-back-link")
     friend.wait_for_selector("#room-code-copy")
-    owner.wait_for_function("document.querySelectorAll('.plate .name').length === 4")
+    owner.wait_for_function("() => document.querySelectorAll('.plate .name').length === 4")
     owner.click("#fill-bots")
     for page in (owner, friend):
         page.wait_for_selector("#wall-count", timeout=30_000)
@@ -331,7 +331,7 @@ def test_dissolving_before_the_first_hand_and_by_a_vote(
     owner.click("#room-vote-no")
     owner.wait_for_selector("#room-vote", state="detached")
     friend.wait_for_selector("#room-vote-line", state="detached")
-    friend.wait_for_function("document.getElementById('event-strip').innerText.includes('vote to dissolve failed')")
+    friend.wait_for_function("() => document.getElementById('event-strip').innerText.includes('vote to dissolve failed')")
     assert owner.query_selector("#room-dissolve") and friend.query_selector("#room-dissolve")
 
     # the owner asks; the friend agrees on a phone: the room ends, the hand voided

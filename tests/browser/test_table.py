@@ -290,7 +290,7 @@ def test_the_lishui_wild_asks_before_it_is_discarded_and_a_timeout_is_announced(
     page.click("#confirm-yes")
     wait_discarded(page, [], "9s")
     page.wait_for_function(
-        "document.getElementById('log-entries').innerText.includes('误打财神')")
+        "() => document.getElementById('log-entries').innerText.includes('误打财神')")
 
     # the next decision is left to the timer: the server plays, and the page says so
     page.wait_for_selector("#event-strip.alert", timeout=30_000)

@@ -16,27 +16,25 @@ import { t } from "./i18n.js";
 import { applyEvent, emptyHand, fromSnapshot } from "../kit/model.js";
 import { ProtocolClient } from "../kit/protocol.js";
 import { describe, entriesOfSnapshot, entryOf, push } from "./tablelog.js";
-import { nextDealerStreak, wildDiscardCosts } from "./tablerules.js";
+import { nextDealerStreak } from "./tablerules.js";
 import { renderTable, restoreFocus, focusKey, updateCountdown, windOf } from "./tableview.js";
 import { loadRoom, onRoomMessage, roomFocus, updateRoomClock } from "./tableroom.js";
 import { TableLink } from "./tablelink.js";
 import { TableFx } from "./callouts.js";
 import { HandProof } from "../kit/verify.js";
 import { seatingNotice } from "./tablewind.js";
-import { answerDeadEnd, chooseAction } from "./claimwarn.js";
 import { guideFor } from "./guide.js";
+import { onChat, bubblesOver } from "./tablechat.js";
+import { confirmFirst, keydown } from "./tableinput.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
 const ALERT_MS = 8000; // how long a notice of an automatic play stays in the event strip
 const LATE_MS = 1500; // a prompt this close to its deadline when its window closes timed out
-// a narrow screen or a touch screen: a tap selects a tile, a second tap discards it
-const CONFIRM_FIRST = "(max-width: 800px), (pointer: coarse)";
 const SEEN_KEY = "zj-settlement-seen"; // the last hand whose settlement this tab showed
 // events that leave a pending decision open (another seat's answer in the same 买底 round,
 // a penalty); any other event means the decision was taken or the window closed
 const KEEPS_PROMPT = new Set(["decided", "penalized"]);
-const BUBBLE_MS = 4000; // how long a chat bubble shows by its seat's plate
 
 export class TableController {
   constructor(main, { tableId, me, onBanner, watch = false, code = null }) {
@@ -91,7 +89,7 @@ export class TableController {
     this.link = new TableLink(this); // the connection as the player sees it: banner, locks
     this.client = null; // the kit's connection, made once the page knows its heartbeat
     this.fx = new TableFx(); // callouts, sounds and their settings (callouts.js)
-    this.onKey = (ev) => this.keydown(ev);
+    this.onKey = (ev) => keydown(this, ev);
     this.ticker = null;
     this.guide = watch ? null : guideFor(tableId); // 新手教学: the practice table's bubbles (guide.js)
   }
@@ -117,7 +115,7 @@ export class TableController {
       onPrompt: then((m) => this.onPrompt(m), { prompted: true }),
       onSnapshot: then((m) => this.onSnapshot(m)),
       onWatching: then((m) => this.onWatching(m)),
-      onChat: then((m) => this.onChat(m)),
+      onChat: then((m) => onChat(this, m)),
       onMuted: then((m) => { this.muted = new Set(m.seats); }),
       onRoom: then((m) => onRoomMessage(this, m)),
       onError: then((m) => this.onError(m)),
@@ -190,11 +188,7 @@ export class TableController {
       this.alert = null;
       this.render();
     }
-    const over = Object.entries(this.bubbles).filter(([, b]) => Date.now() >= b.until);
-    if (over.length) {
-      for (const [seat] of over) delete this.bubbles[seat];
-      this.render();
-    }
+    if (bubblesOver(this)) this.render();
     const now = Date.now();
     if (!this.tableState && (!this.hand || this.hand.ended) && now - (this.lastPoll || 0) > PLAYERS_POLL_MS) {
       this.lastPoll = now;
@@ -254,13 +248,6 @@ export class TableController {
     this.spectators = m.spectators;
     this.seat = null;
     this.notice = "";
-  }
-
-  // a phrase of the quick chat: a bubble by the speaker's plate, a line in the log
-  onChat(m) {
-    this.bubbles[m.seat] = { phrase: m.phrase, until: Date.now() + BUBBLE_MS };
-    push(this.log, { kind: "chat", seat: m.seat, phrase: m.phrase });
-    announce(this.describe({ kind: "chat", seat: m.seat, phrase: m.phrase }));
   }
 
   onPrompt(m) {
@@ -483,61 +470,11 @@ export class TableController {
     this.render();
   }
 
-  mayDiscard(tile) {
-    return Boolean(this.prompt && this.prompt.legal.some((a) => a.type === "discard" && a.tile === tile));
-  }
-
-  confirmFirst() {
-    return window.matchMedia(CONFIRM_FIRST).matches;
-  }
-
-  // A tap (or click) on a tile of the hand: on a narrow or touch screen the first tap
-  // selects and the second discards; a mouse click or the keyboard discards at once. A
-  // tile the rules hold back says why.
-  tapTile(tile, index, { keyboard = false } = {}) {
-    if (!this.prompt) return;
-    if (!this.mayDiscard(tile)) {
-      const el = this.main.querySelector(`#my-hand button[data-index="${index}"]`);
-      this.restrictNote = (el && el.dataset.reason) || "";
-      this.selected = null;
-      this.render();
-      return;
-    }
-    this.restrictNote = "";
-    const again = this.selected && this.selected.index === index && this.selected.tile === tile;
-    if (!keyboard && !again && this.confirmFirst()) {
-      this.selected = { tile, index };
-      this.render();
-      const el = this.main.querySelector(`#my-hand button[data-index="${index}"]`);
-      if (el) el.focus({ preventScroll: true });
-      return;
-    }
-    this.discard(tile);
-  }
-
-  discard(tile) {
-    if (!this.mayDiscard(tile)) return;
-    const wild = this.hand && this.hand.wild ? this.hand.wild.wild : null;
-    if (wildDiscardCosts(this.variant, tile, wild)) {
-      this.confirming = tile; // 误打财神 costs a point to each seat: ask first
-      this.render();
-      return;
-    }
-    this.act({ type: "discard", tile });
-  }
-
-  confirmDiscard(yes) {
-    const tile = this.confirming;
-    this.confirming = null;
-    if (yes && tile && this.mayDiscard(tile)) this.act({ type: "discard", tile });
-    else this.render();
-  }
-
   toggleLog(open = !this.logOpen) {
     this.logOpen = open;
     this.render();
     const target = this.main.querySelector(open ? "#log-close" : "#event-strip");
-    if (target && this.confirmFirst()) target.focus({ preventScroll: true });
+    if (target && confirmFirst()) target.focus({ preventScroll: true });
   }
 
   toggleAutoplay() {
@@ -560,25 +497,7 @@ export class TableController {
     this.render();
   }
 
-  // --- quick chat and watching -------------------------------------------------------------
-
-  toggleChat(open = !this.chatOpen) {
-    this.chatOpen = open;
-    this.render();
-    const target = this.main.querySelector(open ? "#chat-panel button" : "#chat-open");
-    if (target) target.focus({ preventScroll: true });
-  }
-
-  say(phrase) {
-    if (this.client.chat(this.tableId, phrase)) this.chatOpen = false;
-    this.render();
-    const opener = this.main.querySelector("#chat-open");
-    if (opener) opener.focus({ preventScroll: true });
-  }
-
-  toggleMute(seat) {
-    this.client.mute(this.tableId, seat, !this.muted.has(seat));
-  }
+  // --- watching -------------------------------------------------------------------------------
 
   stopWatching() {
     this.client.unwatch(this.tableId);
@@ -631,63 +550,6 @@ export class TableController {
   reopenSettlement() {
     if (this.settlement) this.settlement.closed = false;
     this.render({ settled: true });
-  }
-
-  keydown(ev) {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const target = ev.target;
-    if (target && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
-    const key = ev.key.toLowerCase();
-    if (key === "escape" && (this.confirming || this.confirmingClaim || this.logOpen || this.chatOpen)) {
-      if (this.confirmingClaim) answerDeadEnd(this, false);
-      else if (this.confirming) this.confirmDiscard(false);
-      else if (this.chatOpen) this.toggleChat(false);
-      else this.toggleLog(false);
-      ev.preventDefault();
-      return;
-    }
-    if (this.spectator || !this.link.live) return; // nothing to play, or no link to play on
-    const legal = this.prompt ? this.prompt.legal : [];
-    const first = (type) => legal.find((a) => a.type === type);
-    if (key === "arrowleft" || key === "arrowright") {
-      const tiles = [...this.main.querySelectorAll("#my-hand button.tile")];
-      if (!tiles.length) return;
-      const at = tiles.indexOf(document.activeElement);
-      const next = at < 0 ? 0 : (at + (key === "arrowright" ? 1 : tiles.length - 1)) % tiles.length;
-      tiles.forEach((b, i) => { b.tabIndex = i === next ? 0 : -1; });
-      tiles[next].focus();
-      ev.preventDefault();
-      return;
-    }
-    let action = null;
-    if (key === "h") action = first("hu");
-    else if (key === "p") action = first("pung");
-    else if (key === "k") action = first("exposed_kong") || first("concealed_kong") || first("added_kong");
-    else if (key === "g" || key === "escape") action = first("pass");
-    else if (key === "d" && this.hand && this.hand.drawn) {
-      if (this.mayDiscard(this.hand.drawn)) {
-        ev.preventDefault();
-        this.discard(this.hand.drawn); // a costly wild still asks first
-      }
-      return;
-    } else if (key === "c") {
-      const chows = legal.filter((a) => a.type === "chow");
-      if (chows.length === 1) action = chows[0];
-      else if (chows.length > 1) {
-        const button = this.main.querySelector('#actions button[data-action="chow"]');
-        if (button) button.focus();
-        ev.preventDefault();
-        return;
-      }
-    } else if (key === "t") {
-      this.toggleAutoplay();
-      ev.preventDefault();
-      return;
-    }
-    if (action) {
-      ev.preventDefault();
-      chooseAction(this, action); // a 上海 dead-end claim asks first
-    }
   }
 
   renderSoon(opts = {}) {

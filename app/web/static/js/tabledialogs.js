@@ -8,6 +8,7 @@ import { silverMoved } from "../kit/model.js";
 import { wildName } from "./tablerules.js";
 import { paymentCause, penaltyItem, unexplained } from "./payments.js";
 import { scoreSheet } from "./scoresheet.js";
+import { confirmDiscard } from "./tableinput.js";
 import { sortHand, tileElement, tileName } from "./tiles.js";
 
 function tileOf(c, code, extra = {}) {
@@ -175,7 +176,7 @@ export function confirmDialog(c) {
     h("h2", { id: "confirm-title" }, t("confirm_wild_title", { wild }), " ", tileOf(c, tile)),
     h("p", { id: "confirm-text" }, t("confirm_wild_text", { wild, silver: fmt(3 * c.stake) })),
     h("div", { class: "row" },
-      h("button", { type: "button", class: "primary danger", id: "confirm-yes", onclick: () => c.confirmDiscard(true) },
+      h("button", { type: "button", class: "primary danger", id: "confirm-yes", onclick: () => confirmDiscard(c, true) },
         t("confirm_wild_yes")),
-      h("button", { type: "button", id: "confirm-no", onclick: () => c.confirmDiscard(false) }, t("confirm_cancel")))));
+      h("button", { type: "button", id: "confirm-no", onclick: () => confirmDiscard(c, false) }, t("confirm_cancel")))));
 }

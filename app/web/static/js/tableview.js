@@ -9,8 +9,6 @@
 
 import { h, fmt } from "./dom.js";
 import { t, titleName } from "./i18n.js";
-import { describe, phraseText } from "./tablelog.js";
-import { faceElement, isReaction, PHRASES, REACTIONS } from "./faces.js";
 import { buyInHelp, discardRestriction, wildName } from "./tablerules.js";
 import { runOf, sortHand, tileElement, tileName } from "./tiles.js";
 import { howToWinButton } from "./howtowin.js";
@@ -19,6 +17,8 @@ import { chooseAction, deadEndDialog } from "./claimwarn.js";
 import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
 import { waitingBlock, waitingMid } from "./tablewait.js";
 import { windToast } from "./tablewind.js";
+import { bubbleOf, chatPanel, toggleChat } from "./tablechat.js";
+import { confirmFirst, discard, tapTile } from "./tableinput.js";
 
 const WINDS = ["east", "south", "west", "north"];
 const PLACES = ["bottom", "right", "top", "left"];
@@ -189,15 +189,6 @@ function riverOf(c, seat, place) {
   }));
 }
 
-// A phrase a player just said, by its plate for a few seconds (quick chat).
-function bubbleOf(c, seat) {
-  const b = c.bubbles[seat];
-  if (!b || Date.now() >= b.until) return null;
-  const face = isReaction(b.phrase);
-  return h("p", { class: "chat-bubble" + (face ? " face" : ""), id: `bubble-${seat}`,
-    dataset: { phrase: b.phrase }, title: phraseText(b.phrase), "aria-hidden": "true" },
-  face ? faceElement(b.phrase) : phraseText(b.phrase));
-}
 
 function seatArea(c, seat, place) {
   const area = h("section", { class: `seat seat-${place}` + (c.hand && !c.hand.ended && c.hand.turn === seat ? " turn" : ""),
@@ -337,7 +328,7 @@ function actionBar(c) {
   const selected = c.selected && discards.some((a) => a.tile === c.selected.tile) ? c.selected.tile : null;
   if (selected) {
     buttons.append(h("button", { type: "button", class: "confirm-discard primary", id: "discard-selected",
-      dataset: { tile: selected }, onclick: () => c.discard(selected) },
+      dataset: { tile: selected }, onclick: () => discard(c, selected) },
     t("act_discard_tile", { tile: tileName(selected) })));
   }
   legal.filter((a) => a.type !== "discard").forEach((a, i) => {
@@ -370,7 +361,7 @@ function myHand(c) {
   const hand = c.hand;
   const mine = hand && c.seat !== null ? hand.seats[c.seat] : null;
   const box = h("div", { id: "my-hand", role: "group", "aria-label": t("your_hand"),
-    dataset: { confirm: c.confirmFirst() ? "1" : "0" } });
+    dataset: { confirm: confirmFirst() ? "1" : "0" } });
   if (!mine || !mine.hand) return box;
   const wild = hand.wild && hand.wild.wild;
   const legalActions = (c.prompt ? c.prompt.legal : []).filter((a) => a.type === "discard");
@@ -403,7 +394,7 @@ function myHand(c) {
       }
     }
     el.tabIndex = -1;
-    el.addEventListener("click", (ev) => c.tapTile(code, index, { keyboard: ev.detail === 0 }));
+    el.addEventListener("click", (ev) => tapTile(c, code, index, { keyboard: ev.detail === 0 }));
     const marks = [];
     const ready = can ? readyOf(c, code) : null;
     if (ready) { // 听牌: this discard leaves the hand ready; hovering it shows the waits
@@ -500,36 +491,6 @@ function actionLog(c) {
   list);
 }
 
-// The quick chat's panel: a seated player's phrases and reactions (a spectator does not
-// chat), and a mute toggle for every other player at the table.
-function chatPanel(c) {
-  const others = [0, 1, 2, 3].filter((seat) => seat !== c.seat && c.players[seat] &&
-    c.players[seat].name && !c.players[seat].bot);
-  const talking = c.seat !== null && !c.spectator;
-  return h("section", { id: "chat-panel", class: "chat-panel", role: "dialog", "aria-labelledby": "chat-title" },
-    h("div", { class: "chat-head" }, h("h2", { id: "chat-title" }, t("chat")),
-      h("button", { type: "button", id: "chat-close", class: "small-button", "aria-label": t("chat_close"),
-        onclick: () => c.toggleChat(false) }, "×")),
-    talking
-      ? h("div", { class: "chat-phrases", role: "group", "aria-label": t("chat_phrases") },
-        PHRASES.map((phrase) => h("button", { type: "button", class: "phrase", dataset: { phrase },
-          onclick: () => c.say(phrase) }, t(`chat_${phrase}`))))
-      : h("p", { class: "chat-note" }, t("chat_spectators_listen")),
-    talking
-      ? h("div", { class: "chat-reactions", role: "group", "aria-label": t("chat_reactions") },
-        REACTIONS.map((phrase) => h("button", { type: "button", class: "reaction", dataset: { phrase },
-          "aria-label": t(`chat_${phrase}`), title: t(`chat_${phrase}`), onclick: () => c.say(phrase) },
-        faceElement(phrase))))
-      : null,
-    others.length ? h("div", { class: "chat-mutes", role: "group", "aria-label": t("chat_mutes") },
-      h("h3", {}, t("chat_mutes")),
-      others.map((seat) => {
-        const on = c.muted.has(seat);
-        return h("button", { type: "button", class: "mute" + (on ? " on" : ""), id: `mute-${seat}`,
-          "aria-pressed": String(on), dataset: { seat }, onclick: () => c.toggleMute(seat) },
-        h("span", { class: "mute-state" }, on ? t("chat_muted_badge") : t("chat_mute")), " ", c.nameOf(seat));
-      })) : null);
-}
 
 // the variant and the stake; a press opens the variant's 玩法 card (howtowin.js)
 function variantName(c) {
@@ -541,7 +502,7 @@ function variantName(c) {
 function tableBar(c) {
   const empty = c.players.some((p) => !p.name);
   const chat = h("button", { type: "button", id: "chat-open", "aria-expanded": String(c.chatOpen),
-    "aria-controls": "chat-panel", onclick: () => c.toggleChat() }, t("chat"));
+    "aria-controls": "chat-panel", onclick: () => toggleChat(c) }, t("chat"));
   const title = [
     h("h1", { class: "sr-only" }, `${t(c.variant || "")} ${t("tables")}`),
     variantName(c),
