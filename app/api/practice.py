@@ -90,10 +90,8 @@ async def start_practice(
         bots = await house_bots(session, settings, registry, 3, 0, table_id)
         live = registry.create(
             VARIANT, PRACTICE_STAKE, timers=PRACTICE_TIMERS, preset=tutorial_preset(),
-            ctx=TableContext(dealer=LEARNER), table_id=table_id,
+            ctx=TableContext(dealer=LEARNER), table_id=table_id, one_hand=True,
         )
-        table = live.table
-        table.may_deal = lambda: table.hand_id == ""  # the guided hand, and no other
         try:
             await registry.take_seat(table_id, caller, LEARNER)
             for seat, bot in enumerate(bots, start=1):

@@ -159,11 +159,13 @@ class TableRegistry:
         table_id: str | None = None,
         options: Mapping[str, object] | None = None,
         room: str | None = None,
+        one_hand: bool = False,
     ) -> LiveTable:
         """A new empty table of `variant` at `stake` silver per point, running at once. A
         `preset` (admin test mode) deals the first hand from that wall, with `ctx`'s dealer.
         A private `room` (its code) plays by `options` (the variant's, changed by the room's
-        owner; checked by the caller) and deals only while its session runs."""
+        owner; checked by the caller) and deals only while its session runs; a `one_hand`
+        table (the guided hand, app/api/practice.py) deals its first hand and no other."""
         ruleset = get_ruleset(variant)  # ValueError for an unknown variant
         if options:
             ruleset = replace(ruleset, options=replace(ruleset.options, **options))
@@ -186,6 +188,8 @@ class TableRegistry:
             table.seat_points = lambda accounts: self.parts.reads.points(variant, accounts)
         if room is not None:
             table.may_deal = lambda: live.session_over is False
+        elif one_hand:
+            table.may_deal = lambda: table.hand_id == ""
             if self.rooms is not None:
                 self.rooms.served(live)
         live.tasks = [
