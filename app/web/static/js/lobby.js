@@ -11,6 +11,7 @@ import { t } from "./i18n.js";
 import { quickMatchCard } from "./quickmatch.js";
 import { roomsCard } from "./rooms.js";
 import { titleName } from "./ranks.js";
+import { botLevelField } from "./botlevel.js";
 
 export const VARIANTS = ["lishui", "wenzhou", "huzhou", "fuzhou", "shanghai"];
 
@@ -175,6 +176,7 @@ export async function renderLobby(main, { me }) {
   const stake = h("input", { id: "create-stake", name: "stake", type: "number", min: 1, max: 1000000,
     step: 1, value: 1, required: true, inputmode: "numeric", "aria-describedby": "stake-needs" });
   const needs = h("p", { id: "stake-needs", class: "stake-needs", "aria-live": "polite" });
+  const level = botLevelField("create-bot-level"); // who plays the bots that fill its seats
   const submit = h("button", { type: "submit", class: "primary", id: "create-submit" }, t("create_table"));
   const quick = h("button", { type: "button", id: "quick-join", onclick: () => {
     error.textContent = "";
@@ -239,12 +241,14 @@ export async function renderLobby(main, { me }) {
     h("div", { class: "row variant-row" }, variant, howToWinButton("lobby-how-to-win", () => variant.value)),
     h("label", { for: "create-stake" }, t("stake")), stake,
     needs,
+    level.label, level.select, level.hint,
     h("div", { class: "row" }, submit, quick));
   create.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     error.textContent = "";
     try {
-      const created = await api("POST", "/tables", { variant: variant.value, stake: Number(stake.value) });
+      const created = await api("POST", "/tables", {
+        variant: variant.value, stake: Number(stake.value), bot_level: level.select.value });
       await sitAt(created.id);
     } catch (err) {
       show(err);
