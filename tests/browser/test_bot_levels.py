@@ -37,6 +37,13 @@ def test_a_table_of_expert_bots_says_so_on_each_bots_plate(
     page.click("#lang")  # English relabels the plates in place
     page.wait_for_selector("html[lang=en]")
     assert _levels_on_plates(page) == ["Expert"] * 3
+    # the lobby's list tells another player who plays the table's bots before sitting there
+    other = context_for(DESKTOP, locale="en-US")
+    register(other, server.base, "level_cy")
+    unfold(other, "tables")
+    needs = other.locator(".table-item .table-needs").first
+    needs.wait_for()
+    assert "bots: Expert" in needs.inner_text()
 
 
 def test_a_table_opened_without_choosing_shows_standard_bots(
