@@ -60,3 +60,23 @@ def test_a_table_opened_without_choosing_shows_standard_bots(
     page.wait_for_selector("#plate-3 .badge.bot-level")
     assert _levels_on_plates(page) == ["Standard"] * 3
     assert page.locator("#plate-1 .badge.bot-level").is_visible()  # on a phone too
+
+
+def test_a_rooms_owner_picks_the_bots_level_and_the_rooms_rules_name_it(
+    context_for: Callable[..., Page], server: Server
+) -> None:
+    page = context_for(DESKTOP)
+    register(page, server.base, "level_dee")
+    page.wait_for_selector("#room-create-form #room-opts .room-opt", state="attached")
+    unfold(page, "rooms")
+    assert page.locator("#room-bot-level").input_value() == "standard"
+    page.select_option("#room-bot-level", "beginner")
+    assert "不吃牌" in page.inner_text("#room-bot-level-hint")
+    page.fill("#room-length", "2")
+    page.click("#room-create")
+    page.wait_for_selector("#room-code-copy")
+    page.click("#room-rules-toggle")
+    assert page.inner_text(".room-bot-level") == "新手"
+    page.click("#lang")
+    page.wait_for_selector("html[lang=en]")
+    assert page.inner_text(".room-bot-level") == "Beginner"
