@@ -7,6 +7,7 @@ import itertools
 
 import pytest
 
+from app.rules.actions import Chow
 from app.rules.bots import AutoplayBot, GreedyBot
 from app.rules.expert import ExpertBot
 from app.rules.hand import legal_actions, replay, step
@@ -72,3 +73,16 @@ async def test_a_players_seat_on_autoplay_is_played_alike_at_every_level(level: 
     for record in h.records:
         for state, seat, legal, action in decisions(record):
             assert autoplay.choose(state, seat, legal) == action  # type: ignore[arg-type]
+
+
+async def test_a_table_of_beginner_bots_never_chows_and_slips_where_greedy_would_not() -> None:
+    h = at_level("beginner")
+    h.table.seats = [SeatState(a, autoplay=True, house_bot=True) for a in (11, 12, 13, 14)]
+    await play_by_itself(h, 4)
+    greedy = GreedyBot()
+    slips = 0
+    for record in h.records:
+        for state, seat, legal, action in decisions(record):
+            assert not isinstance(action, Chow)  # 新手 never claims a 吃
+            slips += greedy.choose(state, seat, legal) != action  # type: ignore[arg-type]
+    assert slips > 0
