@@ -109,7 +109,7 @@ class MatchLevelListedOut(MatchLevelOut):
 
     model_config = ConfigDict(json_schema_extra={"example": {
         "key": "beginner", "name_zh": "初级场", "name_en": "Beginner", "stake": 1,
-        "min_balance": 100, "position": 0, "enabled": True,
+        "min_balance": 100, "position": 0, "enabled": True, "bot_level": "standard",
         "waiting": {"lishui": 2, "wenzhou": 0, "huzhou": 0, "fuzhou": 1, "shanghai": 0},
     }})
 

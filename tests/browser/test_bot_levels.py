@@ -80,3 +80,22 @@ def test_a_rooms_owner_picks_the_bots_level_and_the_rooms_rules_name_it(
     page.click("#lang")
     page.wait_for_selector("html[lang=en]")
     assert page.inner_text(".room-bot-level") == "Beginner"
+
+
+def test_quick_match_names_the_bots_level_the_operator_set(
+    context_for: Callable[..., Page], server: Server
+) -> None:
+    page = context_for({"width": 390, "height": 844})
+    register(page, server.base, "level_boss")
+    server.make_admin("level_boss")
+    advanced = {"name_zh": "高级场", "name_en": "Advanced", "stake": 100, "min_balance": 20000,
+                "position": 2, "enabled": True, "bot_level": "expert"}
+    with server.http() as http:
+        put = http.put("/admin/match-levels/advanced", json=advanced,
+                       headers=server.token("level_boss"))
+        assert put.status_code == 200, put.text
+    page.reload()
+    bots = page.locator(".quick-level[data-level='advanced'] .quick-bots")
+    bots.wait_for()
+    assert "机器人：高手" in bots.inner_text()
+    assert "机器人：普通" in page.inner_text(".quick-level[data-level='beginner'] .quick-bots")
