@@ -25,6 +25,7 @@ from app.api.security import ADMIN_ERRORS, AdminAccount
 from app.store import audit
 from app.store import levels as store_levels
 from app.store.levels import KEY_PATTERN, MIN_BALANCE_PER_STAKE, Level
+from app.tables.levels import DEFAULT_BOT_LEVEL, BotLevel
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 
@@ -42,7 +43,7 @@ class MatchLevelIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"example": {
         "name_zh": "中级场", "name_en": "Intermediate", "stake": 10, "min_balance": 2000,
-        "position": 1, "enabled": True,
+        "position": 1, "enabled": True, "bot_level": "expert",
     }})
 
     name_zh: str = Field(min_length=1, max_length=32, description="its name in Chinese")
@@ -54,6 +55,11 @@ class MatchLevelIn(BaseModel):
     )
     position: StrictInt = Field(default=0, ge=0, le=1000, description="lower is listed first")
     enabled: StrictBool = Field(default=True, description="false: closed, not offered")
+    bot_level: BotLevel = Field(
+        default=DEFAULT_BOT_LEVEL,
+        description="who plays the house bots that fill its tables: beginner (新手), standard "
+        "(普通, the greedy bot, the default) or expert (高手)",
+    )
 
     @model_validator(mode="after")
     def _covers_the_table(self) -> MatchLevelIn:
@@ -91,7 +97,7 @@ async def put_match_level(
     """Create the level `key` or replace it whole. The next table formed uses it; closing it
     (`enabled: false`) empties its queues (the players are told `level_closed`)."""
     level = Level(key, body.name_zh.strip(), body.name_en.strip(), body.stake, body.min_balance,
-                  body.position, body.enabled)
+                  body.position, body.enabled, body.bot_level)
     async with session.begin():
         before = await store_levels.put(session, level)
         await audit.record(session, admin.id, "set_match_level", None, {

@@ -46,6 +46,7 @@ from app.store import house, ranks
 from app.store.models import Account
 from app.tables import admin as table_admin
 from app.tables.errors import RemoteRefused, TableError
+from app.tables.levels import DEFAULT_BOT_LEVEL, BotLevel, bot_level
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable, TableRegistry
 from app.tables.timers import Timers
 
@@ -74,6 +75,11 @@ class CreateTableIn(BaseModel):
         ge=1, le=1_000_000, strict=True, description="silver per point: a whole number"
     )
     timers: TimersIn | None = None
+    bot_level: BotLevel = Field(
+        default=DEFAULT_BOT_LEVEL,
+        description="who plays the table's house bots: beginner (新手), standard (普通, the "
+        "greedy bot, the default) or expert (高手); a player's seat on 托管 is never a level",
+    )
 
 
 class SitIn(BaseModel):
@@ -90,6 +96,10 @@ class TableOut(BaseModel):
     seats: list[int | None] = Field(description="account id per seat, null: empty")
     seats_taken: int
     status: Literal["waiting", "playing"]
+    bot_level: BotLevel = Field(
+        default=DEFAULT_BOT_LEVEL,
+        description="who plays its house bots: beginner (新手), standard (普通), expert (高手)",
+    )
 
 
 class SeatPlayerOut(BaseModel):
@@ -110,6 +120,7 @@ class LobbyTableOut(TableOut):
             "example": {
                 "id": "9f3a0c1d2e4b", "variant": "lishui", "stake": 10, "min_balance": 1000,
                 "seats": [7, None, 31, None], "seats_taken": 2, "status": "waiting",
+                "bot_level": "standard",
                 "players": [
                     {"seat": 0, "account_id": 7, "name": "阿明哥", "title": "赌客", "bot": False},
                     {"seat": 1, "account_id": None, "name": None, "title": None, "bot": False},
@@ -145,6 +156,7 @@ def table_out(live: LiveTable) -> TableOut:
         seats=seats,
         seats_taken=sum(a is not None for a in seats),
         status=live.status,
+        bot_level=bot_level(live.bot_level),
     )
 
 
@@ -231,7 +243,9 @@ async def create_table(body: CreateTableIn, account: CurrentAccount, request: Re
     timers = Timers(**body.timers.model_dump()) if body.timers is not None else None
     not_busy(registry_of(request), "table")
     await may_open_table(request, account)
-    live = registry_of(request).create(body.variant, body.stake, timers=timers)
+    live = registry_of(request).create(
+        body.variant, body.stake, timers=timers, bot_level=body.bot_level
+    )
     live.creator = account.id
     await registry_of(request).network.directory.opened(live)
     return table_out(live)

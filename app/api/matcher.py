@@ -17,7 +17,7 @@ only one node gets each group) and seated here, exactly as the lobby seats playe
    its pool (`no_bots_free`); refused, the group goes back to its places, told why
    (`reason` in GET /quick-match), and the queue's bot fill is tried again after
    `BOTS_RETRY_SECONDS`;
-3. the table is made on this node (the variant, the level's stake, the house timers),
+3. the table is made on this node (the variant, the level's stake and bot level, the house timers),
    listed and leased like a lobby table, and each player sits (`TableRegistry.take_seat`:
    `seated` and `table_state` over the WebSocket, whichever node holds the socket), then
    the bots; the first hand is dealt at the next tick;
@@ -51,6 +51,7 @@ from app.store import levels as store_levels
 from app.store.levels import Level
 from app.store.models import Account
 from app.tables.errors import RemoteRefused, TableError
+from app.tables.levels import bot_level
 from app.tables.matching import (
     QUEUE_REASONS,
     SEATS,
@@ -273,7 +274,8 @@ class Matcher:
     ) -> str:
         """Make the table and seat the group, then the bots, as the lobby does."""
         registry = self.registry
-        live = registry.create(variant, level.stake, table_id=table_id)
+        live = registry.create(variant, level.stake, table_id=table_id,
+                               bot_level=bot_level(level.bot_level))
         await registry.network.directory.opened(live)
         for waiter in group:
             await registry.take_seat(table_id, waiter.account)

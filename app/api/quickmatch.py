@@ -43,6 +43,7 @@ from app.protocol.vocabulary import Meanings, Variant
 from app.rules.variants import VARIANTS
 from app.store import levels as store_levels
 from app.store.levels import KEY_PATTERN, Level
+from app.tables.levels import DEFAULT_BOT_LEVEL, BotLevel, bot_level
 from app.tables.matching import (
     QUEUE_REASONS,
     QUEUE_STATES,
@@ -82,7 +83,7 @@ class MatchLevelOut(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"example": {
         "key": "intermediate", "name_zh": "中级场", "name_en": "Intermediate", "stake": 10,
-        "min_balance": 2000, "position": 1, "enabled": True,
+        "min_balance": 2000, "position": 1, "enabled": True, "bot_level": "standard",
     }})
 
     key: LevelKey
@@ -96,6 +97,11 @@ class MatchLevelOut(BaseModel):
     position: int = Field(description="where it is listed: lower first")
     enabled: bool = Field(description="open: players may queue (the public list shows only "
                                       "open levels)")
+    bot_level: BotLevel = Field(
+        default=DEFAULT_BOT_LEVEL,
+        description="who plays the house bots that fill its tables: beginner (新手), standard "
+        "(普通) or expert (高手); the operator's choice",
+    )
 
 
 class MatchLevelListedOut(MatchLevelOut):
@@ -103,7 +109,7 @@ class MatchLevelListedOut(MatchLevelOut):
 
     model_config = ConfigDict(json_schema_extra={"example": {
         "key": "beginner", "name_zh": "初级场", "name_en": "Beginner", "stake": 1,
-        "min_balance": 100, "position": 0, "enabled": True,
+        "min_balance": 100, "position": 0, "enabled": True, "bot_level": "standard",
         "waiting": {"lishui": 2, "wenzhou": 0, "huzhou": 0, "fuzhou": 1, "shanghai": 0},
     }})
 
@@ -181,7 +187,7 @@ def standing_out(standing: Standing, fill_after_ms: int) -> QuickMatchOut:
 def level_out(level: Level) -> MatchLevelOut:
     return MatchLevelOut(key=level.key, name_zh=level.name_zh, name_en=level.name_en,
                     stake=level.stake, min_balance=level.min_balance, position=level.position,
-                    enabled=level.enabled)
+                    enabled=level.enabled, bot_level=bot_level(level.bot_level))
 
 
 async def seated_at(registry: TableRegistry, account_id: int) -> str | None:

@@ -33,6 +33,7 @@ from app.rooms.rematch import rematch
 from app.rooms.service import Rooms
 from app.rules.variants import VARIANTS
 from app.rules.variants.options import OptionError, changed_options, option_specs, parse_options
+from app.tables.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.tables.timers import Timers
 
 router = APIRouter(tags=["rooms"])
@@ -85,6 +86,11 @@ class CreateRoomIn(BaseModel):
     timers: TimersIn | None = None
     length: RoomLengthIn
     spectators: bool = Field(default=False, strict=True, description="people with the code may watch")
+    bot_level: BotLevel = Field(
+        default=DEFAULT_BOT_LEVEL,
+        description="who plays the house bots that fill its seats: beginner (新手), standard "
+        "(普通, the default) or expert (高手); a rematch keeps it",
+    )
 
 
 class OptionOut(BaseModel):
@@ -170,6 +176,7 @@ async def create_room(
     room = await rooms.create(
         account.id, body.variant, options, body.stake, timers,
         RoomLength(unit=body.length.unit, count=body.length.count), body.spectators,
+        body.bot_level,
     )
     async with session.begin():
         found = await store.open_room(session, room.code)

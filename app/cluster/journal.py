@@ -133,6 +133,7 @@ class TableConfig(_Model):
     room: str | None = None  # a private room's code
     creator: int | None = None  # who opened it (a room's owner)
     spectators: bool = True  # a private room: whether people with its code may watch
+    bot_level: str = "standard"  # who plays its house bots (app/tables/levels.py)
 
 
 class HandHeader(_Model):

@@ -41,6 +41,7 @@ from app.rules.actions import Action
 from app.rules.context import TableContext
 from app.rules.state import Preset
 from app.tables.actor import AdoptedHand, HandObserver, TableActor
+from app.tables.levels import bot_level
 from app.tables.messages import AdminResume
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable
 from app.tables.seats import SeatState
@@ -64,6 +65,7 @@ def summary_of(live: LiveTable, node_id: str) -> dict[str, Any]:
         "creator": live.creator,  # the lobby's table limit per account (app/api/lobby.py)
         "timers": asdict(live.timers),  # GET /tables/{id}/players, from any node
         "room": live.room,  # a private room's code: not listed in the lobby
+        "bot_level": live.bot_level,  # who plays its house bots (TableOut.bot_level)
     }
 
 
@@ -128,6 +130,7 @@ class Ownership(HandObserver):
             room=live.room,
             creator=live.creator,
             spectators=live.watchers.allowed,
+            bot_level=live.bot_level,
         )
         self._store(live, clear_hand=True)
         await self._node.writer.flush()  # listed before the creator is answered
@@ -315,7 +318,7 @@ class Ownership(HandObserver):
         self._configs[table_id] = config
         live = node.registry.create(
             config.variant, config.stake, timers=config.timers.timers(), table_id=table_id,
-            options=config.options, room=config.room,
+            options=config.options, room=config.room, bot_level=bot_level(config.bot_level),
         )
         live.creator = config.creator
         live.watchers.allowed = config.spectators

@@ -22,7 +22,7 @@ from app.protocol.events import EventPayload
 from app.protocol.rooms import RoomMessage
 from app.protocol.tiles import TileCode
 from app.protocol.views import SeatView
-from app.protocol.vocabulary import ChatPhrase, Variant
+from app.protocol.vocabulary import BotLevel, ChatPhrase, Variant
 
 Nonce = Annotated[str, StringConstraints(max_length=64)]
 VERSION: Final = 2  # docs/protocol.md: what changed from version 1
@@ -387,6 +387,11 @@ class TableStateMessage(WireModel):
     empty"""
     spectators: int = Field(default=0, ge=0)
     """how many watch the table (旁观) now"""
+    bot_level: BotLevel = "standard"
+    """who plays the table's house bots (the seats whose player is a bot, bot-<n>):
+    beginner (新手), standard (普通, the default) or expert (高手); chosen with the table, by a
+    private room's owner or by the operator for a quick-match level. A player's seat on
+    托管 is played the same way at every level"""
 
 
 class WatchingMessage(WireModel):

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from app.protocol.base import HandId, TableId, WireModel
-from app.protocol.vocabulary import LengthUnit, RoomOutcome, RoomStatus, Variant
+from app.protocol.vocabulary import BotLevel, LengthUnit, RoomOutcome, RoomStatus, Variant
 
 RoomCode = str
 # an ended two-hand session (GET /rooms/{code}, the `room` message)
@@ -32,6 +32,7 @@ EXAMPLE: dict[str, Any] = {
         "best": {"number": 1, "hand_id": "7f3c9a1b2d4e-1", "account_id": 7, "points": 9},
     },
     "rematch": {"code": "913402", "table_id": "0a1b2c3d4e5f", "by": 8},
+    "bot_level": "standard",
 }  # fmt: skip
 
 
@@ -161,6 +162,9 @@ class RoomInfo(WireModel):
     """the session scoreboard: the hands so far while open, final once ended or dissolved"""
     rematch: RoomRematch | None = None
     """再来一局: once over, the room opened after it for the same players (null: none)"""
+    bot_level: BotLevel = "standard"
+    """who plays its house bots (the owner's choice; a rematch keeps it): beginner (新手),
+    standard (普通) or expert (高手)"""
 
 
 class RoomMessage(WireModel):

@@ -289,6 +289,13 @@ ROOM_STATUSES: dict[str, str] = {
     "of its players (the hand in play voided)",
 }
 
+_BotLevel = Literal["beginner", "standard", "expert"]
+BOT_LEVELS: dict[str, str] = {
+    "beginner": "新手: the greedy bot that often misreads its discard and never claims a 吃",
+    "standard": "普通: the greedy bot (lowest shanten; the default, as the house always played)",
+    "expert": "高手: speed, the variant's valuable hands and defence (app/rules/expert.py)",
+}
+
 _LengthUnit = Literal["hands", "ban"]
 LENGTH_UNITS: dict[str, str] = {
     "hands": "a number of hands (a voided hand does not count)",
@@ -366,6 +373,7 @@ GroupShape = Annotated[_GroupShape, Meanings(_GroupShape, GROUP_SHAPES)]
 PaymentTermKey = Annotated[_PaymentTermKey, Meanings(_PaymentTermKey, PAYMENT_TERMS)]
 RoomStatus = Annotated[_RoomStatus, Meanings(_RoomStatus, ROOM_STATUSES)]
 LengthUnit = Annotated[_LengthUnit, Meanings(_LengthUnit, LENGTH_UNITS)]
+BotLevel = Annotated[_BotLevel, Meanings(_BotLevel, BOT_LEVELS)]
 RoomOutcome = Annotated[_RoomOutcome, Meanings(_RoomOutcome, ROOM_OUTCOMES)]
 ChatPhrase = Annotated[_ChatPhrase, Meanings(_ChatPhrase, CHAT_PHRASES)]
 

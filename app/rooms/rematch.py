@@ -1,5 +1,5 @@
 """再来一局 (a rematch): once a private room is over, any of its players opens a new room
-with the same rules, length, stake, spectators and owner; the old room points to it
+with the same rules, length, stake, spectators, house bots' level and owner; the old room points to it
 (`rematch`), so every player of the old one is invited through the old room's `room`
 message and `GET /rooms/{code}`. It is made once: a second press, by anyone and on any
 node, finds the same new room. Nobody is seated by it: a player takes the invitation by
@@ -35,8 +35,9 @@ async def rematch(rooms: Rooms, code: str, account: int) -> tuple[RoomInfo, bool
         owner, variant, options, stake = old.owner_id, old.variant, json.loads(old.options), old.stake
         timers = Timers(**json.loads(old.timers))
         length = RoomLength(unit=old.length_unit, count=old.length)  # type: ignore[arg-type]
-        spectators = old.spectators
-    new = await rooms.create(owner, variant, options, stake, timers, length, spectators)
+        spectators, bot_level = old.spectators, old.bot_level
+    new = await rooms.create(owner, variant, options, stake, timers, length, spectators,
+                             bot_level)
     async with rooms.sessions() as session, session.begin():
         won = await store.link_rematch(session, old_id, new.id, account)
     if not won:  # another press came first: this room closes unused

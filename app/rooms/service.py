@@ -35,6 +35,8 @@ from app.store import house
 from app.store.models import Account, HandRecord, Room
 from app.tables import admin as table_admin
 from app.tables.errors import RemoteRefused, TableError
+from app.tables.levels import DEFAULT_BOT_LEVEL
+from app.tables.levels import bot_level as read_level
 from app.tables.registry import LiveTable, TableRegistry
 from app.tables.timers import Timers
 
@@ -87,6 +89,7 @@ class Rooms:
         timers: Timers,
         length: RoomLength,
         spectators: bool,
+        bot_level: str = DEFAULT_BOT_LEVEL,
     ) -> Room:
         """A new open room and its table, on this node (`options`: checked, changed ones)."""
         table_id = secrets.token_hex(6)
@@ -97,11 +100,11 @@ class Rooms:
                 timers=json.dumps({"discard": timers.discard, "claim": timers.claim,
                                    "decide": timers.decide, "ready": timers.ready}),
                 length_unit=length.unit, length=length.count, spectators=spectators,
-                status="open",
+                status="open", bot_level=bot_level,
             ))
             code = room.code
         live = self.registry.create(variant, stake, timers=timers, table_id=table_id,
-                                    options=options, room=code)
+                                    options=options, room=code, bot_level=bot_level)
         live.creator = owner
         live.session_over = False
         live.watchers.allowed = spectators
@@ -235,6 +238,7 @@ class Rooms:
             vote=self._vote(room),
             scoreboard=board,
             rematch=await store.rematch_of(session, room),
+            bot_level=read_level(room.bot_level),
         )
 
     def _vote(self, room: Room) -> RoomVote | None:

@@ -8,7 +8,10 @@ Rules (docs/architecture.md, "Quick match"):
   it is open (`enabled`);
 - the defaults are 初级场 stake 1 / 100 silver, 中级场 10 / 2,000, 高级场 100 / 20,000
   (migration 0007 seeds them); a table with no level at all is seeded again with them when
-  read, so an operator closes quick match by disabling levels, not by deleting rows.
+  read, so an operator closes quick match by disabling levels, not by deleting rows;
+- `bot_level`: who plays the house bots that fill the seats of the tables it forms
+  (beginner 新手, standard 普通, expert 高手; migration 0010): the defaults keep standard,
+  the greedy bot the house always played (docs/operating.md, "House bots' level").
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class Level:
     min_balance: int
     position: int = 0
     enabled: bool = True
+    bot_level: str = "standard"  # who plays the house bots that fill its tables (0010)
 
 
 DEFAULT_LEVELS = (
@@ -48,7 +52,7 @@ DEFAULT_LEVELS = (
 
 def _level(row: MatchLevel) -> Level:
     return Level(row.key, row.name_zh, row.name_en, row.stake, row.min_balance, row.position,
-                 row.enabled)
+                 row.enabled, row.bot_level)
 
 
 async def all_levels(session: AsyncSession) -> list[Level]:

@@ -207,6 +207,8 @@ class Room(Base):
     length_unit: Mapped[str] = mapped_column(String(8))  # hands | ban (版)
     length: Mapped[int] = mapped_column(Integer)
     spectators: Mapped[bool] = mapped_column(default=False)  # watching with the code
+    # who plays its house bots: beginner | standard | expert (app/tables/levels.py)
+    bot_level: Mapped[str] = mapped_column(String(16), default="standard", server_default="standard")
     status: Mapped[str] = mapped_column(String(16), default="open")
     scoreboard: Mapped[str | None] = mapped_column(Text, default=None)  # JSON, when ended
     # a dissolve vote (解散投票) in progress: who asked, until when, and each human seat's
@@ -241,3 +243,5 @@ class MatchLevel(Base):
     min_balance: Mapped[int] = mapped_column(BigInteger)  # silver needed to queue and sit
     position: Mapped[int] = mapped_column(Integer, default=0)  # the order levels are shown in
     enabled: Mapped[bool] = mapped_column(default=True)  # false: not offered, queue closed
+    # who plays the house bots that fill its tables: beginner | standard | expert (0010)
+    bot_level: Mapped[str] = mapped_column(String(16), default="standard", server_default="standard")

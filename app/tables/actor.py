@@ -54,6 +54,7 @@ from app.tables.clock import Clock
 from app.tables.cycle import ROUNDS_PER_SESSION, HandCycle, draw_seats
 from app.tables.errors import TableError
 from app.tables.lane import Ending, Lane
+from app.tables.levels import DEFAULT_BOT_LEVEL
 from app.tables.messages import (
     AdminDissolve,
     AdminPause,
@@ -136,6 +137,7 @@ class TableActor:
         on_seats_changed: OnSeatsChanged | None = None,
         bot_pace: BotPace = INSTANT,
         lane: Lane | None = None,
+        bot_level: str = DEFAULT_BOT_LEVEL,
     ) -> None:
         if len(seats) != 4:
             raise ValueError("a table has four seats")
@@ -145,6 +147,7 @@ class TableActor:
         self.clock = clock
         self.timers = timers
         self.bot_pace = bot_pace
+        self.bot_level = bot_level  # who plays its house bots' seats (app/tables/levels.py)
         # a hand's ending (the escape, the stored result shown, the next deal) takes its
         # turn with the other tables' endings: a few per pass of the event loop
         self._lane = lane or Lane(0)

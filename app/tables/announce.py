@@ -30,6 +30,7 @@ from app.protocol.vocabulary import as_variant
 from app.store import ranks
 from app.store.models import Account
 from app.tables.clock import Clock
+from app.tables.levels import bot_level
 from app.tables.outbox import Outbox
 from app.tables.seats import SeatState
 from app.tables.sockets import Sockets
@@ -87,6 +88,9 @@ class AnnouncedTable(Protocol):
 
     @property
     def bots(self) -> set[int]: ...
+
+    @property
+    def bot_level(self) -> str: ...
 
     def table_facts(self) -> TableFacts: ...
 
@@ -261,4 +265,5 @@ class Announcer:
             settling=facts.settling,
             next_hand_ms=None if wait is None else round(wait * 1000),
             spectators=table.spectators_count(),
+            bot_level=bot_level(table.bot_level),
         )

@@ -183,6 +183,11 @@ class LiveTable:
         return self.table.seq
 
     @property
+    def bot_level(self) -> str:
+        """Who plays its house bots' seats: beginner, standard or expert (levels.py)."""
+        return self.table.bot_level
+
+    @property
     def options(self) -> dict[str, object] | None:
         """The variant's options when a private room changed them, as stored (JSON)."""
         options = self.table.ruleset.options

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.rules.actions import Action
-from app.rules.bots import AutoplayBot, Bot, GreedyBot, TimeoutBot
+from app.rules.bots import AutoplayBot, Bot, TimeoutBot
 from app.rules.context import TableContext
 from app.rules.deadend import dead_end_claims
 from app.rules.errors import IllegalAction
@@ -44,13 +44,13 @@ from app.rules.hints import ReadyDiscard, ready_discards
 from app.rules.state import HandState, Preset
 from app.rules.variants.base import Ruleset
 from app.tables.clock import Clock
+from app.tables.levels import house_bot
 from app.tables.messages import ErrorOut, Outbound
 from app.tables.settlement.record import HandRecordData, Reseat
 from app.tables.tableside import AdoptedHand, Journal, Prompt, Send, TableSide
 from app.tables.transcript import Transcript
 
 _AUTOPLAY = AutoplayBot()  # 托管 of a player's seat: 胡, else no claim, else the greedy turn
-_HOUSE_BOT = GreedyBot()  # a house bot's seat (`SeatState.house_bot`): claims too
 _TIMEOUT = TimeoutBot()  # a present seat whose time ran out
 
 
@@ -322,10 +322,13 @@ class HandPlay:
         return bot.choose(state, seat, legal_actions(state, seat))
 
     def _server_bot(self, seat: int) -> Bot:
-        """Who plays a seat the server plays for: a house bot account the full greedy bot
-        (claims included); a player's seat on 托管 (or away) `AutoplayBot`, which takes a
-        胡 and otherwise never claims (RULES.md 1)."""
-        return _HOUSE_BOT if self._table.seats[seat].house_bot else _AUTOPLAY
+        """Who plays a seat the server plays for: a house bot account the bot of the
+        table's level (`bot_level`: 新手, 普通 = the full greedy bot, 高手; claims included);
+        a player's seat on 托管 (or away) `AutoplayBot`, which takes a 胡 and otherwise
+        never claims (RULES.md 1), whatever the level."""
+        if self._table.seats[seat].house_bot:
+            return house_bot(self._table.bot_level)
+        return _AUTOPLAY
 
     async def autoplay(self, seat: int, on: bool) -> None:
         """托管 on (the server plays the seat from now on) or off (the player is back)."""

@@ -45,6 +45,7 @@ from app.tables.errors import TableError, busy, seated_elsewhere
 from app.tables.host import STOP_GRACE, Lifetime, LiveTable, TableParts, stop_tables
 from app.tables.idle import IdleTables
 from app.tables.lane import ENDINGS_PER_PASS, Lane
+from app.tables.levels import BOT_LEVELS, DEFAULT_BOT_LEVEL
 from app.tables.network import Network
 from app.tables.seating import Seating
 from app.tables.settlement.penalties import DEFAULT_POLICY, DisconnectPolicy
@@ -160,17 +161,21 @@ class TableRegistry:
         options: Mapping[str, object] | None = None,
         room: str | None = None,
         one_hand: bool = False,
+        bot_level: str = DEFAULT_BOT_LEVEL,
     ) -> LiveTable:
         """A new empty table of `variant` at `stake` silver per point, running at once. A
         `preset` (admin test mode) deals the first hand from that wall, with `ctx`'s dealer.
         A private `room` (its code) plays by `options` (the variant's, changed by the room's
         owner; checked by the caller) and deals only while its session runs; a `one_hand`
-        table (the guided hand, app/api/practice.py) deals its first hand and no other."""
+        table (the guided hand, app/api/practice.py) deals its first hand and no other.
+        `bot_level`: who plays its house bots' seats (app/tables/levels.py)."""
         ruleset = get_ruleset(variant)  # ValueError for an unknown variant
         if options:
             ruleset = replace(ruleset, options=replace(ruleset.options, **options))
         if stake < 0:
             raise ValueError("the stake is not below 0")
+        if bot_level not in BOT_LEVELS:
+            raise ValueError(f"unknown bot level {bot_level!r}")
         table_id = table_id or secrets.token_hex(6)
         chosen = timers or Timers()
         table = TableActor(
@@ -179,7 +184,7 @@ class TableRegistry:
             lambda record: live.settle(record),
             timers=chosen, preset=preset, ctx=ctx,
             on_seats_changed=lambda: self._seats_changed(live),
-            bot_pace=self.bot_pace, lane=self.endings,
+            bot_pace=self.bot_pace, lane=self.endings, bot_level=bot_level,
         )
         live = LiveTable(table_id, variant, stake, chosen, table, self.parts, room=room)
         table.observer = self.network.directory.observer()

@@ -57,6 +57,10 @@ class TableSide(Protocol):
     def bot_pace(self) -> BotPace: ...
 
     @property
+    def bot_level(self) -> str:
+        """The level of the table's house bots (app/tables/levels.py)."""
+
+    @property
     def public(self) -> Public | None:
         """The spectators' copy of every event; None: nobody watches."""
 

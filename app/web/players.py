@@ -27,6 +27,7 @@ from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.store import ranks
 from app.store.house import BOT_PREFIX
 from app.store.models import Account
+from app.tables.levels import DEFAULT_BOT_LEVEL, BotLevel, bot_level
 
 router = APIRouter(tags=["lobby"])
 
@@ -75,6 +76,11 @@ class PlayersOut(BaseModel):
     heartbeat: HeartbeatOut | None = Field(
         default=None, description="the pace of the table page's pings and their timeout"
     )
+    bot_level: BotLevel = Field(
+        default=DEFAULT_BOT_LEVEL,
+        description="who plays the table's house bots: beginner (新手), standard (普通), "
+        "expert (高手); a bot's seat plate shows it",
+    )
 
 
 @router.get("/tables/{table_id}/players", responses=errors.responses("not_found", *AUTH_ERRORS))
@@ -93,6 +99,7 @@ async def players(
         variant, stake, accounts = live.variant, live.stake, live.accounts()
         timers = TimersOut(**asdict(live.timers))
         room, creator = live.room, live.creator
+        level = bot_level(live.bot_level)
     else:  # another node's table (a cluster), or none
         summary = await registry.network.tables.summary(table_id)
         if summary is None:
@@ -102,6 +109,7 @@ async def players(
         if summary.get("timers") is not None:  # a summary written before they were in it
             timers = TimersOut(**summary["timers"])
         room, creator = summary.get("room"), summary.get("creator")
+        level = bot_level(summary.get("bot_level"))
     ids = [a for a in accounts if a is not None]
     async with session.begin():
         rows = (
@@ -131,5 +139,5 @@ async def players(
     )
     return PlayersOut(
         table_id=table_id, variant=variant, stake=stake, seats=seats, timers=timers, room=code,
-        heartbeat=heartbeat,
+        heartbeat=heartbeat, bot_level=level,
     )

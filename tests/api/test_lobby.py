@@ -190,3 +190,29 @@ async def test_a_table_the_creator_cannot_afford_is_refused_before_it_is_made(
     # nothing was made, so nothing counts against the account's open tables
     for _ in range(3):
         await _open(client, ann_h, stake=100)
+
+
+async def test_the_bots_level_is_chosen_with_the_table_and_shown(
+    client: httpx.AsyncClient, db: Database
+) -> None:
+    await fund_house(db)
+    _, ann_h = await player(client, "ann")
+    plain = await _open(client, ann_h)
+    assert plain["bot_level"] == "standard"  # nobody chose: the house's greedy bot
+    await client.post(f"/tables/{plain['id']}/leave", headers=ann_h)
+
+    bad = await client.post("/tables", json={"variant": "lishui", "stake": 1,
+                                             "bot_level": "grandmaster"}, headers=ann_h)
+    assert_error(bad, 422, "validation_error")
+    listed = (await client.get("/tables", headers=ann_h)).json()
+    assert [t["id"] for t in listed] == [plain["id"]]  # the refused one was not made
+
+    table = await _open(client, ann_h, bot_level="expert")
+    assert table["bot_level"] == "expert"
+    await client.post(f"/tables/{table['id']}/sit", headers=ann_h)
+    await client.post(f"/tables/{table['id']}/fill-bots", headers=ann_h)
+    listed = {t["id"]: t for t in (await client.get("/tables", headers=ann_h)).json()}
+    assert listed[table["id"]]["bot_level"] == "expert"
+    assert listed[plain["id"]]["bot_level"] == "standard"
+    players = (await client.get(f"/tables/{table['id']}/players", headers=ann_h)).json()
+    assert players["bot_level"] == "expert" and sum(s["bot"] for s in players["seats"]) == 3

@@ -319,6 +319,38 @@ async def test_bots_fill_the_table_after_the_wait(
     assert all(n.startswith("bot-") and b == 100 for n, b in names)  # funded to the minimum
 
 
+@pytest.mark.parametrize("options", [FAST_BOTS])
+async def test_the_operator_sets_the_bots_level_of_a_quick_match_level(
+    client: httpx.AsyncClient, app: FastAPI, db: Database
+) -> None:
+    await fund_house(db)
+    _, boss = await admin(client, db)
+    ann_id, ann = await player(client, "ann")
+    beginner = {"name_zh": "初级场", "name_en": "Beginner", "stake": 1, "min_balance": 100,
+                "position": 0, "enabled": True}
+    bad = await client.put("/admin/match-levels/beginner", headers=boss,
+                           json=beginner | {"bot_level": "godlike"})
+    assert_error(bad, 422, "validation_error")
+    listed = (await client.get("/admin/match-levels", headers=boss)).json()
+    assert [lv["bot_level"] for lv in listed] == ["standard"] * 3  # unchanged, the default
+    made = await client.put("/admin/match-levels/beginner", headers=boss,
+                            json=beginner | {"bot_level": "expert"})
+    assert made.status_code == 200 and made.json()["bot_level"] == "expert"
+
+    sink, = _sockets(app, [ann_id])
+    await queue(client, ann, "lishui", "beginner")
+    await until(lambda: any(isinstance(m, SeatedMessage) for m in sink.messages), 15,
+                "the bots' table")
+    seated = await standing(client, ann)
+    live = registry(app).get(str(seated["table_id"]))
+    assert live is not None and len(live.bots) == 3
+    assert live.bot_level == "expert"  # who plays the three bots
+    table = (await client.get(f"/tables/{live.table_id}/players", headers=ann)).json()
+    assert table["bot_level"] == "expert"
+    await until(lambda: any(isinstance(m, TableStateMessage) and m.bot_level == "expert"
+                            for m in sink.messages), 15, "the table's state with its level")
+
+
 async def test_administrators_change_the_levels(
     client: httpx.AsyncClient, app: FastAPI, db: Database
 ) -> None:
@@ -333,7 +365,7 @@ async def test_administrators_change_the_levels(
              "position": 3, "enabled": True}
     made = await client.put("/admin/match-levels/royal", json=royal, headers=boss)
     assert made.status_code == 200, made.text
-    assert made.json() == {"key": "royal", **royal}
+    assert made.json() == {"key": "royal", "bot_level": "standard", **royal}
     assert [lv["key"] for lv in (await client.get("/quick-match/levels")).json()["levels"]][-1] == "royal"
     # a minimum below the table's own (100 x the stake) is refused
     cheap = await client.put("/admin/match-levels/royal", json=royal | {"min_balance": 99999},

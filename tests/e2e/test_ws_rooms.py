@@ -383,3 +383,33 @@ async def test_rematch_pressed_at_once_twice_opens_one_room(server: Server) -> N
         mine = (await http.get("/me/rooms", headers=owner.headers)).json()
         assert [r["code"] for r in mine if r["status"] == "open"] == [made["code"]]
         assert (await http.get(f"/rooms/{code}", headers=owner.headers)).json()["rematch"]["code"] == made["code"]
+
+
+async def test_the_owner_chooses_the_bots_level_and_a_rematch_keeps_it(server: Server) -> None:
+    """The room's owner picks who plays its house bots (高手 here); a bad level makes
+    nothing; the room's table plays at that level, and the rematch's room and table too."""
+    async with asyncio.timeout(30), httpx.AsyncClient(base_url=f"http://{server.address}") as http:
+        owner = (await _players(http, "level"))[0]
+        bad = await http.post("/rooms", json={
+            "variant": "lishui", "stake": 2, "length": {"count": 2}, "bot_level": "master",
+        }, headers=owner.headers)
+        assert bad.status_code == 422 and bad.json()["error"]["code"] == "validation_error"
+        assert (await http.get("/me/rooms", headers=owner.headers)).json() == []
+        plain = await _room(http, owner)
+        assert plain["bot_level"] == "standard"  # nobody chose: the house's greedy bot
+        await http.post(f"/rooms/{plain['code']}/dissolve", headers=owner.headers)
+
+        room = await _room(http, owner, bot_level="expert")
+        assert room["bot_level"] == "expert"
+        await _join(http, owner, room["code"])
+        table = await http.get(f"/tables/{room['table_id']}/players", headers=owner.headers)
+        assert table.json()["bot_level"] == "expert"
+        done = await http.post(f"/rooms/{room['code']}/dissolve", headers=owner.headers)
+        assert done.json()["status"] == "dissolved"
+        made = await http.post(f"/rooms/{room['code']}/rematch", headers=owner.headers)
+        assert made.status_code == 201, made.text
+        new = made.json()
+        assert new["bot_level"] == "expert"
+        await _join(http, owner, new["code"])
+        table = await http.get(f"/tables/{new['table_id']}/players", headers=owner.headers)
+        assert table.json()["bot_level"] == "expert"

@@ -820,6 +820,15 @@ export interface RoomInfo {
   scoreboard: Scoreboard | null;
   /** 再来一局: once over, the room opened after it for the same players (null: none) */
   rematch: RoomRematch | null;
+  /**
+   * who plays its house bots (the owner's choice; a rematch keeps it): beginner (新手),
+   * standard (普通) or expert (高手)
+   *
+   * - `beginner`: 新手: the greedy bot that often misreads its discard and never claims a 吃
+   * - `standard`: 普通: the greedy bot (lowest shanten; the default, as the house always played)
+   * - `expert`: 高手: speed, the variant's valuable hands and defence (app/rules/expert.py)
+   */
+  bot_level: "beginner" | "standard" | "expert" | (string & {});
 }
 
 /** How long the session lasts: `count` hands, or `count` 版. */
@@ -1351,6 +1360,17 @@ export interface TableStateMessage {
   next_hand_ms: number | null;
   /** how many watch the table (旁观) now */
   spectators: number;
+  /**
+   * who plays the table's house bots (the seats whose player is a bot, bot-<n>):
+   * beginner (新手), standard (普通, the default) or expert (高手); chosen with the table, by a
+   * private room's owner or by the operator for a quick-match level. A player's seat on
+   * 托管 is played the same way at every level
+   *
+   * - `beginner`: 新手: the greedy bot that often misreads its discard and never claims a 吃
+   * - `standard`: 普通: the greedy bot (lowest shanten; the default, as the house always played)
+   * - `expert`: 高手: speed, the variant's valuable hands and defence (app/rules/expert.py)
+   */
+  bot_level: "beginner" | "standard" | "expert" | (string & {});
 }
 
 /** A group of the winner's concealed tiles in the reading that scored. */

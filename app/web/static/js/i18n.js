@@ -955,6 +955,11 @@ const INVITE_STRINGS = {
     waiting_count: "等待玩家 {n}/4", waiting_short: "等待", waiting_empty_chair: "空位",
     ev_seating: "你是{wind}家 · 庄家：{name}", ev_seating_dealer: "你是{wind}家 · 你坐庄",
     err_room_open: "这个房间还在进行中。",
+    bot_level: "机器人水平", bot_level_beginner: "新手", bot_level_standard: "普通", bot_level_expert: "高手",
+    bot_level_title: "机器人水平：{level}", lobby_bot_level: "机器人：{level}",
+    bot_level_beginner_hint: "新手：常打错牌，不吃牌，适合练手",
+    bot_level_standard_hint: "普通：只求最快听牌，不防守",
+    bot_level_expert_hint: "高手：会做大牌，会防守",
   },
   en: {
     invite: "Invite", invite_label: "Invite friends to room {code}", invite_title: "Private room {code}",
@@ -966,6 +971,11 @@ const INVITE_STRINGS = {
     waiting_count: "Waiting for players {n}/4", waiting_short: "Seated", waiting_empty_chair: "Empty chair",
     ev_seating: "You sit {wind} · dealer: {name}", ev_seating_dealer: "You sit {wind} · you deal",
     err_room_open: "This room's session is still running.",
+    bot_level: "Bots' level", bot_level_beginner: "Beginner", bot_level_standard: "Standard", bot_level_expert: "Expert",
+    bot_level_title: "Bot level: {level}", lobby_bot_level: "bots: {level}",
+    bot_level_beginner_hint: "Beginner: often discards the wrong tile, never chows; good for practice",
+    bot_level_standard_hint: "Standard: races to ready, never defends",
+    bot_level_expert_hint: "Expert: builds valuable hands and defends",
   },
 };
 for (const code of Object.keys(INVITE_STRINGS)) Object.assign(ROOM_STRINGS[code], INVITE_STRINGS[code]);

@@ -12,6 +12,7 @@ import { t } from "./i18n.js";
 import { quickMatchCard } from "./quickmatch.js";
 import { roomsCard } from "./rooms.js";
 import { titleName } from "./ranks.js";
+import { botLevelField, botLevelName } from "./botlevel.js";
 
 export const VARIANTS = ["lishui", "wenzhou", "huzhou", "fuzhou", "shanghai"];
 
@@ -94,7 +95,8 @@ export async function sitAt(tableId) {
 
 // Quick join (快速加入): the fullest waiting table of this variant and stake with a free seat,
 // or a new one.
-export async function quickJoin(variant, stake) {
+// A new table gets the form's bots' level; joining takes any level (the player wants a seat).
+export async function quickJoin(variant, stake, botLevel = "standard") {
   const tables = await api("GET", "/tables");
   const open = tables
     .filter((x) => x.variant === variant && x.stake === stake && x.seats_taken < 4)
@@ -107,7 +109,7 @@ export async function quickJoin(variant, stake) {
       if (!(err instanceof ApiError) || !["seat_taken", "table_full"].includes(err.code)) throw err;
     }
   }
-  const created = await api("POST", "/tables", { variant, stake });
+  const created = await api("POST", "/tables", { variant, stake, bot_level: botLevel });
   await sitAt(created.id);
 }
 
@@ -142,7 +144,8 @@ function tableItem(table, people, me, seatedSomewhere, onSit) {
       h("span", { class: "table-count" }, t("lobby_seats_taken", { n: table.seats_taken }))),
     h("p", { class: "table-needs" + (cannotAfford ? " short" : "") },
       t("min_balance", { n: fmt(table.min_balance) }),
-      cannotAfford && !here ? ` · ${t("lobby_short")}` : ""),
+      cannotAfford && !here ? ` · ${t("lobby_short")}` : "",
+      ` · ${t("lobby_bot_level", { level: botLevelName(table.bot_level) })}`),
     h("ul", { class: "seat-chips", "aria-label": t("seats") }, people.map((p) => seatChip(p, me))),
     h("div", { class: "table-action" }, action,
       here ? null : h("a", { href: `#/watch/${table.id}`, class: "button watch", dataset: { table: table.id },
@@ -176,10 +179,11 @@ export async function renderLobby(main, { me }) {
   const stake = h("input", { id: "create-stake", name: "stake", type: "number", min: 1, max: 1000000,
     step: 1, value: 1, required: true, inputmode: "numeric", "aria-describedby": "stake-needs" });
   const needs = h("p", { id: "stake-needs", class: "stake-needs", "aria-live": "polite" });
+  const level = botLevelField("create-bot-level"); // who plays the bots that fill its seats
   const submit = h("button", { type: "submit", class: "primary", id: "create-submit" }, t("create_table"));
   const quick = h("button", { type: "button", id: "quick-join", onclick: () => {
     error.textContent = "";
-    quickJoin(variant.value, Number(stake.value)).catch(show);
+    quickJoin(variant.value, Number(stake.value), level.select.value).catch(show);
   } }, t("quick_join"));
   const list = h("ul", { id: "table-list", class: "table-list", "aria-labelledby": "tables-title" });
   const mine = h("p", { id: "my-table" });
@@ -240,12 +244,14 @@ export async function renderLobby(main, { me }) {
     h("div", { class: "row variant-row" }, variant, howToWinButton("lobby-how-to-win", () => variant.value)),
     h("label", { for: "create-stake" }, t("stake")), stake,
     needs,
+    level.label, level.select, level.hint,
     h("div", { class: "row" }, submit, quick));
   create.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     error.textContent = "";
     try {
-      const created = await api("POST", "/tables", { variant: variant.value, stake: Number(stake.value) });
+      const created = await api("POST", "/tables", {
+        variant: variant.value, stake: Number(stake.value), bot_level: level.select.value });
       await sitAt(created.id);
     } catch (err) {
       show(err);

@@ -13,6 +13,7 @@ import { showErrorIn } from "./errors.js";
 import { currentLang, t } from "./i18n.js";
 import { ProtocolClient } from "../kit/protocol.js";
 import { howToWinButton } from "./howtowin.js";
+import { botLevelName } from "./botlevel.js";
 
 const STATUS_MS = 2000; // GET /quick-match while queued
 const LEVELS_MS = 5000; // GET /quick-match/levels (who waits where) while the card shows
@@ -111,7 +112,9 @@ export function quickMatchCard({ me, variants }) {
       h("span", { class: "quick-min" }, t("qm_min", { n: fmt(level.min_balance) }))),
       h("p", { class: "quick-note", id: noteId },
         short ? t("qm_short", { n: fmt(level.min_balance), balance: fmt(me.balance) })
-          : t("qm_waiting_n", { n: waiting })));
+          : t("qm_waiting_n", { n: waiting }),
+        // the operator's choice of who plays the bots that may fill its tables
+        h("span", { class: "quick-bots" }, ` · ${t("lobby_bot_level", { level: botLevelName(level.bot_level) })}`)));
   }
 
   function queued() {

@@ -10,6 +10,7 @@ import { fmt, h } from "./dom.js";
 import { codeText, showErrorIn } from "./errors.js";
 import { currentLang, t } from "./i18n.js";
 import { MIN_BALANCE_PER_STAKE, VARIANTS } from "./lobby.js";
+import { botLevelField, botLevelName } from "./botlevel.js";
 
 const MAX_HANDS = 64; // app/api/rooms.py
 const MAX_BAN = 4;
@@ -93,7 +94,8 @@ export function rulesBlock(room, specs, { id = null } = {}) {
       h("dt", {}, t("room_length")), h("dd", { class: "room-length" }, lengthText(room.length)),
       h("dt", {}, t("room_timers")), h("dd", {}, t("room_timers_value", {
         discard: fmt(timers.discard ?? HOUSE_TIMERS.discard), claim: fmt(timers.claim ?? HOUSE_TIMERS.claim) })),
-      h("dt", {}, t("room_spectators")), h("dd", {}, t(room.spectators ? "room_spectators_yes" : "room_spectators_no"))),
+      h("dt", {}, t("room_spectators")), h("dd", {}, t(room.spectators ? "room_spectators_yes" : "room_spectators_no")),
+      h("dt", {}, t("bot_level")), h("dd", { class: "room-bot-level" }, botLevelName(room.bot_level))),
     h("h3", { class: "room-rules-title" }, t("room_rules")),
     h("ul", { class: "house-rules" }, houseRuleItems(room, specs)));
 }
@@ -413,6 +415,7 @@ function createPart(me) {
   const claim = h("input", { id: "room-claim", type: "number", min: 1, max: 300, step: 1,
     inputmode: "numeric", placeholder: String(HOUSE_TIMERS.claim) });
   const watchers = h("input", { type: "checkbox", id: "room-spectators", checked: true });
+  const level = botLevelField("room-bot-level"); // who plays the bots that fill its seats
   const rulesCount = h("span", { class: "rules-count", id: "room-rules-count" });
   const rulesList = h("div", { class: "room-opts", id: "room-opts" });
   const resetButton = h("button", { type: "button", id: "room-rules-reset", hidden: true }, t("room_reset_rules"));
@@ -483,7 +486,8 @@ function createPart(me) {
       h("div", { class: "field wide" }, h("span", { class: "field-label", id: "room-timers-label" }, t("room_timers_optional")),
         h("div", { class: "row nowrap", role: "group", "aria-labelledby": "room-timers-label" },
           h("label", { for: "room-discard", class: "inline-label" }, t("room_discard_s")), discard,
-          h("label", { for: "room-claim", class: "inline-label" }, t("room_claim_s")), claim))),
+          h("label", { for: "room-claim", class: "inline-label" }, t("room_claim_s")), claim)),
+      h("div", { class: "field wide" }, level.label, level.select, level.hint)),
     needs,
     h("label", { class: "check", for: "room-spectators" }, watchers, t("room_allow_spectators")),
     rules,
@@ -510,6 +514,7 @@ function createPart(me) {
     if (claim.value) timers.claim = Number(claim.value);
     const body = {
       variant: variant.value, stake: Number(stake.value), options, spectators: watchers.checked,
+      bot_level: level.select.value,
       length: { unit: unit.value, count: Number(count.value) },
       ...(Object.keys(timers).length ? { timers } : {}),
     };

@@ -154,6 +154,7 @@ export class TableController {
       this.stake = data.stake;
       if (data.timers) this.timers = { ...data.timers };
       if (data.heartbeat) this.heartbeat = data.heartbeat;
+      this.botLevel = data.bot_level; // who plays its house bots (botlevel.js)
       if (data.room) loadRoom(this, data.room); // a private room (好友房): its code, rules, progress
       if (!this.tableState) {
         this.players = data.seats.map((s) => ({ ...s, connected: true, autoplay: s.bot }));

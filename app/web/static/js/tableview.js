@@ -19,6 +19,7 @@ import { waitingBlock, waitingMid } from "./tablewait.js";
 import { windToast } from "./tablewind.js";
 import { bubbleOf, chatPanel, toggleChat } from "./tablechat.js";
 import { confirmFirst, discard, tapTile } from "./tableinput.js";
+import { botLevelBadge } from "./botlevel.js";
 
 const WINDS = ["east", "south", "west", "north"];
 const PLACES = ["bottom", "right", "top", "left"];
@@ -64,7 +65,7 @@ function plate(c, seat) {
   const p = c.players[seat] || {};
   const hand = c.hand;
   const flags = [];
-  if (p.bot) flags.push(h("span", { class: "badge bot" }, t("bot")));
+  if (p.bot) flags.push(h("span", { class: "badge bot" }, t("bot")), botLevelBadge(c));
   else if (p.autoplay) flags.push(h("span", { class: "badge auto" }, t("autoplay")));
   if (p.name && p.connected === false) flags.push(h("span", { class: "badge off" }, t("offline")));
   if (p.name && c.muted.has(seat)) {
