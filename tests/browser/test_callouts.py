@@ -14,6 +14,7 @@ from playwright.sync_api import Page
 from tests.browser.conftest import Server
 from tests.browser.test_client import PUNG_ON_7Z, _two_players_at_a_test_table
 from tests.browser.ui import click_action, discard
+from tests.rules.test_wenzhou import QA, QB, QC, WAIT_5S_8S
 
 # every callout the page shows, noted as it is first laid on the table (the table is drawn anew
 # at every change, and a callout with it: one callout is one seat and start time): its seat,
@@ -142,3 +143,37 @@ def test_reduced_motion_and_sound_are_chosen_in_the_table_menu_and_kept(
     page.wait_for_function(
         "() => { const e = document.querySelector('#fx-settings');"
         " return e !== null && Math.min(e.offsetWidth, e.offsetHeight) >= 40; }", timeout=5000)
+
+
+# 温州: seat 1 waits on 5s / 8s (tests/rules/test_wenzhou.py's WAIT_5S_8S); the honours go
+# round (the dealer's 中, then 东 南 西 北 as drawn) and seat 1 draws its 8s: 自摸
+SELF_DRAW_ON_8S = {
+    "variant": "wenzhou", "stake": 1, "dealer": 0,
+    "hands": [QA + "7z", WAIT_5S_8S, QB, QC], "draws": "1z2z3z4z8s", "indicator": "9s",
+}
+
+
+def test_a_self_drawn_win_is_called_out_big_over_the_winner_with_the_win_sound(
+    new_page: Callable[[], Page], server: Server
+) -> None:
+    dealer, other, _ = _two_players_at_a_test_table(
+        new_page, server, ("自摸庄家", "自摸闲家"), SELF_DRAW_ON_8S)
+    other.click("#fill-bots")
+    click_action(dealer, "decide", choice="buy")
+    other.wait_for_selector('#actions button[data-choice="counter"]')
+    click_action(other, "decide", choice="counter")
+    dealer.wait_for_selector('#my-hand button.tile.legal[data-tile="7z"]')
+    discard(dealer, "7z")
+    other.wait_for_selector('#my-hand button.tile.legal[data-tile="1z"]')
+    discard(other, "1z")  # honours first (温州)
+    dealer.wait_for_selector('#my-hand button.tile.legal[data-tile="4z"]')
+    discard(dealer, "4z")
+    other.wait_for_selector('#actions button[data-action="hu"]')
+    click_action(other, "hu")
+
+    for page in (other, dealer):
+        page.wait_for_function("() => window.__callouts.some(c => c.kind === 'self_draw')")
+        [call] = [c for c in page.evaluate("window.__callouts") if c["kind"] == "self_draw"]
+        assert call["seat"] == "1" and call["text"] == "自摸!" and call["over"] == "1", call
+    assert "callout-in" in _noted(other, 1)[-1]["animation"]  # it pops in
+    other.wait_for_function("() => window.__fx.names.includes('win')")
