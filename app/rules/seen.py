@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.rules.actions import Action
-from app.rules.state import HandRules, HandState, Meld, RiverTile, WildSetup
+from app.rules.state import HandRules, HandState, Meld, RiverTile, WildSetup, effective_counts
 from app.rules.tiles import NUM_KINDS, Tile
 
 HIDDEN: Tile = -1
@@ -63,16 +63,7 @@ class SeatView:
     def effective(self) -> tuple[list[int], int]:
         """The seat's concealed tiles as they play (34 counts) and its wild count, as
         `HandState.effective`."""
-        counts = list(self.concealed[:NUM_KINDS])
-        wild, sub = self.wild.wild, self.wild.substitute
-        if wild is None:
-            return counts, 0
-        wilds = counts[wild]
-        counts[wild] = 0
-        if sub is not None:
-            counts[wild] = counts[sub]
-            counts[sub] = 0
-        return counts, wilds
+        return effective_counts(self.concealed, self.wild)
 
     def visible(self) -> list[int]:
         """Copies of each physical kind (0-33) the seat can see: its own concealed tiles, the

@@ -10,6 +10,7 @@ of the rules core go one way (tests/test_layers.py checks that no module is in a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, Protocol
 
@@ -86,6 +87,23 @@ class WildSetup:
     substitute: Tile | None = None
     dice: Dice | None = None
     dealer_flowers: tuple[Tile, ...] = ()  # flowers turned before the wild: the dealer's (福州)
+
+
+def effective_counts(concealed: Sequence[int], wild: WildSetup) -> tuple[list[int], int]:
+    """Concealed tiles (counts of physical kinds) as they play: a 34-count vector with the
+    wild's copies taken out and its substitute (白板) counted as the wild's face, and the
+    number of wild copies."""
+    part = concealed[:NUM_KINDS]
+    counts = part if isinstance(part, list) else list(part)  # a list's slice is a copy already
+    face, sub = wild.wild, wild.substitute
+    if face is None:
+        return counts, 0
+    wilds = counts[face]
+    counts[face] = 0
+    if sub is not None:
+        counts[face] = counts[sub]
+        counts[sub] = 0
+    return counts, wilds
 
 
 NO_WILD = WildSetup()
@@ -241,16 +259,7 @@ class HandState:
 
     def effective(self, seat: int) -> tuple[list[int], int]:
         """The seat's concealed tiles as they play: a 34-count vector and the wild count."""
-        counts = self.concealed[seat][:NUM_KINDS]
-        wild, sub = self.wild.wild, self.wild.substitute
-        if wild is None:
-            return counts, 0
-        wilds = counts[wild]
-        counts[wild] = 0
-        if sub is not None:
-            counts[wild] = counts[sub]
-            counts[sub] = 0
-        return counts, wilds
+        return effective_counts(self.concealed[seat], self.wild)
 
     def winning_counts(self, win: WinRecord) -> tuple[list[int], int]:
         """The winner's concealed tiles as they play, the winning tile included (with several
