@@ -24,12 +24,19 @@ const MAX_PLAYER_READS = 24; // tables whose seats are read one by one when the 
 // wider and taller than a phone (upright or on its side): the lobby's sections start open
 const UNFOLDED = "(min-width: 700px) and (min-height: 600px)";
 
+// the sections a player opened or folded in this tab: the lobby drawn again (a language
+// switch, a return from a table, a second drawing as the page settles) keeps them so
+const folds = new Map();
+
 // A section of the lobby below quick match: a summary to tap, open from the start on a wide
-// screen.
+// screen, then as the player left it.
 function section(id, name, note, ...body) {
-  return h("details", { class: "lobby-section", id, open: matchMedia(UNFOLDED).matches },
+  const open = folds.has(id) ? folds.get(id) : matchMedia(UNFOLDED).matches;
+  const details = h("details", { class: "lobby-section", id, open },
     h("summary", {}, h("span", { class: "section-name" }, name), h("span", { class: "section-note" }, note)),
     ...body);
+  details.addEventListener("toggle", () => folds.set(id, details.open));
+  return details;
 }
 
 function byVariantAndStake(a, b) {
