@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.rules.state import HandState
+from app.rules.state import HandState, visible_counts
 from app.rules.tiles import NUM_KINDS, Tile
 
 
@@ -89,17 +89,5 @@ def _waits(
 
 
 def _seen(state: HandState, seat: int) -> list[int]:
-    """Copies of each tile kind the seat can see: its own concealed tiles, the melds shown
-    and the river's unclaimed discards."""
-    seen = list(state.concealed[seat][:NUM_KINDS])
-    for owner, melds in enumerate(state.melds):
-        for meld in melds:
-            if meld.kind == "concealed_kong" and owner != seat:
-                continue
-            for tile in meld.tiles:
-                if tile < NUM_KINDS:
-                    seen[tile] += 1
-    for discard in state.river:
-        if not discard.claimed and discard.tile < NUM_KINDS:
-            seen[discard.tile] += 1
-    return seen
+    """Copies of each tile kind the seat can see (`state.visible_counts`)."""
+    return visible_counts(state.concealed[seat], state.melds, state.river, seat)

@@ -14,8 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.rules.actions import Action
-from app.rules.state import HandRules, HandState, Meld, RiverTile, WildSetup, effective_counts
-from app.rules.tiles import NUM_KINDS, Tile
+from app.rules.state import (
+    HandRules,
+    HandState,
+    Meld,
+    RiverTile,
+    WildSetup,
+    effective_counts,
+    visible_counts,
+)
+from app.rules.tiles import Tile
 
 HIDDEN: Tile = -1
 """`Meld.plays_as` of another seat's 暗杠: face down, its tiles are () too."""
@@ -53,12 +61,7 @@ class SeatView:
 
     def plays_as(self, tile: Tile) -> Tile | None:
         """The kind a physical tile plays as: None for a wild, the face for its substitute."""
-        wild = self.wild
-        if tile == wild.wild:
-            return None
-        if tile == wild.substitute:
-            return wild.wild
-        return tile
+        return self.wild.plays_as(tile)
 
     def effective(self) -> tuple[list[int], int]:
         """The seat's concealed tiles as they play (34 counts) and its wild count, as
@@ -68,16 +71,7 @@ class SeatView:
     def visible(self) -> list[int]:
         """Copies of each physical kind (0-33) the seat can see: its own concealed tiles, the
         melds shown and the unclaimed discards (a claimed one is in a meld)."""
-        seen = list(self.concealed[:NUM_KINDS])
-        for melds in self.melds:
-            for meld in melds:
-                for tile in meld.tiles:
-                    if tile < NUM_KINDS:
-                        seen[tile] += 1
-        for discard in self.river:
-            if not discard.claimed and discard.tile < NUM_KINDS:
-                seen[discard.tile] += 1
-        return seen
+        return visible_counts(self.concealed, self.melds, self.river, self.seat)
 
 
 def _meld(meld: Meld, own: bool) -> Meld:

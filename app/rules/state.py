@@ -88,6 +88,14 @@ class WildSetup:
     dice: Dice | None = None
     dealer_flowers: tuple[Tile, ...] = ()  # flowers turned before the wild: the dealer's (福州)
 
+    def plays_as(self, tile: Tile) -> Tile | None:
+        """The kind a physical tile plays as: None for a wild, the face for its substitute."""
+        if tile == self.wild:
+            return None
+        if tile == self.substitute:
+            return self.wild
+        return tile
+
 
 def effective_counts(concealed: Sequence[int], wild: WildSetup) -> tuple[list[int], int]:
     """Concealed tiles (counts of physical kinds) as they play: a 34-count vector with the
@@ -104,6 +112,27 @@ def effective_counts(concealed: Sequence[int], wild: WildSetup) -> tuple[list[in
         counts[face] = counts[sub]
         counts[sub] = 0
     return counts, wilds
+
+
+def visible_counts(
+    concealed: Sequence[int], melds: Sequence[Sequence[Meld]], river: Sequence[RiverTile],
+    seat: int,
+) -> list[int]:
+    """Copies of each physical kind (0-33) `seat` can see: its own concealed tiles, every
+    meld shown (another seat's 暗杠 is face down) and the river's unclaimed discards (a
+    claimed one is in a meld)."""
+    seen = list(concealed[:NUM_KINDS])
+    for owner, owned in enumerate(melds):
+        for meld in owned:
+            if meld.kind == "concealed_kong" and owner != seat:
+                continue
+            for tile in meld.tiles:
+                if tile < NUM_KINDS:
+                    seen[tile] += 1
+    for discard in river:
+        if not discard.claimed and discard.tile < NUM_KINDS:
+            seen[discard.tile] += 1
+    return seen
 
 
 NO_WILD = WildSetup()
@@ -244,12 +273,7 @@ class HandState:
 
     def plays_as(self, tile: Tile) -> Tile | None:
         """The kind a physical tile plays as: None for a wild, the face for its substitute."""
-        wild = self.wild
-        if tile == wild.wild:
-            return None
-        if tile == wild.substitute:
-            return wild.wild
-        return tile
+        return self.wild.plays_as(tile)
 
     def physical(self, kind: Tile) -> Tile:
         """The physical tile that plays as `kind` (the inverse of `plays_as`)."""
