@@ -33,6 +33,7 @@ from app.rules.actions import (
     Pung,
     Special,
 )
+from app.rules.deadend import reachable_shapes
 from app.rules.seen import HIDDEN, SeatView, see
 from app.rules.shanten import UNHELD, seven_pairs_shanten, shanten, shanten_after_discard
 from app.rules.state import HandState
@@ -407,9 +408,8 @@ def _threat(view: SeatView, seat: int) -> float:
 
 
 def _dead_in_shanghai(view: SeatView, seat: int) -> bool:
-    shown = [m for m in view.melds[seat] if m.plays_as != HIDDEN]
-    suits = {_suit(m.plays_as) for m in shown} - {3}
-    return len(suits) > 1 and any(m.kind == "chow" for m in shown)
+    """上海: `seat`'s shown melds leave it no shape that wins (app.rules.deadend)."""
+    return not reachable_shapes([m for m in view.melds[seat] if m.plays_as != HIDDEN])
 
 
 def _flush_suit(view: SeatView, seat: int) -> int | None:
