@@ -13,6 +13,7 @@ from app.rules.events import Event, SeatPenalty
 from app.rules.state import HandState, Preset
 
 Silver = tuple[int, int, int, int]
+"""Per seat, the silver its balance moved by with a hand, as the ledger stored it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +23,6 @@ class Paid:
 
     silver: Silver
     penalties: tuple[SeatPenalty, ...] = ()
-"""Per seat, the silver its balance moved by with a hand, as the ledger stored it."""
 
 
 @dataclass(frozen=True, slots=True)
