@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from app.rules.actions import Chow, ExposedKong, Pung
+from app.rules.actions import Action, Chow, ExposedKong, Pung
 from app.rules.hand import legal_actions
 from app.rules.state import HandState, Meld
 from app.rules.tiles import Tile
@@ -91,11 +91,16 @@ def is_dead_end(state: HandState, seat: int, claim: Claim) -> bool:
     return bool(reachable_shapes(state.melds[seat])) and not shapes_after(state, seat, claim)
 
 
-def dead_end_claims(state: HandState, seat: int) -> tuple[Claim, ...]:
+def dead_end_claims(
+    state: HandState, seat: int, legal: Sequence[Action] | None = None
+) -> tuple[Claim, ...]:
     """The seat's legal claims in the open claim window that are dead ends (empty outside
-    上海 and outside a claim window)."""
+    上海 and outside a claim window); `legal`: the seat's legal actions, when the caller has
+    them already."""
     if state.ruleset.name != "shanghai" or state.phase != "claim" or state.window is None:
         return ()
-    claims = [a for a in legal_actions(state, seat) if isinstance(a, Chow | Pung | ExposedKong)]
+    if legal is None:
+        legal = legal_actions(state, seat)
+    claims = [a for a in legal if isinstance(a, Chow | Pung | ExposedKong)]
     return tuple(a for a in claims if is_dead_end(state, seat, a))
 

@@ -238,7 +238,7 @@ class HandPlay:
             timer = self._table.timers.for_phase(state.phase)
             prompt = Prompt(self._shown.seq, legal, now + timer, timer if self._paused else None,
                             ready=self._ready(state, seat),
-                            dead_ends=self._dead_ends(state, seat))
+                            dead_ends=self._dead_ends(state, seat, legal))
             prompts[seat] = prompt
             self._send(seat, self._shown.prompt_out(prompt, now))
         self._prompts = prompts
@@ -249,12 +249,12 @@ class HandPlay:
             return ()
         return ready_discards(state, seat)
 
-    def _dead_ends(self, state: HandState, seat: int) -> tuple[Action, ...]:
+    def _dead_ends(self, state: HandState, seat: int, legal: list[Action]) -> tuple[Action, ...]:
         """The claims that leave a 上海 hand no winning shape (`app.rules.deadend`), for a
         seat a person holds (a house bot is told none)."""
         if state.phase != "claim" or self._table.seats[seat].house_bot:
             return ()
-        return dead_end_claims(state, seat)
+        return dead_end_claims(state, seat, legal)
 
     def _pace_bots(self, state: HandState) -> None:
         """Give each pending seat the server plays a delay (`bot_pace`), unless its prompt
