@@ -52,7 +52,7 @@ from app.tables.lane import Ending, Lane
 from app.tables.messages import ErrorOut, Settled
 from app.tables.play import HandPlay
 from app.tables.seats import SeatState
-from app.tables.settlement.record import HandRecordData, Paid, Reseat, Silver
+from app.tables.settlement.record import HandRecordData, Reseat, Silver
 from app.tables.tableside import AdoptedHand, Journal, OnHandEnd, SeedSource, Send, TableSide
 from app.tables.transcript import Transcript
 
@@ -351,10 +351,10 @@ class HandCycle:
 
     async def _store(self, record: HandRecordData) -> None:
         paid = await self.on_hand_end(record)
-        if isinstance(paid, Paid):
-            self._table.submit(Settled(record.hand_id, paid.silver, paid.penalties))
+        if paid is None:  # stored by a newer owner of the table
+            self._table.submit(Settled(record.hand_id, None))
         else:
-            self._table.submit(Settled(record.hand_id, paid))
+            self._table.submit(Settled(record.hand_id, paid.silver, paid.penalties))
 
     async def settled(self, msg: Settled) -> bool:
         """The hand is stored: show the held result to whoever sits now (``hand_ended`` is

@@ -23,7 +23,7 @@ from app.rules.hints import ReadyDiscard
 from app.rules.state import Preset
 from app.tables.messages import EventOut, Inbound, Outbound
 from app.tables.seats import SeatState
-from app.tables.settlement.record import HandRecordData, Paid, Silver
+from app.tables.settlement.record import HandRecordData, Paid
 from app.tables.timers import BotPace, Timers
 
 Send = Callable[[int, Outbound], None]
@@ -32,7 +32,7 @@ Public = Callable[[EventOut], None]
 """Where the observers' copy of each event goes (the spectators: `TableActor.public`)."""
 # what each seat's balance moved by (with the penalties charged apart: `Paid`); None: another
 # process stores and reports the hand
-OnHandEnd = Callable[[HandRecordData], Awaitable[Silver | Paid | None]]
+OnHandEnd = Callable[[HandRecordData], Awaitable[Paid | None]]
 """Stores a hand's record and its silver; what each seat's balance moved by, or None when
 another process owns the table now and stores the hand itself."""
 SeedSource = Callable[[], int | bytes]

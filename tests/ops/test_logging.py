@@ -26,7 +26,7 @@ from app.rules.variants import get_ruleset
 from app.tables.actor import TableActor
 from app.tables.clock import FakeClock
 from app.tables.messages import Stop, Tick
-from app.tables.settlement.record import HandRecordData, Silver
+from app.tables.settlement.record import HandRecordData, Paid
 from tests.ops.nodes import fresh_node
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -218,8 +218,8 @@ async def test_a_table_actors_lines_name_its_table_and_the_hand_in_play() -> Non
     assert line["node"] == "here"
 
 
-async def _stored(record: HandRecordData) -> Silver | None:
-    return (0, 0, 0, 0)
+async def _stored(record: HandRecordData) -> Paid | None:
+    return Paid((0, 0, 0, 0))
 
 
 def test_a_request_id_comes_back_and_is_on_every_line_of_the_request(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ from app.tables.messages import (
     Tick,
 )
 from app.tables.seats import SeatState
-from app.tables.settlement.record import HandRecordData, Silver
+from app.tables.settlement.record import HandRecordData, Paid, Silver
 from app.tables.timers import Timers
 
 TIMERS = Timers(discard=15, claim=8, decide=8, ready=15)
@@ -85,9 +85,9 @@ class Harness:
     def send(self, seat: int, item: Outbound) -> None:
         self.out.append((seat, item))
 
-    async def on_hand_end(self, record: HandRecordData) -> Silver | None:
+    async def on_hand_end(self, record: HandRecordData) -> Paid | None:
         self.records.append(record)
-        return stored_silver(record)
+        return Paid(stored_silver(record))
 
     async def handle(self, msg: Inbound) -> list[tuple[int, Outbound]]:
         """Handle one message; what it sent, and, when it ended a hand, what the table sent
@@ -404,9 +404,10 @@ class SlowStore(Harness):
         super().__init__(**kwargs)
         self.answer: asyncio.Future[Silver | None] = asyncio.get_running_loop().create_future()
 
-    async def on_hand_end(self, record: HandRecordData) -> Silver | None:
+    async def on_hand_end(self, record: HandRecordData) -> Paid | None:
         self.records.append(record)
-        return await self.answer
+        silver = await self.answer
+        return None if silver is None else Paid(silver)
 
 
 async def _won_while_storing() -> tuple[SlowStore, int, asyncio.Task[Any]]:

@@ -18,7 +18,7 @@ from app.rules.verify import check_hand
 from app.tables import actor as actor_module
 from app.tables.actor import random_seed
 from app.tables.messages import EventOut, Resume, SnapshotOut, Tick
-from app.tables.settlement.record import HandRecordData, Silver
+from app.tables.settlement.record import HandRecordData, Paid
 from tests.tables.test_actor import TWO_WAIT_ON_5M, Harness
 
 LISHUI = get_ruleset("lishui")
@@ -71,7 +71,7 @@ async def test_a_result_not_stored_yet_reveals_no_seed() -> None:
     snapshot shows neither the result nor the seed, and no hand_ended is sent."""
     h = Harness(seed=77)
 
-    async def not_here(record: HandRecordData) -> Silver | None:
+    async def not_here(record: HandRecordData) -> Paid | None:
         h.records.append(record)
         return None
 

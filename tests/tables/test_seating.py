@@ -25,7 +25,7 @@ from app.tables.messages import (
     SnapshotOut,
     Tick,
 )
-from app.tables.settlement.record import HandRecordData, Silver
+from app.tables.settlement.record import HandRecordData, Paid
 from app.tables.timers import Timers
 from tests.tables.test_actor import settle, stored_silver
 
@@ -53,9 +53,9 @@ class Bots:
     def changed(self) -> None:
         self.changes += 1
 
-    async def on_hand_end(self, record: HandRecordData) -> Silver | None:
+    async def on_hand_end(self, record: HandRecordData) -> Paid | None:
         self.records.append(record)
-        return stored_silver(record)
+        return Paid(stored_silver(record))
 
     async def handle(self, msg: Inbound) -> None:
         """Handle one message, and what a hand it ended sent back once stored."""
