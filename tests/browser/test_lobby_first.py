@@ -145,7 +145,9 @@ def test_how_to_win_is_on_the_first_screen_next_to_quick_match(
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_function(f"() => window.innerWidth === {width}")
             # reachable without unfolding anything: whole on the first screen, a thumb's size
-            box = page.locator("#quick-how-to-win").bounding_box()
+            button = page.locator("#quick-how-to-win")
+            button.wait_for(state="visible")  # (the lobby may be drawn anew after a switch)
+            box = button.bounding_box()
             assert box is not None and box["width"] >= 40 and box["height"] >= 40, box
             assert box["y"] + box["height"] <= height and box["x"] + box["width"] <= width, box
             if width == 390:
