@@ -11,18 +11,22 @@ Every test saves screenshots under tests/browser/screenshots/ for a person to lo
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, WebSocketRoute
 
+from app.protocol.base import MAX_SEQ
 from tests.browser.conftest import Server
 from tests.browser.test_client import PUNG_ON_7Z
 from tests.browser.ui import (
     LEGAL,
+    TABLE_SOCKET,
     discard,
     discards_of,
     first_decision,
@@ -46,7 +50,11 @@ FITS = """(selectors) => {
   const doc = document.documentElement;
   const out = [];
   if (doc.scrollWidth > vw) out.push(`page ${doc.scrollWidth} px wide in ${vw}`);
-  if (doc.scrollHeight > vh) out.push(`page ${doc.scrollHeight} px tall in ${vh}`);
+  if (doc.scrollHeight > vh) {  // and which parts of the table reach below the screen
+    const below = [...document.querySelectorAll(".table-view > *, .board > *")]
+      .filter((el) => el.getBoundingClientRect().bottom > vh + 0.5).map((el) => el.id || el.className);
+    out.push(`page ${doc.scrollHeight} px tall in ${vh} (${below.join(", ")})`);
+  }
   for (const sel of selectors) {
     const els = [...document.querySelectorAll(sel)];
     if (!els.length) out.push(`${sel}: missing`);
@@ -186,6 +194,72 @@ def test_the_table_fits_the_screen_from_the_deal_to_the_settlement(
     page.wait_for_selector("#wall-count, #settlement", timeout=60_000)
     assert time.monotonic() - clicked < left
     assert not page.query_selector("#ready-button")
+
+
+@dataclass
+class Crowd:
+    """The table page's socket through a hand: once `fill` is called, the server is asked
+    for a snapshot (a resume from beyond the last seq) whose other three seats each hold
+    four exposed pungs, every one with its giver, and all fifteen 福州 flowers."""
+
+    upstream: WebSocketRoute | None = None
+    table_id: str = ""
+    crowded: bool = False
+
+    def route(self, ws: WebSocketRoute) -> None:
+        self.upstream = upstream = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            m = json.loads(message)
+            self.table_id = m.get("table_id", self.table_id)
+            if m.get("type") == "snapshot" and self.crowded:
+                for seat in m["view"]["seats"]:
+                    if seat["seat"] != m["view"]["seat"]:
+                        seat["melds"] = [{"kind": "pung", "tiles": [t] * 3, "claimed": t,
+                                          "from_seat": (seat["seat"] + 1) % 4} for t in ("1m", "9p", "5s", "7z")]
+                        seat["flowers"] = [f"{n}z" for n in range(1, 8)] + [f"{n}f" for n in range(1, 9)]
+                message = json.dumps(m)
+            ws.send(message)
+
+        ws.on_message(upstream.send)
+        upstream.on_message(from_server)
+
+    def fill(self) -> None:
+        assert self.upstream is not None and self.table_id
+        self.crowded = True
+        self.upstream.send(json.dumps({"v": 2, "type": "resume", "table_id": self.table_id, "last_seq": MAX_SEQ}))
+
+
+def test_the_phone_table_fits_whatever_the_other_seats_have_claimed(
+    context_for: Callable[[dict[str, int]], Page], server: Server, screenshots: Path
+) -> None:
+    """福州 at its fullest: the other three seats each hold four melds and fifteen flowers.
+    The side seats keep to the rivers' height, the page still fits the phone, and each seat's
+    first meld shows; the rest are a swipe away within the seat."""
+    page = context_for(PHONE)
+    register(page, server.base, "fit_crowded")
+    crowd = Crowd()
+    page.route_web_socket(TABLE_SOCKET, crowd.route)
+    page.evaluate(OPEN_TABLE, {"variant": "fuzhou", "stake": 1, "timers": {"discard": 120, "ready": 120}})
+    page.wait_for_selector("#table-view")
+    page.click("#fill-bots")
+    _first_prompt(page)
+    rivers = _river_sizes(page)
+
+    crowd.fill()
+    page.wait_for_function("() => document.querySelectorAll('.seat:not(.seat-bottom) .melds > *').length >= 12")
+    page.screenshot(path=str(screenshots / "table-phone-crowded.png"))
+    assert _fits(page) == []
+    assert _river_sizes(page) == rivers
+    # a side seat ends where the rivers beside it end: its melds and flowers did not make
+    # the board taller
+    bottoms = page.evaluate(
+        "() => ['.seat-left', '.seat-right', '.seat-bottom > .river'].map("
+        "s => document.querySelector(s).getBoundingClientRect().bottom)")
+    assert max(bottoms[:2]) <= bottoms[2] + 0.5
+    for place in ("top", "left", "right"):
+        first = page.eval_on_selector(f".seat-{place} .melds > *", "e => e.getBoundingClientRect().toJSON()")
+        assert first["height"] >= 28 and first["top"] >= 0 and first["bottom"] <= PHONE["height"]
 
 
 # 温州, the player deals: it must lead its single 中 (出牌先出风字); 财神 9s
