@@ -25,6 +25,9 @@ FORBIDDEN = {
     "app.tables": ("app.api", "app.cluster", "app.rooms"),
     "app.cluster": ("app.api",),
     "app.rooms": ("app.api", "app.cluster"),
+    # a tournament's draw, standings and prizes are pure: the rules, nothing of the shell
+    **{pure: ("app.settings",) + tuple(p for p in _APP if p != "app.rules")
+       for pure in ("app.tournaments.swiss", "app.tournaments.prizes")},
 }
 """Layer -> the packages none of its modules may import: settings imports nothing of the
 app; the protocol only the rules and itself; ops only settings, rules, protocol, store and
