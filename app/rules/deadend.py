@@ -44,9 +44,16 @@ Claim = Chow | Pung | ExposedKong
 def reachable_shapes(melds: Sequence[Meld]) -> frozenset[Shape]:
     """The shape families a hand with these declared melds may still complete, whatever
     its concealed tiles (they may be thrown away and others drawn)."""
-    suits = {m.plays_as // 9 for m in melds if m.plays_as < 27}
-    honours = any(m.plays_as >= 27 for m in melds)
-    runs = any(m.kind == "chow" for m in melds)
+    return shapes_left(
+        {m.plays_as // 9 for m in melds if m.plays_as < 27},
+        honours=any(m.plays_as >= 27 for m in melds),
+        runs=any(m.kind == "chow" for m in melds),
+    )
+
+
+def shapes_left(suits: set[int], *, honours: bool, runs: bool) -> frozenset[Shape]:
+    """`reachable_shapes` from what the melds show: the suits of their suited tiles (0-2),
+    whether one is of honours, whether one is a run (吃)."""
     out: set[Shape] = set()
     if len(suits) <= 1:
         out.add("mixed_suit")

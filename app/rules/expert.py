@@ -33,7 +33,7 @@ from app.rules.actions import (
     Pung,
     Special,
 )
-from app.rules.deadend import reachable_shapes
+from app.rules.deadend import reachable_shapes, shapes_left
 from app.rules.seen import HIDDEN, SeatView, see
 from app.rules.shanten import UNHELD, seven_pairs_shanten, shanten, shanten_after_discard
 from app.rules.state import HandState
@@ -284,8 +284,8 @@ class _Plan:
         """上海: whether a meld of `kind` (a run or not) leaves a special hand possible."""
         if not self.shanghai:
             return True
-        suited = (self.meld_suits | {_suit(kind)}) - {3}
-        return len(suited) <= 1 or not (run or self.has_run)
+        suits = self.meld_suits | {_suit(kind)}
+        return bool(shapes_left(suits - {3}, honours=3 in suits, runs=run or self.has_run))
 
     def best_after_claim(self, counts: list[int], wilds: int, run: bool, kind: int) -> int:
         """The lowest shanten after the claim and the best discard that follows it."""
