@@ -141,7 +141,7 @@ class LiveTable:
         table show its result and deal on. None: a newer owner of the table exists and
         stores the hand from the journal itself."""
         stored = await self._settlement.settle(record, self.stake, retrying=self.announce)
-        return None if stored is None else Paid(stored.silver, stored.penalties)
+        return None if stored is None else stored.paid
 
     # --- who sits where (read; the actor writes) ------------------------------------------
 

@@ -30,7 +30,7 @@ from app.rules.variants.base import Ruleset
 from app.store import house, ledger, ranks
 from app.store.models import Account, HandRecord, LedgerEntry, VariantStats
 from app.tables.settlement.penalties import DisconnectPolicy, settle_disconnects
-from app.tables.settlement.record import HandRecordData, Silver
+from app.tables.settlement.record import HandRecordData, Paid, Silver
 
 log = logging.getLogger(__name__)
 
@@ -55,14 +55,12 @@ class Profile:
 
 @dataclass(frozen=True, slots=True)
 class Stored:
-    """A hand stored: what each seat's balance moved by with the settlement (the
-    disconnect penalties apart; they are rows of their own), and each seated account's
+    """A hand stored: what it paid (each seat's silver with the settlement, and the
+    disconnect penalties charged with it apart, RULES.md 1), and each seated account's
     profile afterwards (penalties included)."""
 
-    silver: Silver
+    paid: Paid
     profiles: dict[int, Profile]
-    # the disconnect penalties charged with it (RULES.md 1), shown with its result
-    penalties: tuple[SeatPenalty, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +142,10 @@ async def store_hands(
             return [error if outcome is None else outcome for outcome in outcomes]
     for i, silver in moved.items():
         record = jobs[i].record
-        outcomes[i] = Stored(silver, {
+        outcomes[i] = Stored(Paid(silver, penalized.get(i, ())), {
             a: profiles[a, record.variant]
             for a in record.seats if a is not None and (a, record.variant) in profiles
-        }, penalized.get(i, ()))
+        })
     answered = [outcome for outcome in outcomes if outcome is not None]
     assert len(answered) == len(jobs)  # each hand stored (moved) or failed
     return answered

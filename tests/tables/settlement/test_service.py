@@ -53,7 +53,7 @@ async def test_a_hand_is_stored_then_each_listener_told_in_order(db: Database) -
     settlement.subscribe(listener("journal"))
     record = _record("h1", seats, _finished(1), ())
     stored = await settlement.settle(record, STAKE)
-    assert stored is not None and sum(stored.silver) == 0
+    assert stored is not None and sum(stored.paid.silver) == 0
     assert sorted(stored.profiles) == sorted(seats)
     assert told == [("rooms", "h1", True), ("journal", "h1", True)]  # stored before told
     assert (await _stored(db, "h1"))[1] > 0
