@@ -194,6 +194,19 @@ LOGIN_FAILURES = Counter(
 LOGIN_REASONS = ("bad_credentials", "banned")
 OUTCOMES = ("win", "draw", "escape", "failed")  # a settlement's (`settled`)
 
+# a house bot's choice: tens of microseconds for the greedy bot, more for the expert's
+# look at the other seats' discards (time.perf_counter around its `choose`)
+BOT_DECISION_BUCKETS = (0.00002, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                        0.01, 0.025, 0.05, 0.1, 0.25)
+BOT_DECISION = Histogram(
+    f"{PREFIX}_bot_decision_seconds",
+    "How long a house bot took to choose its action on the table's event loop (the bot's "
+    "own choice, not its pace), by the table's bot level (beginner, standard, expert)",
+    ["level"],
+    buckets=BOT_DECISION_BUCKETS,
+)
+BOT_LEVELS = ("beginner", "standard", "expert")  # app/tables/levels.py
+
 
 # When the action the actor of the current task is handling arrived (`time.perf_counter()`;
 # None: a message of another kind, or one not stamped).
@@ -249,6 +262,17 @@ def handling(message: object) -> None:
     when its frame arrived: its `received`)."""
     received = getattr(message, "received", None)
     _handling.set(received if received else None)
+
+
+@cache
+def _bot_decision(level: str) -> Histogram:
+    """The level's histogram (looked up once: called per decision of every house bot)."""
+    return BOT_DECISION.labels(level)
+
+
+def bot_decided(level: str, seconds: float) -> None:
+    """A house bot of a table of `level` chose its action in `seconds`."""
+    _bot_decision(level).observe(seconds)
 
 
 def events_published() -> None:
@@ -349,6 +373,8 @@ def prefill() -> None:
         LOGIN_FAILURES.labels(reason)
     for what in ("table", "room", "sit", "quick_match"):
         SHED.labels(what)
+    for level in BOT_LEVELS:
+        _bot_decision(level)
 
 
 prefill()

@@ -11,7 +11,8 @@ table's `Journal`, kept in the hand's action log and its events numbered and sen
   consecutive timeouts switch the seat to 托管 (autoplay: `AutoplayBot` answers every
   prompt, at the bot pace below: a 胡 when there is one, never a 吃/碰/杠 on a discard, the greedy bot's
   choice on its own turn) until the player acts. A disconnected seat is not an escape: its
-  timeouts are played by 托管. A house bot's seat is played by the full greedy bot;
+  timeouts are played by 托管. A house bot's seat is played by the bot of the table's
+  level, its choice timed (`mahjong_bot_decision_seconds`);
 - the pace of the seats the server plays (a house bot, 托管; `BotPace`): each of their
   decisions waits a delay drawn when its prompt is made (at most until its deadline), as a
   deadline of its own that a `Tick` acts on, so the actor never sleeps and a delay dies with
@@ -31,10 +32,12 @@ table's `Journal`, kept in the hand's action log and its events numbered and sen
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
+from app.ops import metrics
 from app.rules.actions import Action
-from app.rules.bots import AutoplayBot, Bot, TimeoutBot
+from app.rules.bots import AutoplayBot, TimeoutBot
 from app.rules.context import TableContext
 from app.rules.deadend import dead_end_claims
 from app.rules.errors import IllegalAction
@@ -44,7 +47,7 @@ from app.rules.hints import ReadyDiscard, ready_discards
 from app.rules.state import HandState, Preset
 from app.rules.variants.base import Ruleset
 from app.tables.clock import Clock
-from app.tables.levels import house_bot
+from app.tables.levels import bot_level, house_bot
 from app.tables.messages import ErrorOut, Outbound
 from app.tables.settlement.record import HandRecordData, Reseat
 from app.tables.tableside import AdoptedHand, Journal, Prompt, Send, TableSide
@@ -161,7 +164,7 @@ class HandPlay:
             if not self._table.bot_pace.instant:
                 self._pace_bots(state)  # a `Tick` plays them when their delay has run out
                 return
-            self.apply(self._server_bot(auto).choose(state, auto, legal_actions(state, auto)))
+            self.apply(self._server_play(state, auto))
 
     async def act(self, seat: int, action: Action, last_seq: int) -> None:
         """A player's action for their seat (the actor checked the seat): applied when the
@@ -276,7 +279,7 @@ class HandPlay:
                 return
             seats = self._table.seats
             if seats[seat].autoplay:  # the server's own play, at its pace
-                action = self._server_bot(seat).choose(state, seat, legal_actions(state, seat))
+                action = self._server_play(state, seat)
             else:
                 seats[seat].timed_out()
                 action = self._timeout_action(state, seat)
@@ -318,17 +321,25 @@ class HandPlay:
         """What a seat does when its time is up: for a present player the clock's choice
         (`TimeoutBot`: 过 on a claim, 摸切 on a turn), the one its prompt announced; for a
         disconnected seat the 托管 choice."""
-        bot = _TIMEOUT if self._table.seats[seat].connected else self._server_bot(seat)
-        return bot.choose(state, seat, legal_actions(state, seat))
+        if self._table.seats[seat].connected:
+            return _TIMEOUT.choose(state, seat, legal_actions(state, seat))
+        return self._server_play(state, seat)
 
-    def _server_bot(self, seat: int) -> Bot:
-        """Who plays a seat the server plays for: a house bot account the bot of the
-        table's level (`bot_level`: 新手, 普通 = the full greedy bot, 高手; claims included);
-        a player's seat on 托管 (or away) `AutoplayBot`, which takes a 胡 and otherwise
-        never claims (RULES.md 1), whatever the level."""
-        if self._table.seats[seat].house_bot:
-            return house_bot(self._table.bot_level)
-        return _AUTOPLAY
+    def _server_play(self, state: HandState, seat: int) -> Action:
+        """The action of a seat the server plays for: a house bot account the bot of the
+        table's level (`bot_level`: 新手, 普通 = the full greedy bot, 高手; claims included),
+        its choice timed (`mahjong_bot_decision_seconds`); a player's seat on 托管 (or
+        away) `AutoplayBot`, which takes a 胡 and otherwise never claims (RULES.md 1),
+        whatever the level."""
+        legal = legal_actions(state, seat)
+        if not self._table.seats[seat].house_bot:
+            return _AUTOPLAY.choose(state, seat, legal)
+        level = bot_level(self._table.bot_level)
+        bot = house_bot(level)
+        started = time.perf_counter()
+        action = bot.choose(state, seat, legal)
+        metrics.bot_decided(level, time.perf_counter() - started)
+        return action
 
     async def autoplay(self, seat: int, on: bool) -> None:
         """托管 on (the server plays the seat from now on) or off (the player is back)."""

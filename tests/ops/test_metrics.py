@@ -18,6 +18,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.loadtest.servers import free_port
+from app.tables.levels import BOT_LEVELS
 from tests.live import live_server, sqlite_settings
 from tests.ops.nodes import fresh_node
 from tests.ops.nodes import scrape as fresh_scrape
@@ -189,6 +190,7 @@ FROM_THE_START = [
     ("mahjong_redis_errors_total", {"client": "bus"}),
     ("mahjong_settlements_total", {"outcome": "failed"}),
     ("mahjong_settlements_total", {"outcome": "win"}),
+    *(("mahjong_bot_decision_seconds_count", {"level": level}) for level in BOT_LEVELS),
 ]
 
 
