@@ -197,7 +197,7 @@ OUTCOMES = ("win", "draw", "escape", "failed")  # a settlement's (`settled`)
 # a house bot's choice: tens of microseconds for the greedy bot, more for the expert's
 # look at the other seats' discards (time.perf_counter around its `choose`)
 BOT_DECISION_BUCKETS = (0.00002, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-                        0.01, 0.025, 0.05, 0.1, 0.25)
+                        0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 BOT_DECISION = Histogram(
     f"{PREFIX}_bot_decision_seconds",
     "How long a house bot took to choose its action on the table's event loop (the bot's "
