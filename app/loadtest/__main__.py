@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from app.loadtest.run import MAX_SECONDS, MAX_TABLES, Options, run
 from app.loadtest.servers import LoopbackOnly
 from app.ops import memory
+from app.tables.levels import BOT_LEVELS, DEFAULT_BOT_LEVEL
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,13 +27,15 @@ def _parser() -> argparse.ArgumentParser:
     target.add_argument(
         "--url",
         help="the server under test (loopback only; it must allow 4 x --tables sockets from "
-        "one address: WS_CONNECTIONS_PER_ADDRESS)",
+        "one address: WS_CONNECTIONS_PER_ADDRESS; with --house-bots, a BOT_POOL_SIZE and "
+        "HOUSE_FLOAT that seat them all)",
     )
     target.add_argument(
         "--spawn", action="store_true",
         help="start a server in a subprocess (SQLite unless --database-url; cheap Argon2)",
     )
-    parser.add_argument("--tables", type=int, default=10, help=f"1-{MAX_TABLES} (4 clients each)")
+    parser.add_argument("--tables", type=int, default=10,
+                        help=f"1-{MAX_TABLES} (4 seats each: load clients, or house bots)")
     parser.add_argument("--seconds", type=float, default=30, help=f"play time (at most {MAX_SECONDS})")
     parser.add_argument("--echo-seconds", type=float, default=None,
                         help="echo measurement time (default: min(seconds, 10))")
@@ -66,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-table-path", action="store_true",
                         help="sockets open /ws instead of /ws/<table_id> (which several server "
                         "processes serve on the table's own)")
+    parser.add_argument("--house-bots", type=int, default=0, metavar="K",
+                        help="0-3: seats of every table the server's house bots play (the "
+                        "table's first client calls them: POST /tables/{id}/fill-bots); the "
+                        "other 4-K are load clients")
+    parser.add_argument("--bot-level", choices=BOT_LEVELS, default=DEFAULT_BOT_LEVEL,
+                        help="who plays the house bots' seats (the tables' bot_level)")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
 
@@ -118,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             burst_window=args.burst_window,
             profile_server=args.profile_server,
             table_path=not args.no_table_path,
+            house_bots=args.house_bots,
+            bot_level=args.bot_level,
         )
     except ValidationError as exc:
         print(f"bad options: {exc}", file=sys.stderr)

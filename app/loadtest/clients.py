@@ -131,6 +131,7 @@ class GameBot(Link):
         self.rng = rng
         self.think = think  # seconds before answering, drawn uniformly; (0, 0): at once
         self.counts_hands = counts_hands  # one seat per table counts the hands
+        self.hands = 0  # hands it saw end (counted only with counts_hands)
         self.in_burst = False  # its table takes part in a settlement burst (worker.py)
         self.seated = False  # sat at `table_id` and has not left since (worker.py)
         self.table_id = ""
@@ -187,6 +188,7 @@ class GameBot(Link):
             self.waiting_since = None
             if self.counts_hands:
                 self.meter.hands += 1
+                self.hands += 1
 
     def _on_prompt(self, message: Message) -> None:
         if not self.seated:

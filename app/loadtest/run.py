@@ -15,6 +15,13 @@ counter starts from zero, at one wall-clock moment in every process, and the bot
 `seconds`, with a progress line once a second and the server's /metrics (every process of
 it) read at each of those seconds.
 
+House bots (`house_bots`, 1-3): that many seats of every table are the server's own bots
+(POST /tables/{id}/fill-bots, at the table's `bot_level`), the rest load clients; the fourth
+step is then the table's first client calling them, which starts its first hand. Every
+figure counts the load clients only (the burst's leavers are load clients too), and the
+report adds how long the house bots took to choose, server side
+(`mahjong_bot_decision_seconds` by level, over the measured window).
+
 A settlement burst (`burst_at`): at that second of the run one bot of every
 `burst_every`-th table leaves (an escape: the hand ends and is settled at once), and sits
 again 5-10 s later. The report then gives the actions of the other tables during the
@@ -46,13 +53,14 @@ from typing import Any, TextIO
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from app.loadtest import procstat, worker
 from app.loadtest.seed import seed_accounts
 from app.loadtest.servers import (
     Process,
     Spawned,
+    house_bots_env,
     require_loopback,
     spawn_echo_servers,
     spawn_game_server,
@@ -60,6 +68,7 @@ from app.loadtest.servers import (
 )
 from app.loadtest.stats import (
     BatchReport,
+    BotDecisions,
     BurstReport,
     Latency,
     MachineReport,
@@ -71,6 +80,7 @@ from app.loadtest.stats import (
     percentile,
 )
 from app.loadtest.worker import Command, Done, Share, Tick, bounded, post
+from app.tables.levels import BOT_LEVELS, DEFAULT_BOT_LEVEL, BotLevel
 
 MAX_TABLES = 5000
 MAX_SECONDS = 3600
@@ -83,8 +93,9 @@ SHOWN_METRIC = "mahjong_result_shown_seconds"
 BATCH_HANDS_METRIC = "mahjong_settle_batch_hands"
 BATCH_SECONDS_METRIC = "mahjong_settle_batch_seconds"  # by step: "/room", "/store"
 GC_METRIC = "mahjong_gc_pause_seconds"  # by generation: "/2" is the whole heap
+BOT_METRIC = "mahjong_bot_decision_seconds"  # by level: "/expert"
 SCRAPED = (LATENCY_METRIC, SETTLE_METRIC, SHOWN_METRIC, BATCH_HANDS_METRIC, BATCH_SECONDS_METRIC,
-           GC_METRIC)
+           GC_METRIC, BOT_METRIC)
 HANDOFF_METRIC = "mahjong_ws_handoffs"
 BEFORE_BURST = 0.25  # seconds: the burst window's first scrape comes this much before it
 BUSY_METRIC = "mahjong_busy_spells"  # times a process began to shed new work
@@ -115,6 +126,28 @@ class Options(BaseModel):
     burst_window: float = Field(default=15, ge=1, le=600)
     profile_server: Path | None = None  # with --spawn: the server's cProfile stats go here
     table_path: bool = True  # sockets open /ws/<table_id>: served by the table's process
+    house_bots: int = 0  # seats per table the server's house bots play; the rest load clients
+    bot_level: BotLevel = DEFAULT_BOT_LEVEL  # the tables' bot_level: who plays those seats
+
+    @field_validator("house_bots")
+    @classmethod
+    def _house_seats(cls, value: int) -> int:
+        if not 0 <= value <= 3:
+            raise ValueError(
+                f"--house-bots is the seats per table the house's bots play: 0-3, not {value} "
+                "(at least one seat of each table is a load client)"
+            )
+        return value
+
+    @property
+    def players(self) -> int:
+        """Load clients per table."""
+        return 4 - self.house_bots
+
+    @property
+    def clients(self) -> int:
+        """Load clients in all."""
+        return self.tables * self.players
 
     @model_validator(mode="after")
     def _consistent(self) -> Options:
@@ -368,6 +401,24 @@ def _batches(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None
     )
 
 
+def _bot_decisions(before: dict[str, Buckets] | None, after: dict[str, Buckets] | None,
+                   ) -> dict[str, BotDecisions]:
+    """How long the house bots took to choose over a window, by level (the levels that
+    decided at all)."""
+    found: dict[str, BotDecisions] = {}
+    for level in BOT_LEVELS:
+        diff = _diff(before, after, f"{BOT_METRIC}/{level}")
+        if diff is None or diff[-1][1] <= 0:
+            continue
+        p50, p99 = (histogram_quantile(diff, q) for q in (0.50, 0.99))
+        found[level] = BotDecisions(
+            count=int(diff[-1][1]),
+            p50_ms=None if p50 is None else round(p50 * 1000, 3),
+            p99_ms=None if p99 is None else round(p99 * 1000, 3),
+        )
+    return found
+
+
 def _latency(values: list[float]) -> Latency:
     return Latency(samples=len(values), p50_ms=ms(percentile(values, 0.5)),
                    p99_ms=ms(percentile(values, 0.99)))
@@ -393,7 +444,7 @@ def _shares(options: Options, url: str, tokens: list[list[str]]) -> list[Share]:
     think = (options.think_ms[0] / 1000, options.think_ms[1] / 1000)
     return [
         Share(i, url, bounds[i], tokens[bounds[i]:bounds[i + 1]], options.variant,
-              options.stake, think, options.seed * 1000 + i)
+              options.stake, think, options.seed * 1000 + i, options.players, options.bot_level)
         for i in range(k)
     ]
 
@@ -408,6 +459,7 @@ async def run(options: Options, out: TextIO = sys.stderr) -> Report:
                 spawned = await spawn_game_server(
                     Path(scratch), options.database_url, options.profile_server,
                     options.server_processes, options.redis_url,
+                    house_bots_env(options.tables * options.house_bots, options.stake),
                 )
                 processes.append(spawned.process)
                 url = spawned.url
@@ -429,11 +481,13 @@ async def _run(
     options: Options, url: str, scratch: Path, processes: list[Process], out: TextIO,
     spawned: Spawned | None,
 ) -> Report:
-    clients = options.tables * 4
+    clients, players = options.clients, options.players
     metrics_urls = spawned.metrics if spawned is not None else [f"{url}/metrics"]
     failures: list[str] = []
+    house = (f", {options.house_bots} {options.bot_level} house bot"
+             f"{'s' if options.house_bots > 1 else ''} each" if options.house_bots else "")
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:
-        out.write(f"setting up {options.tables} tables ({clients} clients, "
+        out.write(f"setting up {options.tables} tables ({clients} clients{house}, "
                   f"{options.client_processes} client processes) ...\n")
         started = time.monotonic()
         rss_idle = procstat.rss_bytes(_server_pids(spawned))
@@ -442,7 +496,8 @@ async def _run(
         failures += [repr(m) for m in made if isinstance(m, BaseException)]
         if failures:
             raise RuntimeError(f"{len(failures)} accounts failed; the first: {failures[0]}")
-        tokens = [[str(t) for t in made[4 * i:4 * i + 4]] for i in range(options.tables)]
+        tokens = [[str(t) for t in made[players * i:players * (i + 1)]]
+                  for i in range(options.tables)]
         out.write(f"  {clients} accounts in {time.monotonic() - started:.1f} s\n")
         pool = Pool(_shares(options, url, tokens))
         try:
@@ -521,6 +576,7 @@ async def _run(
         setup_seconds=round(setup_seconds, 2),
         game=game,
         hands=sum(series.hands),
+        idle_tables=sum(int(d.values["idle_tables"]) for d in result.done),
         errors=sum(errors.values()),
         error_codes=errors,
         late_answers=late,
@@ -538,6 +594,9 @@ async def _run(
         ratio=ratio,
         mean_message_bytes=round(sum(sizes) / len(sizes), 1) if sizes else None,
         table_path=options.table_path,
+        house_bots=options.house_bots,
+        bot_level=options.bot_level if options.house_bots else None,
+        bot_decisions=result.bots,
         handoffs=handoffs,
         busy_spells=(busy or {}).get("", 0),
         shed=shed or {},
@@ -569,6 +628,7 @@ class GameResult:
     server_cores: float | None
     client_cores: float | None
     core_busy: list[float] | None
+    bots: dict[str, BotDecisions]
 
 
 async def _measure_game(
@@ -577,7 +637,7 @@ async def _measure_game(
 ) -> GameResult:
     seconds = int(options.seconds)
     series = Series(seconds)
-    progress = Progress(out, series, options.tables * 4, "game", len(pool.conns))
+    progress = Progress(out, series, options.clients, "game", len(pool.conns))
     start = time.time() + 1.0
     burst_at = None if options.burst_at is None else start + options.burst_at
     scrapes: dict[int, dict[str, Buckets] | None] = {}
@@ -650,6 +710,7 @@ async def _measure_game(
             None if client0 is None or client1 is None else round((client1 - client0) / seconds, 3)
         ),
         core_busy=None if cores0 is None or cores1 is None else cores1.busy_since(cores0),
+        bots=_bot_decisions(scrapes.get(0), scrapes.get(seconds)),
     )
 
 
@@ -661,7 +722,7 @@ async def _measure_echo(
     processes += echo_servers
     seconds = int(options.echo_seconds or min(options.seconds, 10.0))
     series = Series(seconds)
-    progress = Progress(out, series, options.tables * 4, "echo", len(pool.conns))
+    progress = Progress(out, series, options.clients, "echo", len(pool.conns))
     rng = random.Random(options.seed)
     sample = rng.sample(sizes, min(len(sizes), 2000)) if sizes else [200]
     opened = await pool.step(Command("echo_open", {"url": url, "sizes": sample}))
@@ -670,8 +731,8 @@ async def _measure_echo(
                     progress.tick)
     progress.done()
     phase = series.phase()
-    if phase.connections < options.tables * 4:
+    if phase.connections < options.clients:
         failed = sum(len(d.failures) for d in opened)
-        out.write(f"echo: {phase.connections} of {options.tables * 4} connections held "
+        out.write(f"echo: {phase.connections} of {options.clients} connections held "
                   f"({failed} failed to open)\n")
     return phase

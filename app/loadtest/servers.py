@@ -5,7 +5,8 @@ the load test's event loops. The spawned game server is `python -m app` on a fre
 (or the `--database-url` given), with cheap Argon2 parameters so that thousands of accounts
 register in seconds, a random JWT secret, warnings-only logs, and no request limit or
 cap on the sockets one address may open in the way of its loopback clients (every bot
-connects from 127.0.0.1).
+connects from 127.0.0.1). A run with house bots (`--house-bots`) gives the server a pool of
+bots and a house float that seat them all (`house_bots_env`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from app.settings import Settings
+from app.tables.registry import MIN_BALANCE_PER_STAKE
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
@@ -47,8 +49,25 @@ UNBARRED_SIGNUPS = {
 UNTHROTTLED = {
     name: "1000000"
     for name in ("REQUESTS_PER_ADDRESS", "REQUESTS_PER_ACCOUNT", "WS_CONNECTS_PER_ADDRESS",
-                 "WS_CONNECTS_PER_ACCOUNT")
+                 "WS_CONNECTS_PER_ACCOUNT", "BOT_SEATS_PER_HOUR")
 } | UNBARRED_SIGNUPS
+MAX_HOUSE_FLOAT = 10**12  # app/settings.py house_float's bound
+
+
+def house_bots_env(seats: int, stake: int) -> dict[str, str]:
+    """What a spawned server needs to seat `seats` house bots at once at tables of `stake`:
+    a pool that large (BOT_POOL_SIZE) and a house float (HOUSE_FLOAT, granted once to a
+    fresh database) that brings every one of them to the table's minimum twice over. The
+    operators' defaults (a pool of 200, a float of 1,000,000) are left alone; an empty
+    dict without house bots."""
+    if seats <= 0:
+        return {}
+    defaults = Settings.model_fields
+    needed = 2 * seats * MIN_BALANCE_PER_STAKE * stake
+    return {
+        "BOT_POOL_SIZE": str(max(defaults["bot_pool_size"].default, seats)),
+        "HOUSE_FLOAT": str(min(MAX_HOUSE_FLOAT, max(defaults["house_float"].default, needed))),
+    }
 
 
 class LoopbackOnly(ValueError):
@@ -193,13 +212,13 @@ def free_ports(n: int) -> int:
 
 async def spawn_game_server(
     workdir: Path, database_url: str | None = None, profile: Path | None = None,
-    processes: int = 1, redis_url: str | None = None,
+    processes: int = 1, redis_url: str | None = None, house: dict[str, str] | None = None,
 ) -> Spawned:
     """Start `python -m app` on a free loopback port. With `profile` the server runs under
     cProfile and writes its stats there when it stops. With `redis_url` each process is a
     node of a cluster (keys under a prefix of this run's own). With `processes` > 1 it is
     `PROCESSES=N python -m app` (which needs PostgreSQL and `redis_url`), each worker's
-    /metrics on a port of its own."""
+    /metrics on a port of its own. `house`: the house bots' settings (`house_bots_env`)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_MODE")}
     env.update(CHEAP_ARGON2 | UNTHROTTLED)
@@ -216,6 +235,7 @@ async def spawn_game_server(
         # 托管 plays at once: a load run measures the server, not a human pace
         BOT_DELAY_MS="0",
     )
+    env.update(house or {})
     url = f"http://127.0.0.1:{port}"
     metrics = [f"{url}/metrics"]
     if redis_url is not None:  # a cluster of one node or more

@@ -81,6 +81,15 @@ class ServerLatency(BaseModel):
     p99_ms: float | None
 
 
+class BotDecisions(BaseModel):
+    """How long the house bots of one level took to choose over the measured window
+    (`mahjong_bot_decision_seconds`, every server process added up): to the microsecond."""
+
+    count: int
+    p50_ms: float | None
+    p99_ms: float | None
+
+
 class Latency(BaseModel):
     """Client-side action-to-broadcast latency over some actions."""
 
@@ -145,6 +154,7 @@ class Report(BaseModel):
     setup_seconds: float
     game: PhaseReport
     hands: int
+    idle_tables: int = 0  # tables that finished no hand in the measured window
     errors: int
     error_codes: dict[str, int]
     late_answers: dict[str, int]  # answers that crossed a newer event (stale, not your turn)
@@ -155,6 +165,9 @@ class Report(BaseModel):
     ratio: float | None  # game messages/s over echo messages/s
     mean_message_bytes: float | None
     table_path: bool = True  # the sockets opened /ws/<table_id> (else /ws)
+    house_bots: int = 0  # seats per table the server's house bots played (not clients)
+    bot_level: str | None = None  # their level, with house bots
+    bot_decisions: dict[str, BotDecisions] = {}  # by level: their choices, server side
     handoffs: dict[str, int] | None = None  # the server's mahjong_ws_handoffs_total by way
     busy_spells: int = 0  # times a server process began to shed new work (503 busy)
     shed: dict[str, int] = {}  # requests it refused meanwhile, by what they asked
@@ -168,9 +181,14 @@ class Report(BaseModel):
             f"{self.server_processes} server process{'es' if self.server_processes != 1 else ''}, "
             if self.server_processes is not None else ""
         )
+        house = (
+            f" (+{self.house_bots} {self.bot_level} house bot"
+            f"{'s' if self.house_bots > 1 else ''} a table)" if self.house_bots else ""
+        )
         lines = [
             (
-                f"load run against {self.url}: {self.tables} tables, {self.clients} clients, "
+                f"load run against {self.url}: {self.tables} tables, {self.clients} clients"
+                f"{house}, "
                 f"{think}, {processes}{self.client_processes} client "
                 f"process{'es' if self.client_processes != 1 else ''} "
                 f"(set up in {self.setup_seconds:.1f} s)"
@@ -178,7 +196,7 @@ class Report(BaseModel):
             f"  connections held      {game.connections} (dropped {game.dropped}), "
             f"on {'/ws/<table_id>' if self.table_path else '/ws'}"
             + (f"; handed to the table's process: {self.handoffs}" if self.handoffs else ""),
-            f"  hands finished        {self.hands}",
+            f"  hands finished        {self.hands} (tables that finished none: {self.idle_tables})",
             f"  shedding              {self.busy_spells} busy spells; refused {self.shed or 0}",
             f"  collector freed       {self.gc_collected or 0} objects (by generation)",
             (
@@ -192,6 +210,11 @@ class Report(BaseModel):
         ]
         if self.server is not None:
             lines.append(_histogram_line("  server histogram    ", self.server, "actions"))
+        for level, bots in sorted(self.bot_decisions.items()):
+            lines.append(
+                f"  house bots decide     {level}: p50 {_fmt_us(bots.p50_ms)}  p99 "
+                f"{_fmt_us(bots.p99_ms)}  ({bots.count} decisions, server side)"
+            )
         if self.burst is not None:
             b = self.burst
             lines.append(
@@ -261,6 +284,10 @@ class Report(BaseModel):
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} ms"
+
+
+def _fmt_us(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f} ms"
 
 
 def _histogram_line(label: str, latency: ServerLatency, what: str) -> str:

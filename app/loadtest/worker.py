@@ -7,8 +7,10 @@ these (`--client-processes`), each on its own event loop, and adds up what they 
 
 Steps (the coordinator's `Command`, each answered with a `Done` of what it found):
 ``tables`` (create each table), ``sockets`` (open every bot's socket, on the path that names
-its table unless told otherwise, and say hello), ``seats`` (sit three bots of each table),
-``fourth`` (sit the fourth: the tables start), ``measure`` (count from
+its table unless told otherwise, and say hello), ``seats`` (sit three bots of each table, or
+all of them when house bots take some seats), ``fourth`` (sit the fourth, or have the
+table's first bot call the house's bots into the empty seats: the tables start),
+``measure`` (count from
 a wall-clock moment for a number of seconds, with a `Tick` of the counts every second,
 and, if asked, a burst: at a given moment one bot of a share of the tables leaves, an
 escape that ends the hand (a table between hands when the moment comes is left as soon as
@@ -41,6 +43,9 @@ KEEPALIVE_EXPIRY = 2.0  # seconds an idle pooled connection is kept (the server:
 BUSY_PATIENCE = 60.0  # seconds a POST answered 503 is tried again for, after each Retry-After
 LAG_PERIOD = 0.01  # seconds between the looks at how late the event loop is
 HAND_WAIT = 3.0  # seconds a burst's leave waits for its table to be in a hand (an escape)
+# fill-bots refusals that waiting does not cure in a load run: the server was not given
+# the bots (BOT_POOL_SIZE, HOUSE_FLOAT; bench/load.md)
+FILL_FINAL = frozenset({"house_funds_low", "no_bots_free"})
 
 T = TypeVar("T")
 
@@ -52,11 +57,13 @@ class Share:
     index: int
     url: str  # the server's http base URL
     first: int  # the run-wide number of its first table
-    tokens: list[list[str]]  # per table, the four seats' access tokens
+    tokens: list[list[str]]  # per table, the access tokens of its load clients' seats
     variant: str
     stake: int
     think: tuple[float, float]  # seconds, uniform; (0, 0): at once
     seed: int
+    players: int = 4  # load clients per table (seats 0, 1, ...); the house's bots take the rest
+    bot_level: str = "standard"  # who plays the house bots' seats (POST /tables bot_level)
 
 
 @dataclass(frozen=True)
@@ -98,19 +105,33 @@ async def bounded(limit: int, jobs: Sequence[Callable[[], Awaitable[T]]]) -> lis
     return await asyncio.gather(*(one(job) for job in jobs), return_exceptions=True)
 
 
-async def post(http: httpx.AsyncClient, path: str, what: str, **kwargs: Any) -> dict[str, object]:
+async def post(
+    http: httpx.AsyncClient, path: str, what: str, final: frozenset[str] = frozenset(),
+    **kwargs: Any,
+) -> dict[str, object]:
     """POST as a client would: a 503 (a node shedding new work, a table's node slow to
-    answer) is tried again after its Retry-After, for up to `BUSY_PATIENCE` seconds."""
+    answer) is tried again after its Retry-After, for up to `BUSY_PATIENCE` seconds,
+    unless its error code is one of `final`."""
     give_up = time.monotonic() + BUSY_PATIENCE
     while True:
         response = await http.post(path, **kwargs)
         if response.status_code != 503 or time.monotonic() > give_up:
+            break
+        if _error_code(response) in final:
             break
         await asyncio.sleep(float(response.headers.get("retry-after", "1")))
     if response.status_code >= 400:
         raise RuntimeError(f"{what}: HTTP {response.status_code} {response.text[:300]}")
     body: dict[str, object] = response.json()
     return body
+
+
+def _error_code(response: httpx.Response) -> str | None:
+    """The stable code of an error answer (`{"error": {"code": ...}}`), if it has one."""
+    try:
+        return str(response.json()["error"]["code"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -124,10 +145,14 @@ class Client:
         self.share, self.conn = share, conn
         self.meter = Meter()
         rng = random.Random(share.seed)
+        self.players = n = share.players  # load clients per table: bots n * t ... n * t + n - 1
+        # one bot per table counts its hands: seat 1, which no burst takes away (seat 0 when
+        # it is the table's only load client)
+        counter = 1 if n > 1 else 0
         self.bots = [
-            GameBot(self.meter, random.Random(rng.random()), counts_hands=i % 4 == 1,
+            GameBot(self.meter, random.Random(rng.random()), counts_hands=i % n == counter,
                     think=share.think)
-            for i in range(4 * len(share.tokens))
+            for i in range(n * len(share.tokens))
         ]
         self.tables: dict[int, str] = {}  # local table number -> table id
         self.echoes: list[EchoClient] = []
@@ -146,7 +171,11 @@ class Client:
         self.rest = asyncio.Semaphore(SETUP_CONCURRENCY * 2)
 
     def token(self, bot: int) -> str:
-        return self.share.tokens[bot // 4][bot % 4]
+        return self.share.tokens[bot // self.players][bot % self.players]
+
+    def table_bots(self, t: int) -> list[GameBot]:
+        """The load clients of local table `t`, by seat."""
+        return self.bots[self.players * t:self.players * (t + 1)]
 
     async def serve(self) -> None:
         loop = asyncio.get_running_loop()
@@ -180,12 +209,11 @@ class Client:
             created = await post(
                 self.http, "/tables", "create a table",
                 json={"variant": self.share.variant, "stake": self.share.stake,
-                      "timers": {"ready": 1}},
-                headers=bearer(self.token(4 * t)),
+                      "timers": {"ready": 1}, "bot_level": self.share.bot_level},
+                headers=bearer(self.token(self.players * t)),
             )
             table_id = str(created["id"])
-            for seat in range(4):
-                bot = self.bots[4 * t + seat]
+            for seat, bot in enumerate(self.table_bots(t)):
                 bot.table_id, bot.seat = table_id, seat
             self.tables[t] = table_id
 
@@ -195,20 +223,38 @@ class Client:
         return Done("tables", _failures(results), {"tables": len(self.tables)})
 
     async def step_seats(self) -> Done:
-        async def three(t: int) -> None:
-            if not all(b.ws is not None for b in self.bots[4 * t:4 * t + 4]):
-                raise RuntimeError("a socket of the table is not open")
-            for seat in range(3):
-                await self._sit(4 * t + seat)
+        """Three load clients of each table sit (all of them when fewer: the house's bots
+        fill the rest in the next step)."""
+        sitting = min(self.players, 3)
 
-        results = await bounded(SETUP_CONCURRENCY, [partial(three, t) for t in sorted(self.tables)])
-        return Done("seats", _failures(results), {"seated": 3 * len(results)})
+        async def some(t: int) -> None:
+            if not all(b.ws is not None for b in self.table_bots(t)):
+                raise RuntimeError("a socket of the table is not open")
+            for seat in range(sitting):
+                await self._sit(self.players * t + seat)
+
+        results = await bounded(SETUP_CONCURRENCY, [partial(some, t) for t in sorted(self.tables)])
+        return Done("seats", _failures(results), {"seated": sitting * len(results)})
 
     async def step_fourth(self) -> Done:
-        results = await bounded(SETUP_CONCURRENCY, [
-            partial(self._sit, 4 * t + 3) for t in sorted(self.tables)
-        ])
+        """The last seats fill and the tables start: the fourth load client sits, or the
+        table's first one calls the house's bots into the empty seats."""
+        if self.players == 4:
+            last = [partial(self._sit, 4 * t + 3) for t in sorted(self.tables)]
+        else:
+            last = [partial(self._fill_bots, self.players * t) for t in sorted(self.tables)]
+        results = await bounded(SETUP_CONCURRENCY, last)
         return Done("fourth", _failures(results), {"playing": len(results) - len(_failures(results))})
+
+    async def _fill_bots(self, i: int) -> None:
+        """Load client `i` (seated) calls the house's bots into its table's empty seats."""
+        bot = self.bots[i]
+        async with self.rest:
+            table = await post(self.http, f"/tables/{bot.table_id}/fill-bots", "fill-bots",
+                               FILL_FINAL, headers=bearer(self.token(i)))
+        if table.get("seats_taken") != 4:  # a bot another node seated meanwhile: its seat empty
+            raise RuntimeError(f"fill-bots: {table.get('seats_taken')} of 4 seats taken at "
+                               f"table {bot.table_id}")
 
     async def _sit(self, i: int) -> None:
         bot = self.bots[i]
@@ -232,15 +278,18 @@ class Client:
         burst_every: int = 2, back_after: float = 5.0,
     ) -> Done:
         """Count from wall-clock `start` for `seconds`. With `burst_at` (wall clock): the
-        run-wide tables whose number is a multiple of `burst_every` have their seat 0 leave
-        then (an escape), and sit again `back_after` seconds later."""
+        run-wide tables whose number is a multiple of `burst_every` have their seat 0 (a
+        load client, never a house bot) leave then (an escape), and sit again `back_after`
+        seconds later."""
         burst = [t for t in self.tables if (self.share.first + t) % burst_every == 0]
         if burst_at is not None:
             for t in burst:
-                for bot in self.bots[4 * t:4 * t + 4]:
+                for bot in self.table_bots(t):
                     bot.in_burst = True
         await _until(start)
         self.meter.restart()
+        for bot in self.bots:
+            bot.hands = 0
         failures: list[str] = []
         tasks = []
         if burst_at is not None:
@@ -251,6 +300,7 @@ class Client:
         return Done("measure", failures, {
             "errors": dict(m.errors), "late": dict(m.late), "sizes": m.sizes,
             "burst_tables": len(burst) if burst_at is not None else 0,
+            "idle_tables": sum(not any(b.hands for b in self.table_bots(t)) for t in self.tables),
         })
 
     async def _burst(self, burst: list[int], at: float, back_after: float,
@@ -260,14 +310,16 @@ class Client:
         async def escape(bot: GameBot) -> None:  # a table between hands deals first
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(bot.in_hand.wait(), HAND_WAIT)
+            if bot.counts_hands and bot.in_hand.is_set():
+                self.meter.hands += 1  # the table's only load client: its escape ends a hand
             await bot.leave()
 
-        await asyncio.gather(*(escape(self.bots[4 * t]) for t in burst))
+        await asyncio.gather(*(escape(self.bots[self.players * t]) for t in burst))
         rng = random.Random(self.share.seed + 2)
 
         async def back(t: int) -> None:  # people come back one by one, not all at once
             await _until(at + back_after * rng.uniform(1, 2))
-            await self._sit(4 * t)
+            await self._sit(self.players * t)
 
         failures += _failures(await asyncio.gather(*(back(t) for t in burst),
                                                    return_exceptions=True))

@@ -32,6 +32,7 @@ async def test_a_short_run_plays_hands_without_errors_and_reports_a_burst_apart(
     assert report.clients == 16 and report.client_processes == 2
     assert report.game.connections == 16 and report.game.dropped == 0
     assert report.hands > 0
+    assert report.house_bots == 0 and report.bot_decisions == {}  # no house bot sat
     assert report.game.messages > 0 and report.game.messages_per_s > 0
     assert report.game.latency_samples > 0
     assert report.game.latency_p50_ms is not None and report.game.latency_p99_ms is not None
@@ -61,15 +62,45 @@ async def test_a_short_run_plays_hands_without_errors_and_reports_a_burst_apart(
     assert machine.core_busy and all(0 <= b <= 1 for b in machine.core_busy)
 
 
-async def test_a_profiled_server_leaves_its_stats_of_the_hands_played(tmp_path: Path) -> None:
+def test_house_bots_are_0_to_3_seats_of_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    for seats in (-1, 4):
+        with pytest.raises(ValidationError, match="--house-bots is the seats per table"):
+            Options(house_bots=seats)
+    assert main(["--spawn", "--house-bots", "4"]) == 2  # refused before anything starts
+    assert "--house-bots is the seats per table the house's bots play: 0-3, not 4" in (
+        capsys.readouterr().err)
+    assert Options(house_bots=3).clients == 10 and Options(house_bots=0).clients == 40
+    with pytest.raises(ValidationError):
+        Options(bot_level="grandmaster")  # type: ignore[arg-type]
+
+
+async def test_house_bots_in_a_seat_of_every_table_are_timed_and_profiled(tmp_path: Path) -> None:
+    """One seat of each table is the house's expert bot (called by the table's first
+    client), on a server run under cProfile: every table plays, only the load clients are
+    counted as clients, the report has the bots' decision time read from the server's
+    /metrics, and the profile has the hands played and the expert's choices."""
     stats_file = tmp_path / "server.prof"
+    out = io.StringIO()
     report = await run(
-        Options(tables=1, seconds=3, echo=False, profile_server=stats_file), io.StringIO()
+        Options(tables=2, seconds=3, echo=False, profile_server=stats_file, house_bots=1,
+                bot_level="expert"),
+        out,
     )
     assert report.errors == 0, report.error_codes
+    assert report.clients == 6 and report.game.connections == 6  # 3 load clients a table
+    assert report.hands >= 2 and report.idle_tables == 0  # every table finished a hand
+    assert report.house_bots == 1 and report.bot_level == "expert"
+    assert set(report.bot_decisions) == {"expert"}  # the tables' level, and only it
+    expert = report.bot_decisions["expert"]
+    assert expert.count > 0
+    assert expert.p50_ms is not None and expert.p99_ms is not None
+    assert 0 < expert.p50_ms <= expert.p99_ms
+    assert "1 expert house bot each" in out.getvalue()
+    assert "house bots decide     expert: p50" in report.text()
     stats = pstats.Stats(str(stats_file))
-    handled = {name for (_, _, name) in stats.stats}  # type: ignore[attr-defined]
-    assert {"_on_action", "encoded_message", "pump"} <= handled
+    profiled = stats.stats  # type: ignore[attr-defined]
+    assert {"_on_action", "encoded_message", "pump"} <= {name for (_, _, name) in profiled}
+    assert any(path.endswith("expert.py") for (path, _, _) in profiled)
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8000", "http://localhost:1/", "http://[::1]:80"])
