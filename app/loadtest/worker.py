@@ -310,8 +310,9 @@ class Client:
         async def escape(bot: GameBot) -> None:  # a table between hands deals first
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(bot.in_hand.wait(), HAND_WAIT)
-            if bot.counts_hands and bot.in_hand.is_set():
-                self.meter.hands += 1  # the table's only load client: its escape ends a hand
+            if bot.counts_hands and bot.in_hand.is_set():  # the table's only load client:
+                self.meter.hands += 1  # its escape ends a hand it will not see end
+                bot.hands += 1
             await bot.leave()
 
         await asyncio.gather(*(escape(self.bots[self.players * t]) for t in burst))
