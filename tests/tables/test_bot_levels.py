@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from prometheus_client import REGISTRY
 
 from app.rules.actions import Chow
 from app.rules.bots import AutoplayBot, GreedyBot
@@ -73,6 +74,28 @@ async def test_a_players_seat_on_autoplay_is_played_alike_at_every_level(level: 
     for record in h.records:
         for state, seat, legal, action in decisions(record):
             assert autoplay.choose(state, seat, legal) == action  # type: ignore[arg-type]
+
+
+def timed(level: str) -> float:
+    """House bot decisions timed so far at `level` (`mahjong_bot_decision_seconds`)."""
+    value = REGISTRY.get_sample_value("mahjong_bot_decision_seconds_count", {"level": level})
+    return value or 0.0
+
+
+async def test_every_choice_of_a_house_bot_is_timed_under_its_level_and_autoplay_is_not() -> None:
+    h = at_level("expert")
+    h.table.seats = [SeatState(a, autoplay=True, house_bot=True) for a in (11, 12, 13, 14)]
+    before = {level: timed(level) for level in ("beginner", "standard", "expert")}
+    await play_by_itself(h, 2)
+    choices = sum(len(record.actions) for record in h.records)
+    assert choices > 0
+    assert timed("expert") - before["expert"] == choices
+    assert timed("standard") == before["standard"] and timed("beginner") == before["beginner"]
+    people = at_level("expert")
+    for seat in range(4):
+        await people.handle(Autoplay(seat, True))
+    await play_by_itself(people, 1)
+    assert people.records and timed("expert") - before["expert"] == choices  # 托管: not a bot
 
 
 async def test_a_table_of_beginner_bots_never_chows_and_slips_where_greedy_would_not() -> None:
