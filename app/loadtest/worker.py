@@ -46,6 +46,11 @@ HAND_WAIT = 3.0  # seconds a burst's leave waits for its table to be in a hand (
 # fill-bots refusals that waiting does not cure in a load run: the server was not given
 # the bots (BOT_POOL_SIZE, HOUSE_FLOAT; bench/load.md)
 FILL_FINAL = frozenset({"house_funds_low", "no_bots_free"})
+# ... and how often a fill is called again when a bot it chose was seated meanwhile by a fill
+# on another server process (its seat stays empty, or the remote sit is refused
+# seated_elsewhere: calling the bots again fills it)
+FILL_TRIES = 5
+FILL_BACKOFF = (0.1, 0.5)  # seconds before the next call, drawn, times the calls made
 
 T = TypeVar("T")
 
@@ -247,14 +252,24 @@ class Client:
         return Done("fourth", _failures(results), {"playing": len(results) - len(_failures(results))})
 
     async def _fill_bots(self, i: int) -> None:
-        """Load client `i` (seated) calls the house's bots into its table's empty seats."""
+        """Load client `i` (seated) calls the house's bots into its table's empty seats,
+        again (up to `FILL_TRIES` times) while a bot it was given is taken meanwhile."""
         bot = self.bots[i]
-        async with self.rest:
-            table = await post(self.http, f"/tables/{bot.table_id}/fill-bots", "fill-bots",
-                               FILL_FINAL, headers=bearer(self.token(i)))
-        if table.get("seats_taken") != 4:  # a bot another node seated meanwhile: its seat empty
-            raise RuntimeError(f"fill-bots: {table.get('seats_taken')} of 4 seats taken at "
-                               f"table {bot.table_id}")
+        taken: object = None
+        for attempt in range(1, FILL_TRIES + 1):
+            try:
+                async with self.rest:
+                    table = await post(self.http, f"/tables/{bot.table_id}/fill-bots",
+                                       "fill-bots", FILL_FINAL, headers=bearer(self.token(i)))
+                taken = table.get("seats_taken")
+                if taken == 4:
+                    return
+            except RuntimeError as refused:
+                if '"seated_elsewhere"' not in str(refused) or attempt == FILL_TRIES:
+                    raise
+            await asyncio.sleep(random.uniform(*FILL_BACKOFF) * attempt)  # the other fill goes on
+        raise RuntimeError(f"fill-bots: {taken} of 4 seats taken at table {bot.table_id} "
+                           f"after {FILL_TRIES} calls")
 
     async def _sit(self, i: int) -> None:
         bot = self.bots[i]

@@ -4,14 +4,17 @@ echo yardstick), its guard rails, and the pieces its figures come from."""
 from __future__ import annotations
 
 import io
+import multiprocessing
 import pstats
 import random
 import socket
 from pathlib import Path
 
+import httpx
 import pytest
 from pydantic import ValidationError
 
+from app.loadtest import worker
 from app.loadtest.__main__ import main
 from app.loadtest.clients import GameBot, Pace
 from app.loadtest.run import Options, run
@@ -72,6 +75,42 @@ def test_house_bots_are_0_to_3_seats_of_a_table(capsys: pytest.CaptureFixture[st
     assert Options(house_bots=3).clients == 10 and Options(house_bots=0).clients == 40
     with pytest.raises(ValidationError):
         Options(bot_level="grandmaster")  # type: ignore[arg-type]
+
+
+async def test_a_fill_is_called_again_while_a_bot_was_taken_and_never_when_the_house_cannot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two server processes may hand one idle bot to two tables at once: the table that
+    lost it is filled by calling again. A house that cannot fund the bots (or has none
+    free) is not a busy server: the run hears it at once, not after a minute of retries."""
+    monkeypatch.setattr(worker, "FILL_BACKOFF", (0.0, 0.0))
+    answers: list[httpx.Response] = []
+    calls: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.path)
+        return answers.pop(0)
+
+    def refused(status: int, code: str) -> httpx.Response:
+        return httpx.Response(status, json={"error": {"code": code, "message": code}})
+
+    share = worker.Share(0, "http://127.0.0.1:1", 0, [["token-a", "token-b", "token-c"]],
+                         "lishui", 1, (0.0, 0.0), 1, players=3, bot_level="expert")
+    mine, _ = multiprocessing.Pipe()
+    client = worker.Client(share, mine)
+    await client.http.aclose()
+    client.http = httpx.AsyncClient(base_url=share.url, transport=httpx.MockTransport(answer))
+    client.bots[0].table_id = "t1"
+    answers += [httpx.Response(200, json={"seats_taken": 3}),
+                refused(409, "seated_elsewhere"), httpx.Response(200, json={"seats_taken": 4})]
+    await client._fill_bots(0)
+    assert calls == ["/tables/t1/fill-bots"] * 3 and answers == []
+    calls.clear()
+    answers.append(refused(503, "house_funds_low"))
+    with pytest.raises(RuntimeError, match="house_funds_low"):
+        await client._fill_bots(0)
+    assert len(calls) == 1
+    await client.http.aclose()
 
 
 async def test_house_bots_in_a_seat_of_every_table_are_timed_and_profiled(tmp_path: Path) -> None:
