@@ -63,6 +63,9 @@ class SeatData(_Model):
     account: int | None
     autoplay: bool = False
     bot: bool = False  # a bot account: 托管 for good, always there
+    # the 托管 level the player chose at the table (app/tables/levels.py; read leniently:
+    # a journal written before it has none, standard)
+    autoplay_level: str = "standard"
 
 
 class ContextData(_Model):

@@ -41,7 +41,7 @@ from app.rules.actions import Action
 from app.rules.context import TableContext
 from app.rules.state import Preset
 from app.tables.actor import AdoptedHand, HandObserver, TableActor
-from app.tables.levels import bot_level
+from app.tables.levels import autoplay_level, bot_level
 from app.tables.messages import AdminResume
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable
 from app.tables.seats import SeatState
@@ -71,7 +71,8 @@ def summary_of(live: LiveTable, node_id: str) -> dict[str, Any]:
 
 def _seats(live: LiveTable) -> list[SeatData]:
     return [
-        SeatData(account=s.account, autoplay=s.autoplay, bot=s.account in live.bots)
+        SeatData(account=s.account, autoplay=s.autoplay, bot=s.account in live.bots,
+                 autoplay_level=s.autoplay_level)
         for s in live.table.seats
     ]
 
@@ -329,6 +330,7 @@ class Ownership(HandObserver):
                 s.account,
                 connected=s.account is None or s.bot or s.account in present,
                 autoplay=s.autoplay,
+                autoplay_level=autoplay_level(s.autoplay_level),
                 house_bot=s.bot,
             )
             for s in config.seats

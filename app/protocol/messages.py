@@ -22,7 +22,7 @@ from app.protocol.events import EventPayload
 from app.protocol.rooms import RoomMessage
 from app.protocol.tiles import TileCode
 from app.protocol.views import SeatView
-from app.protocol.vocabulary import BotLevel, ChatPhrase, Variant
+from app.protocol.vocabulary import AutoplayLevel, BotLevel, ChatPhrase, Variant
 
 Nonce = Annotated[str, StringConstraints(max_length=64)]
 VERSION: Final = 2  # docs/protocol.md: what changed from version 1
@@ -75,8 +75,11 @@ class ResumeMessage(ClientModel):
 
 
 class AutoplayMessage(ClientModel):
-    """托管 (auto-play) on or off: the server plays the greedy bot's choice for this seat
-    until the player turns it off (or acts: any action turns it off)."""
+    """托管 (auto-play) on or off: the server plays this seat until the player turns it off
+    (or acts: any action turns it off), at the level the player chooses (standard: the rule
+    book's 托管; expert: the 高手 house bot). The level is kept for the seat at this table: a
+    later 托管 switched on by two timeouts plays at it too. 新手 is not offered: a value not
+    offered is refused (`validation_error`) and changes nothing."""
 
     v: Version = VERSION
     """the protocol version, 2"""
@@ -84,6 +87,9 @@ class AutoplayMessage(ClientModel):
     table_id: TableId
     on: bool
     """true: turn 托管 on; false: off"""
+    level: AutoplayLevel = "standard"
+    """who plays the seat while 托管 is on (with `on: true`; ignored with `on: false`);
+    left out: standard, 托管 as before"""
 
 
 class LeaveMessage(ClientModel):
@@ -359,6 +365,9 @@ class SeatInfo(WireModel):
     the next hand (a bot always is)"""
     autoplay: bool
     """托管: the server plays for the seat (bots; two timeouts in a row; until it acts)"""
+    autoplay_level: AutoplayLevel = "standard"
+    """the level a player chose for the seat's 托管 at this table (standard until they
+    choose; a house bot's seat plays at the table's `bot_level` instead)"""
 
 
 class TableStateMessage(WireModel):

@@ -296,6 +296,13 @@ BOT_LEVELS: dict[str, str] = {
     "expert": "高手: speed, the variant's valuable hands and defence (app/rules/expert.py)",
 }
 
+_AutoplayLevel = Literal["standard", "expert"]
+AUTOPLAY_LEVELS: dict[str, str] = {
+    "standard": "普通: 托管 as the rule book has it (RULES.md 1): 胡 when it can, 过 on every "
+    "claim, the greedy bot's choice on its turn (the default)",
+    "expert": "高手: the expert house bot plays the seat, claims included (app/rules/expert.py)",
+}
+
 _LengthUnit = Literal["hands", "ban"]
 LENGTH_UNITS: dict[str, str] = {
     "hands": "a number of hands (a voided hand does not count)",
@@ -374,6 +381,7 @@ PaymentTermKey = Annotated[_PaymentTermKey, Meanings(_PaymentTermKey, PAYMENT_TE
 RoomStatus = Annotated[_RoomStatus, Meanings(_RoomStatus, ROOM_STATUSES)]
 LengthUnit = Annotated[_LengthUnit, Meanings(_LengthUnit, LENGTH_UNITS)]
 BotLevel = Annotated[_BotLevel, Meanings(_BotLevel, BOT_LEVELS)]
+AutoplayLevel = Annotated[_AutoplayLevel, Meanings(_AutoplayLevel, AUTOPLAY_LEVELS)]
 RoomOutcome = Annotated[_RoomOutcome, Meanings(_RoomOutcome, ROOM_OUTCOMES)]
 ChatPhrase = Annotated[_ChatPhrase, Meanings(_ChatPhrase, CHAT_PHRASES)]
 

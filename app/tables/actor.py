@@ -92,7 +92,7 @@ log = logging.getLogger(__name__)
 
 
 OnSeatsChanged = Callable[[], None]
-SeatSummary = tuple[str | None, list[tuple[int | None, bool, bool, bool]]]
+SeatSummary = tuple[str | None, list[tuple[int | None, bool, bool, str, bool]]]
 """The hand in play, and each seat's account, connection, 托管 and readiness."""
 
 
@@ -304,7 +304,7 @@ class TableActor:
                 self._play.resume(msg.seat, msg.last_seq, self.sent(msg.seat))
         elif isinstance(msg, Autoplay):
             if _valid_seat(msg.seat, self._send):
-                await self._play.autoplay(msg.seat, msg.on)
+                await self._play.autoplay(msg.seat, msg.on, msg.level)
         elif isinstance(msg, Ready):
             if _valid_seat(msg.seat, self._send):
                 await self._cycle.ready(msg.seat)
@@ -483,7 +483,7 @@ class _ObserverJournal:
 def _seat_summary(table: TableActor) -> SeatSummary:
     hand = table.hand_id if table.hand is not None else None
     ready = table.ready_seats
-    return hand, [(s.account, s.connected, s.autoplay, n in ready)
+    return hand, [(s.account, s.connected, s.autoplay, s.autoplay_level, n in ready)
                   for n, s in enumerate(table.seats)]
 
 

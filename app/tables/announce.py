@@ -254,6 +254,7 @@ class Announcer:
                 # between hands: said ready (准备) for the next one; during one: there
                 ready=connected and (number in ready or account in bots or not between_hands),
                 autoplay=seat.autoplay,
+                autoplay_level=seat.autoplay_level,
             ))
         wait = facts.next_deal_in
         return TableStateMessage(

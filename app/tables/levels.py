@@ -2,19 +2,24 @@
 expert), chosen per table (POST /tables), per private room (its owner) and per quick-match
 level (the operator). The default, standard, is the greedy bot the house always played, so
 nothing changes for anyone who does not choose. 托管 (the server playing a player's seat)
-is `AutoplayBot` whatever the level (RULES.md 1): the level is the house bots' only."""
+is `AutoplayBot` whatever the table's level (RULES.md 1), unless the player chooses their own
+托管 level (`AutoplayLevel`: standard = `AutoplayBot`, expert = `ExpertBot`); 新手 is not
+offered for a player's own seat (nobody asks to be played badly)."""
 
 from __future__ import annotations
 
 import random
 from typing import Literal, cast
 
-from app.rules.bots import BeginnerBot, Bot, GreedyBot
+from app.rules.bots import AutoplayBot, BeginnerBot, Bot, GreedyBot
 from app.rules.expert import ExpertBot
 
 BotLevel = Literal["beginner", "standard", "expert"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("beginner", "standard", "expert")
 DEFAULT_BOT_LEVEL: BotLevel = "standard"
+AutoplayLevel = Literal["standard", "expert"]
+AUTOPLAY_LEVELS: tuple[AutoplayLevel, ...] = ("standard", "expert")
+DEFAULT_AUTOPLAY_LEVEL: AutoplayLevel = "standard"
 
 # one player per level, shared by every table (the greedy and expert bots keep no state;
 # the beginner's slips draw from one generator: server-side play, logged as actions)
@@ -23,6 +28,9 @@ _BOTS: dict[str, Bot] = {
     "standard": GreedyBot(),
     "expert": ExpertBot(),
 }
+# 托管 of a player's seat, by the level the player chose (standard: 胡, else no claim, else
+# the greedy turn, RULES.md 1; expert: the 高手 house bot, claims included)
+_AUTOPLAY: dict[str, Bot] = {"standard": AutoplayBot(), "expert": _BOTS["expert"]}
 
 
 def bot_level(value: object) -> BotLevel:
@@ -34,3 +42,14 @@ def bot_level(value: object) -> BotLevel:
 def house_bot(level: str) -> Bot:
     """The bot that plays a house bot's seat at a table of `level`."""
     return _BOTS[bot_level(level)]
+
+
+def autoplay_level(value: object) -> AutoplayLevel:
+    """A player's stored 托管 level (a journalled seat), read leniently: an unknown or
+    missing one is the default."""
+    return cast(AutoplayLevel, value) if value in AUTOPLAY_LEVELS else DEFAULT_AUTOPLAY_LEVEL
+
+
+def autoplay_bot(level: str) -> Bot:
+    """The bot that plays a player's seat on 托管 at the level the player chose."""
+    return _AUTOPLAY[autoplay_level(level)]

@@ -43,10 +43,12 @@ class Resume:
 
 @dataclass(frozen=True, slots=True)
 class Autoplay:
-    """The player switches 托管 on or off."""
+    """The player switches 托管 on or off; on, at the level they chose (standard or
+    expert)."""
 
     seat: int
     on: bool
+    level: str = "standard"
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ table's `Journal`, kept in the hand's action log and its events numbered and sen
   claim window, a 胡 or 摸切 on a turn (`TimeoutBot`), "decline" for 温州 买底/顶底. Two
   consecutive timeouts switch the seat to 托管 (autoplay: `AutoplayBot` answers every
   prompt, at the bot pace below: a 胡 when there is one, never a 吃/碰/杠 on a discard, the greedy bot's
-  choice on its own turn) until the player acts. A disconnected seat is not an escape: its
+  choice on its own turn; `ExpertBot` instead when the player chose 托管 at expert at this
+  table) until the player acts. A disconnected seat is not an escape: its
   timeouts are played by 托管. A house bot's seat is played by the bot of the table's
   level, its choice timed (`mahjong_bot_decision_seconds`);
 - the pace of the seats the server plays (a house bot, 托管; `BotPace`): each of their
@@ -37,7 +38,7 @@ from collections.abc import Callable
 
 from app.ops import metrics
 from app.rules.actions import Action
-from app.rules.bots import AutoplayBot, TimeoutBot
+from app.rules.bots import TimeoutBot
 from app.rules.context import TableContext
 from app.rules.deadend import dead_end_claims
 from app.rules.errors import IllegalAction
@@ -47,13 +48,12 @@ from app.rules.hints import ReadyDiscard, ready_discards
 from app.rules.state import HandState, Preset
 from app.rules.variants.base import Ruleset
 from app.tables.clock import Clock
-from app.tables.levels import bot_level, house_bot
+from app.tables.levels import autoplay_bot, autoplay_level, bot_level, house_bot
 from app.tables.messages import ErrorOut, Outbound
 from app.tables.settlement.record import HandRecordData, Reseat
 from app.tables.tableside import AdoptedHand, Journal, Prompt, Send, TableSide
 from app.tables.transcript import Transcript
 
-_AUTOPLAY = AutoplayBot()  # 托管 of a player's seat: 胡, else no claim, else the greedy turn
 _TIMEOUT = TimeoutBot()  # a present seat whose time ran out
 
 
@@ -328,12 +328,14 @@ class HandPlay:
     def _server_play(self, state: HandState, seat: int) -> Action:
         """The action of a seat the server plays for: a house bot account the bot of the
         table's level (`bot_level`: 新手, 普通 = the full greedy bot, 高手; claims included),
-        its choice timed (`mahjong_bot_decision_seconds`); a player's seat on 托管 (or
-        away) `AutoplayBot`, which takes a 胡 and otherwise never claims (RULES.md 1),
-        whatever the level."""
+        its choice timed (`mahjong_bot_decision_seconds`); a player's seat on 托管 (or away)
+        the bot of the level the player chose at this table: `AutoplayBot` (which takes a 胡
+        and otherwise never claims, RULES.md 1) until they choose, whatever the table's
+        level; `ExpertBot` at expert."""
         legal = legal_actions(state, seat)
-        if not self._table.seats[seat].house_bot:
-            return _AUTOPLAY.choose(state, seat, legal)
+        seat_state = self._table.seats[seat]
+        if not seat_state.house_bot:
+            return autoplay_bot(seat_state.autoplay_level).choose(state, seat, legal)
         level = bot_level(self._table.bot_level)
         bot = house_bot(level)
         started = time.perf_counter()
@@ -341,10 +343,12 @@ class HandPlay:
         metrics.bot_decided(level, time.perf_counter() - started)
         return action
 
-    async def autoplay(self, seat: int, on: bool) -> None:
-        """托管 on (the server plays the seat from now on) or off (the player is back)."""
+    async def autoplay(self, seat: int, on: bool, level: str = "standard") -> None:
+        """托管 on (the server plays the seat from now on, at `level`, which the seat keeps)
+        or off (the player is back)."""
         if on:
             self._table.seats[seat].autoplay = True
+            self._table.seats[seat].autoplay_level = autoplay_level(level)
             if not self._paused:
                 await self.advance()
         else:

@@ -73,7 +73,7 @@ def route(
         # ``table_state`` and a ``resume`` (``seated``) on the seat's connection, not a new one
         live.announce([seat], seated=True, new_connection=False)
     elif isinstance(message, AutoplayMessage):
-        live.table.submit(Autoplay(seat, message.on))
+        live.table.submit(Autoplay(seat, message.on, message.level))
     elif isinstance(message, ReadyMessage):
         live.table.submit(Ready(seat))
     elif isinstance(message, LeaveMessage):

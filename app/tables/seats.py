@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.tables.levels import DEFAULT_AUTOPLAY_LEVEL, AutoplayLevel
+
 AUTOPLAY_AFTER_TIMEOUTS = 2
 """Two consecutive timeouts switch a seat to 托管 until the player acts (RULES.md 1)."""
 
@@ -15,6 +17,9 @@ class SeatState:
     account: int | None
     connected: bool = True
     autoplay: bool = False  # 托管: the server answers every prompt (at `BotPace`)
+    # the 托管 level the player chose at this table (kept when 托管 ends: a later 托管,
+    # also one two timeouts switch on, plays at it); standard until they choose
+    autoplay_level: AutoplayLevel = DEFAULT_AUTOPLAY_LEVEL
     # a house bot account (the lobby's "fill with bots"): the full greedy bot plays it,
     # claims included; a player's seat on 托管 never claims (RULES.md 1)
     house_bot: bool = False

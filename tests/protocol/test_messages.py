@@ -21,6 +21,7 @@ from app.protocol import (
     ERROR_CODES,
     SERVER_MESSAGE,
     ActionMessage,
+    AutoplayMessage,
     ErrorMessage,
     HelloMessage,
     PingMessage,
@@ -231,6 +232,24 @@ def test_parse_client_answers_bad_input_with_a_stable_code(raw: str | bytes, cod
     assert isinstance(refused, ErrorMessage)
     assert refused.code == code
     assert 0 < len(refused.message) <= 200
+
+
+@pytest.mark.parametrize("level", ["beginner", "Expert", "", 3, None])
+def test_an_autoplay_level_not_offered_is_refused_naming_the_field(level: object) -> None:
+    # 托管 is offered at standard and expert only: 新手 is nobody's choice for their own seat
+    raw = json.dumps({"type": "autoplay", "table_id": "T1", "on": True, "level": level})
+    refused = parse_client(raw)
+    assert isinstance(refused, ErrorMessage)
+    assert refused.code == "validation_error"
+    assert refused.message.startswith("level:")
+
+
+@pytest.mark.parametrize(("extra", "level"), [({}, "standard"), ({"level": "expert"}, "expert"),
+                                              ({"level": "standard"}, "standard")])
+def test_an_autoplay_level_is_standard_unless_chosen(extra: dict[str, str], level: str) -> None:
+    parsed = parse_client(json.dumps({"type": "autoplay", "table_id": "T1", "on": True, **extra}))
+    assert isinstance(parsed, AutoplayMessage)
+    assert parsed.level == level
 
 
 @pytest.mark.parametrize(

@@ -151,7 +151,11 @@ export class ProtocolClient {
     return msg;
   }
 
-  autoplay(tableId, on) { return this.send({ type: "autoplay", table_id: tableId, on }); }
+  // 托管 on or off; `level` ("standard" or "expert", 高手) says who plays the seat while on
+  // (left out: standard, the rule book's 托管)
+  autoplay(tableId, on, level) {
+    return this.send({ type: "autoplay", table_id: tableId, on, ...(level ? { level } : {}) });
+  }
 
   leave(tableId) { return this.send({ type: "leave", table_id: tableId }); }
 

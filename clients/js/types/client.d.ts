@@ -160,7 +160,8 @@ export declare class ProtocolClient {
   lastSeq(tableId: string): number;
   /** send an action with the table's last seq, and a ping (an answer is due); null when the socket is not open */
   act(tableId: string, action: Action): Outgoing | null;
-  autoplay(tableId: string, on: boolean): Outgoing | null;
+  /** 托管 on or off; `level` says who plays the seat while on (left out: standard) */
+  autoplay(tableId: string, on: boolean, level?: "standard" | "expert"): Outgoing | null;
   leave(tableId: string): Outgoing | null;
   sayReady(tableId: string): Outgoing | null;
   chat(tableId: string, phrase: string): Outgoing | null;

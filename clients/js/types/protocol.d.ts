@@ -62,8 +62,11 @@ export interface AddedKongAction {
 }
 
 /**
- * 托管 (auto-play) on or off: the server plays the greedy bot's choice for this seat
- * until the player turns it off (or acts: any action turns it off).
+ * 托管 (auto-play) on or off: the server plays this seat until the player turns it off
+ * (or acts: any action turns it off), at the level the player chooses (standard: the rule
+ * book's 托管; expert: the 高手 house bot). The level is kept for the seat at this table: a
+ * later 托管 switched on by two timeouts plays at it too. 新手 is not offered: a value not
+ * offered is refused (`validation_error`) and changes nothing.
  */
 export interface AutoplayMessage {
   /** the protocol version, 2 */
@@ -74,6 +77,14 @@ export interface AutoplayMessage {
   table_id: string;
   /** true: turn 托管 on; false: off */
   on: boolean;
+  /**
+   * who plays the seat while 托管 is on (with `on: true`; ignored with `on: false`);
+   * left out: standard, 托管 as before
+   *
+   * - `standard`: 普通: 托管 as the rule book has it (RULES.md 1): 胡 when it can, 过 on every claim, the greedy bot's choice on its turn (the default)
+   * - `expert`: 高手: the expert house bot plays the seat, claims included (app/rules/expert.py)
+   */
+  level?: "standard" | "expert";
 }
 
 /**
@@ -1131,6 +1142,14 @@ export interface SeatInfo {
   ready: boolean;
   /** 托管: the server plays for the seat (bots; two timeouts in a row; until it acts) */
   autoplay: boolean;
+  /**
+   * the level a player chose for the seat's 托管 at this table (standard until they
+   * choose; a house bot's seat plays at the table's `bot_level` instead)
+   *
+   * - `standard`: 普通: 托管 as the rule book has it (RULES.md 1): 胡 when it can, 过 on every claim, the greedy bot's choice on its turn (the default)
+   * - `expert`: 高手: the expert house bot plays the seat, claims included (app/rules/expert.py)
+   */
+  autoplay_level: "standard" | "expert" | (string & {});
 }
 
 /** One seat as the viewer sees it; `hand` is null for other seats until the hand ends. */
