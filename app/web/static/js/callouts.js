@@ -8,6 +8,7 @@
 // Events that come in a burst (a resume after a reload or a lost connection brings the
 // hand's events at once) are the past being caught up on: they make no callout and no sound.
 
+import { autoplayChoice } from "./autolevel.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { isMuted, play, reducedMotion, setMuted, setReducedMotion } from "./sound.js";
@@ -115,7 +116,7 @@ export class TableFx {
   }
 
   // the sound button (a speaker, crossed out when muted) and its small menu: sound on or
-  // off, reduced motion. One 40x40 slot in the bar: a phone's bar has no room for two.
+  // off, reduced motion, and (for a seated player) the level of their 托管. One 40x40 slot in the bar: a phone's bar has no room for two.
   controls(c) {
     const muted = isMuted();
     const still = reducedMotion();
@@ -136,7 +137,8 @@ export class TableFx {
       box.append(h("div", { id: "fx-menu", class: "fx-menu", role: "group", "aria-label": t("fx_settings") },
         toggle("fx-sound", !muted, t("fx_sound"), () => setMuted(!isMuted()), redraw),
         toggle("fx-motion", still, t("fx_reduced_motion"), () => setReducedMotion(!reducedMotion()), redraw),
-        h("p", { class: "fx-note" }, t("fx_motion_note"))));
+        h("p", { class: "fx-note" }, t("fx_motion_note")),
+        c.spectator ? null : autoplayChoice(c, redraw)));
     }
     return box;
   }

@@ -26,6 +26,7 @@ import { seatingNotice } from "./tablewind.js";
 import { guideFor } from "./guide.js";
 import { onChat, bubblesOver } from "./tablechat.js";
 import { confirmFirst, keydown } from "./tableinput.js";
+import { autoplayLevel } from "./autolevel.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
@@ -83,6 +84,7 @@ export class TableController {
     this.readySent = false; // this page said 准备 since the last deal
     this.streak = null; // {dealer, k}: the dealer's deals in a row (温州's k), when known
     this.askedAutoplay = false;
+    this.autoplayPlaying = "standard"; // the level the server plays this seat's 托管 at
     this.room = null; // a private room's table: the room (tableroom.js), else null
     this.proof = new HandProof(); // the hand's events, checked against its seed at its end
     this.heartbeat = null; // {ping_ms, pong_timeout_ms}: the server's word, else the kit's own
@@ -239,6 +241,7 @@ export class TableController {
         this.warn(() => t("autoplay_now"));
       }
       this.autoplay = on;
+      this.autoplayPlaying = m.seats[this.seat].autoplay_level || "standard";
     }
   }
 
@@ -480,12 +483,19 @@ export class TableController {
 
   toggleAutoplay() {
     const on = !this.autoplay;
-    if (this.client.autoplay(this.tableId, on)) {
+    const level = autoplayLevel(); // the player's choice (autolevel.js), with 托管 on only
+    if (this.client.autoplay(this.tableId, on, on ? level : undefined)) {
       this.autoplay = on;
       this.askedAutoplay = on;
+      if (on) this.autoplayPlaying = level;
       if (!on) this.link.acted(); // the player takes the seat back
       this.render();
     }
+  }
+
+  // the player chose another 托管 level while it is on: it plays at that level from now on
+  setAutoplayLevel(level) {
+    if (this.autoplay && this.client.autoplay(this.tableId, true, level)) this.autoplayPlaying = level;
   }
 
   async fillBots() {

@@ -17,6 +17,7 @@ import { chooseAction, deadEndDialog } from "./claimwarn.js";
 import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
 import { waitingBlock, waitingMid } from "./tablewait.js";
 import { windToast } from "./tablewind.js";
+import { autoplayLabel } from "./autolevel.js";
 import { bubbleOf, chatPanel, toggleChat } from "./tablechat.js";
 import { confirmFirst, discard, tapTile } from "./tableinput.js";
 import { botLevelBadge } from "./botlevel.js";
@@ -524,7 +525,7 @@ function tableBar(c) {
     chat,
     h("button", { type: "button", id: "autoplay", "aria-pressed": String(c.autoplay),
       class: c.autoplay ? "on" : "", onclick: () => c.toggleAutoplay() },
-    c.autoplay ? t("autoplay_off") : t("autoplay")),
+    autoplayLabel(c)),
     empty && c.hand && c.hand.ended && mayFillBots(c) // before the first hand: the centre's
       ? h("button", { type: "button", id: "fill-bots", onclick: () => c.fillBots() }, t("fill_bots")) : null,
     h("button", { type: "button", id: "leave", onclick: () => c.leave() }, t("leave_short")),
