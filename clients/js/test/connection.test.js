@@ -256,6 +256,14 @@ test("an action carries the last seq, and its refusal comes back paired with it"
   assert.deepEqual(seen.errors.at(-1), { code: "tile_not_in_hand", sent });
 });
 
+test("autoplay sends its level only when one is chosen: left out, the server's standard", async () => {
+  const { client } = await connected();
+  assert.deepEqual(client.autoplay(T, true), { v: 2, type: "autoplay", table_id: T, on: true });
+  assert.deepEqual(client.autoplay(T, true, "expert"),
+    { v: 2, type: "autoplay", table_id: T, on: true, level: "expert" });
+  assert.deepEqual(client.autoplay(T, false), { v: 2, type: "autoplay", table_id: T, on: false });
+});
+
 test("close codes: 4000 ends it, 4401 refreshes first, 4429 waits the seconds named", async () => {
   const replaced = await connected();
   replaced.last().serverClose(4000, "replaced");

@@ -17,10 +17,13 @@ export function setAutoplayLevel(level) {
   localStorage.setItem(LEVEL_KEY, level === "expert" ? "expert" : "standard");
 }
 
-// the 托管 button's text: off, or on at the level the server plays (`table_state`)
+// the 托管 button's text: off, or on at the level the server plays (`table_state`): "取消托管
+// · 高手" (on a phone the level goes under the words, so that the bar keeps to one row)
 export function autoplayLabel(c) {
-  if (!c.autoplay) return t("autoplay");
-  return c.autoplayPlaying === "expert" ? t("autoplay_off_expert") : t("autoplay_off");
+  if (!c.autoplay) return [t("autoplay")];
+  if (c.autoplayPlaying !== "expert") return [t("autoplay_off")];
+  return [t("autoplay_off"), h("span", { class: "autoplay-level" },
+    h("span", { class: "autoplay-sep" }, " · "), t("autoplay_short_expert"))];
 }
 
 // the choice in the settings menu: two radio buttons, each a full-width 40 px row

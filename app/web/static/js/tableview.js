@@ -525,7 +525,7 @@ function tableBar(c) {
     chat,
     h("button", { type: "button", id: "autoplay", "aria-pressed": String(c.autoplay),
       class: c.autoplay ? "on" : "", onclick: () => c.toggleAutoplay() },
-    autoplayLabel(c)),
+    ...autoplayLabel(c)),
     empty && c.hand && c.hand.ended && mayFillBots(c) // before the first hand: the centre's
       ? h("button", { type: "button", id: "fill-bots", onclick: () => c.fillBots() }, t("fill_bots")) : null,
     h("button", { type: "button", id: "leave", onclick: () => c.leave() }, t("leave_short")),
