@@ -82,3 +82,22 @@ def test_the_journal_carries_the_level_and_an_older_one_reads_as_standard() -> N
     seat = SeatData(account=11, autoplay=True, autoplay_level="expert")
     assert SeatData.model_validate_json(seat.model_dump_json()).autoplay_level == "expert"
 
+
+
+async def test_an_away_seat_is_played_at_the_level_its_player_chose() -> None:
+    h = Harness(seed=1000)
+    await h.handle(Autoplay(0, True, "expert"))
+    await h.handle(Autoplay(0, False))
+    for seat in (1, 2, 3):
+        await h.handle(Autoplay(seat, True))
+    await h.deal()
+    await h.handle(Disconnected(0))  # away from the deal on: every timeout is 托管's
+    while h.table.hand is not None:
+        h.clock.advance(TIMERS.discard)
+        await h.handle(Tick())
+    expert, autoplay = ExpertBot(), AutoplayBot()
+    mine = [(s, legal, a) for s, seat, legal, a in decisions(h.records[-1]) if seat == 0]
+    assert mine
+    for state, legal, action in mine:
+        assert expert.choose(state, 0, legal) == action  # type: ignore[arg-type]
+    assert any(autoplay.choose(s, 0, legal) != a for s, legal, a in mine)  # type: ignore[arg-type]
