@@ -34,6 +34,13 @@ REASONS = (
     "admin_adjustment",  # an operator's change, the house account's funding included (made)
     "house_funding",  # the house account <-> a bot: one row each side, summing to 0
     "house_float",  # the house account's opening float, once per database (made)
+    # a tournament's (比赛场) money through its own account (`event-<id>`), each a pair of
+    # rows summing to 0 (app/tournaments/money.py)
+    "tournament_fee",  # player -> event: the entry fee, held until the prizes or a refund
+    "tournament_refund",  # event -> player: unregistering, or the event cancelled
+    "tournament_prize",  # event -> player: a place's prize
+    "tournament_rake",  # event -> house: the house's cut of the fees
+    "tournament_guarantee",  # house -> event: the top-up to the guarantee
 )
 
 
@@ -245,3 +252,96 @@ class MatchLevel(Base):
     enabled: Mapped[bool] = mapped_column(default=True)  # false: not offered, queue closed
     # who plays the house bots that fill its tables: beginner | standard | expert (0010)
     bot_level: Mapped[str] = mapped_column(String(16), default="standard", server_default="standard")
+
+
+TOURNAMENT_STATUSES = ("open", "running", "finished", "cancelled")
+ENTRY_STATUSES = ("registered", "withdrawn", "playing", "forfeited", "finished")
+
+
+class Tournament(Base):
+    """A tournament (比赛场, docs/tournaments.md): an operator's event of Swiss rounds at
+    tables of four. Its fees are held in its own account (`account_id`, `event-<id>`) until
+    the prizes are paid or refunded. `seed` is drawn at creation and kept secret (shown once
+    round 1 is drawn); `commitment` is its SHA-256, public from the start."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (
+        CheckConstraint("status IN ('open', 'running', 'finished', 'cancelled')",
+                        name="ck_tournament_status"),
+        CheckConstraint("length_unit IN ('hands', 'ban')", name="ck_tournament_length_unit"),
+        CheckConstraint("seats >= 8 AND seats <= 256 AND seats % 4 = 0",
+                        name="ck_tournament_seats"),
+        CheckConstraint("rounds >= 1 AND rounds <= 8", name="ck_tournament_rounds"),
+        CheckConstraint("fee >= 0 AND guarantee >= 0 AND rake_bp >= 0 AND rake_bp <= 10000",
+                        name="ck_tournament_money"),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(40))
+    variant: Mapped[str] = mapped_column(String(16))
+    options: Mapped[str] = mapped_column(Text, default="{}")  # only the changed ones
+    stake: Mapped[int] = mapped_column(BigInteger)  # silver per point at its tables
+    timers: Mapped[str] = mapped_column(Text)  # {"discard": s, "claim": s, ...}
+    fee: Mapped[int] = mapped_column(BigInteger)  # silver per player
+    rake_bp: Mapped[int] = mapped_column(Integer, default=0)  # the house's cut, basis points
+    guarantee: Mapped[int] = mapped_column(BigInteger, default=0)  # the least pool
+    seats: Mapped[int] = mapped_column(Integer)  # 8-256, in fours
+    rounds: Mapped[int] = mapped_column(Integer)  # Swiss rounds, 1-8
+    length_unit: Mapped[str] = mapped_column(String(8))  # per round: hands | ban (版)
+    length: Mapped[int] = mapped_column(Integer)
+    final_table: Mapped[bool] = mapped_column(default=False)
+    prize_shares: Mapped[str] = mapped_column(Text)  # JSON list of positive ints, place 1 first
+    starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    status: Mapped[str] = mapped_column(String(16), default="open", index=True)
+    seed: Mapped[str] = mapped_column(String(64))  # 32 bytes in hex; secret until round 1
+    seed_revealed: Mapped[bool] = mapped_column(default=False)
+    commitment: Mapped[str] = mapped_column(String(64))  # SHA-256 hex of the seed's bytes
+    bot_level: Mapped[str] = mapped_column(String(16), default="standard")
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), unique=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class TournamentEntry(Base):
+    """A player's (or, from the start, a house bot's) entry. `number` is the entrant number
+    the draw uses (null until the start); `registrations` counts the times the account
+    registered, so that each fee and refund has its own ledger key; `prize` is null until
+    paid."""
+
+    __tablename__ = "tournament_entries"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "account_id", name="uq_tournament_entry"),
+        CheckConstraint(
+            "status IN ('registered', 'withdrawn', 'playing', 'forfeited', 'finished')",
+            name="ck_tournament_entry_status",
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    status: Mapped[str] = mapped_column(String(16), default="registered")
+    number: Mapped[int | None] = mapped_column(Integer, default=None)
+    bot: Mapped[bool] = mapped_column(default=False)
+    registrations: Mapped[int] = mapped_column(Integer, default=1)
+    registered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    prize: Mapped[int | None] = mapped_column(BigInteger, default=None)
+
+
+class TournamentTable(Base):
+    """One table of a tournament's round: its entrants by seat (JSON list of entrant
+    numbers, seat 0 = 东) and, once done, its results (JSON)."""
+
+    __tablename__ = "tournament_tables"
+    __table_args__ = (
+        CheckConstraint("status IN ('waiting', 'playing', 'done')",
+                        name="ck_tournament_table_status"),
+    )
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(64), unique=True)
+    seats: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="waiting")
+    results: Mapped[str | None] = mapped_column(Text, default=None)
