@@ -121,17 +121,22 @@ class SilverOut(BaseModel):
     model_config = ConfigDict(
         json_schema_extra={
             "example": {
-                "total": 2_530_000, "house": 480_000, "players": 2_030_000, "bots": 20_000,
+                "total": 2_530_000, "house": 480_000, "players": 2_010_000, "bots": 20_000,
+                "events": 20_000,
                 "grants": 2_010_000, "adjustments": 500_000, "rewards": 20_000,
                 "unexplained": 0, "bot_accounts": 12,
             }
         }
     )
 
-    total: int = Field(description="every balance, the house's included")
+    total: int = Field(description="every balance, the house's included: house + players + "
+                       "bots + events")
     house: int = Field(description="the house account: the bots' bank")
     players: int
     bots: int = Field(description="held by the house's bot accounts")
+    events: int = Field(
+        description="held by the tournaments' accounts: fees waiting for prizes or refunds"
+    )
     grants: int = Field(description="signup grants ever made")
     adjustments: int = Field(description="admin adjustments, the house's funding included")
     rewards: int = Field(description="house rewards (湖州) paid to seats")

@@ -9,6 +9,9 @@ Rules (docs/architecture.md, "House bots and the silver supply"):
   (POST /admin/house/adjust);
 - bots (`bot-<n>`) are the house's players: a bounded pool of accounts whose silver comes
   from the house account and goes back to it (`ledger.level_bots`, reason `house_funding`);
+- each tournament holds its fees in an account of its own (`event-<id>`, role `house`,
+  banned, no usable password): silver in it is players' fees waiting for the prizes or a
+  refund, reported apart (`events`);
 - silver is made only by grants (signup grants, and the house's opening float: the setting
   `house_float`, granted once per database by `python -m app`), admin adjustments and
   house rewards (湖州); every other reason moves it between accounts. `supply` reports the
@@ -32,6 +35,7 @@ from app.store.models import Account, LedgerEntry
 HOUSE_USERNAME = "house-bank"
 HOUSE_ROLE = "house"
 BOT_PREFIX = "bot-"
+EVENT_PREFIX = "event-"  # a tournament's account, holding its fees (app/tournaments/money.py)
 NO_PASSWORD = "!"  # not an Argon2 hash: no password ever matches it
 GRANTS = ("signup_grant", "house_float")
 MINTING = (*GRANTS, "admin_adjustment", "house_reward")
@@ -102,6 +106,7 @@ class Supply:
     house: int
     players: int
     bots: int
+    events: int
     grants: int
     adjustments: int
     rewards: int
@@ -118,12 +123,14 @@ async def supply(session: AsyncSession) -> Supply:
     is either wholly in it or not at all)."""
     is_house = Account.username == HOUSE_USERNAME
     is_bot = Account.username.startswith(BOT_PREFIX)
+    is_event = Account.username.startswith(EVENT_PREFIX)
     row = (
         await session.execute(
             select(
                 _sum(Account.balance, is_house),
                 _sum(Account.balance, is_bot),
-                _sum(Account.balance, ~is_house, ~is_bot),
+                _sum(Account.balance, ~is_house, ~is_bot, ~is_event),
+                _sum(Account.balance, is_event),
                 _sum(LedgerEntry.delta, LedgerEntry.reason.in_(GRANTS)),
                 _sum(LedgerEntry.delta, LedgerEntry.reason == "admin_adjustment"),
                 _sum(LedgerEntry.delta, LedgerEntry.reason == "house_reward"),
@@ -131,13 +138,15 @@ async def supply(session: AsyncSession) -> Supply:
             )
         )
     ).one()
-    house, bot_silver, players, grants, adjustments, rewards, bot_accounts = map(int, row)
-    total = house + bot_silver + players
+    house, bot_silver, players, events, grants, adjustments, rewards, bot_accounts = map(
+        int, row)
+    total = house + bot_silver + players + events
     return Supply(
         total=total,
         house=house,
         players=players,
         bots=bot_silver,
+        events=events,
         grants=grants,
         adjustments=adjustments,
         rewards=rewards,

@@ -58,7 +58,7 @@ async def _silver(http: httpx.AsyncClient, headers: dict[str, str]) -> dict[str,
     got = await http.get("/admin/silver", headers=headers)
     assert got.status_code == 200, got.text
     body = dict(got.json())
-    assert body["total"] == body["house"] + body["players"] + body["bots"], body
+    assert body["total"] == body["house"] + body["players"] + body["bots"] + body["events"], body
     assert body["total"] == body["grants"] + body["adjustments"] + body["rewards"], body
     assert body["unexplained"] == 0, body
     return body

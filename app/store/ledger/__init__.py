@@ -7,6 +7,8 @@ twice is a no-op. Money is whole units, never a float.
   adjustments);
 - `settlement.py`: silver between accounts under the balance floor (hands, penalties, the
   house's bots);
+- `transfers.py`: rows between accounts inside the caller's transaction (a tournament's
+  fees, refunds and prizes);
 - `queries.py`: reading an account's rows.
 
 Callers use the names below (`ledger.settle_hand`, `ledger.LedgerError`, ...).
@@ -36,14 +38,17 @@ from app.store.ledger.settlement import (
     settle_hands,
     share_out,
 )
+from app.store.ledger.transfers import Move, Transferred, transfer, writing
 
 __all__ = [
     "ADJUSTMENT_KEY_LENGTH",
     "Debts",
     "HandToSettle",
     "LedgerError",
+    "Move",
     "PenaltyReason",
     "Posted",
+    "Transferred",
     "adjust",
     "adjust_once",
     "apply",
@@ -58,4 +63,6 @@ __all__ = [
     "settle_hand",
     "settle_hands",
     "share_out",
+    "transfer",
+    "writing",
 ]
