@@ -27,6 +27,7 @@ from app.api import (
     replay,
     replay_share,
     rooms,
+    tournaments,
     ws,
 )
 from app.api.body_limit import BodyLimit
@@ -159,6 +160,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lobby.router,
         house_bots.router,
         rooms.router,
+        tournaments.router,
         quickmatch.router,
         practice.router,
         admin_levels.router,

@@ -10,7 +10,9 @@ too_many_tables, idempotency_conflict, vote_open, no_vote, already_voted (a priv
 room's dissolve vote, app/api/rooms.py), room_open (再来一局 of a room still open), rate_limited, too_many_bots, too_large, busy,
 table_unavailable, house_funds_low, no_bots_free, match_forming, not_ready, internal_error,
 not_a_player, hand_not_ended, hand_voided, practice_open (POST /practice: the caller's
-practice table is still open; details `table_id`, app/api/practice.py).
+practice table is still open; details `table_id`, app/api/practice.py),
+registration_closed, tournament_full, already_registered, not_registered,
+tournament_finished (tournaments, app/api/tournaments.py).
 
 The edge (docs/architecture.md, "The edge"), answered before the app reads the request:
 `rate_limited` (429 with Retry-After and `details: {"retry_after": seconds}`): the client's
@@ -92,6 +94,11 @@ STATUS = {
     "hand_voided": 409,  # a voided hand's replay is never public
     "match_forming": 409,  # quick match: a table is being formed for the player right now
     "practice_open": 409,  # POST /practice: the caller's practice table is still open
+    "registration_closed": 409,  # a tournament not open, or its start come (app/api/tournaments.py)
+    "tournament_full": 409,  # every seat of the tournament is taken
+    "already_registered": 409,  # registering for a tournament twice
+    "not_registered": 409,  # unregistering from a tournament one is not registered for
+    "tournament_finished": 409,  # cancelling a tournament whose prizes are paid
     "rate_limited": 429,
     "too_many_bots": 429,
     "too_large": 413,  # the request body is over max_body_bytes (app/api/body_limit.py)

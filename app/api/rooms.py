@@ -124,6 +124,21 @@ class VoteIn(BaseModel):
     agree: bool = Field(strict=True, description="true: dissolve; false: play on")
 
 
+def house_rules(variant: str, options: dict[str, bool | int | str | None]) -> dict[str, object]:
+    """A room's (or a tournament's) house rules: the options that differ from the variant's
+    defaults. `validation_error`: an unknown variant or option, a value out of its bounds or
+    an option fixed in rooms (details name the option)."""
+    if variant not in VARIANTS:
+        raise ApiError("validation_error", f"unknown variant {variant!r}", {"known": list(VARIANTS)})
+    try:
+        for name in options:
+            if name in FIXED.get(variant, ()):
+                raise OptionError(name, f"{name} is fixed in rooms: the shuffle check uses it")
+        return changed_options(variant, parse_options(variant, options))
+    except OptionError as bad:
+        raise ApiError("validation_error", bad.message, {"option": bad.name}) from None
+
+
 def rooms_of(request: Request) -> Rooms:
     rooms: Rooms = request.app.state.rooms
     return rooms
@@ -158,16 +173,7 @@ async def create_room(
     before anything is made: an unknown variant or option, a value out of its bounds
     (`validation_error`, details name the option), `insufficient_balance` (the owner could
     not sit), `too_many_tables`, `busy` (this node sheds new work: Retry-After)."""
-    if body.variant not in VARIANTS:
-        raise ApiError("validation_error", f"unknown variant {body.variant!r}",
-                       {"known": list(VARIANTS)})
-    try:
-        for name in body.options:
-            if name in FIXED.get(body.variant, ()):
-                raise OptionError(name, f"{name} is fixed in rooms: the shuffle check uses it")
-        options = changed_options(body.variant, parse_options(body.variant, body.options))
-    except OptionError as bad:
-        raise ApiError("validation_error", bad.message, {"option": bad.name}) from None
+    options = house_rules(body.variant, body.options)
     can_afford(account, body.stake)
     not_busy(registry_of(request), "room")
     await may_open_table(request, account)

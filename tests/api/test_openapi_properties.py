@@ -26,7 +26,9 @@ its own player (or, by a generated id, a player of an operation already walked),
 or a dissolve ends its own table, and later calls of that operation then walk the
 answers of that state (`banned`, `not_found`), which are documented. The administrator
 is shared: nothing generated can ban it (banning oneself is `forbidden`) or demote it,
-and the house account, which an adjustment may drain, is funded again for each operation.
+and the house account, which an adjustment may drain, is funded again for each operation
+(with the largest guarantee a tournament may have on top of the bots' float, so that a
+tournament's creation is never refused for the house's funds).
 
 Generation is seeded and derandomized, with no example database: a failure here fails
 the same way on every run and in CI. The request limits are far out of the way (429 is
@@ -58,6 +60,7 @@ from schemathesis.specs.openapi.checks import (
     unsupported_method,
 )
 
+from app.api.tournaments import MAX_GUARANTEE
 from app.main import create_app
 from app.settings import Settings
 from app.store import migrate
@@ -213,7 +216,8 @@ def caller(server: Server) -> Caller:
     assert sat.status_code == 200, sat.text
     funded = server.http.post(
         "/admin/house/adjust",
-        json={"delta": HOUSE_FLOAT, "reason": "the house's float for the bots"},
+        json={"delta": HOUSE_FLOAT + MAX_GUARANTEE,
+              "reason": "the house's float for the bots and a tournament's guarantee"},
         headers={**server.admin, "Idempotency-Key": f"float-{username}"},
     )
     assert funded.status_code == 200, funded.text
