@@ -286,12 +286,8 @@ async def list_tournaments(
     async with session.begin():
         found = await events.listing(session, status, limit, offset)
         counted = await events.players(session, [t.id for t in found])
-        mine: set[int] = set()
-        if account is not None:
-            for t in found:
-                entry = await events.entry_of(session, t.id, account.id)
-                if entry is not None and entry.status in events.PAID:
-                    mine.add(t.id)
+        mine = set() if account is None else await events.registered_for(
+            session, account.id, [t.id for t in found])
         return [tournament_out(t, counted[t.id], None if account is None else t.id in mine)
                 for t in found]
 

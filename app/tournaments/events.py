@@ -91,6 +91,17 @@ async def players(session: AsyncSession, ids: Sequence[int]) -> dict[int, int]:
     return {i: counts.get(i, 0) for i in ids}
 
 
+async def registered_for(session: AsyncSession, account_id: int, ids: Sequence[int]
+                         ) -> set[int]:
+    """Which of the events `account_id` has a paid entry in."""
+    if not ids:
+        return set()
+    rows = await session.execute(select(TournamentEntry.tournament_id).where(
+        TournamentEntry.account_id == account_id, TournamentEntry.tournament_id.in_(ids),
+        TournamentEntry.status.in_(PAID)))
+    return {int(t) for t in rows.scalars()}
+
+
 async def entry_of(session: AsyncSession, tournament_id: int, account_id: int
                    ) -> TournamentEntry | None:
     return (await session.execute(select(TournamentEntry).where(

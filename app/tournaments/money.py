@@ -111,14 +111,15 @@ class PrizesRefused(Exception):
 async def pay_prizes(
     session: AsyncSession, tournament: Tournament, places: Sequence[int], bots: Collection[int]
 ) -> ledger.Transferred:
-    """Pay the event out in one transaction of its own (`session` must have none open): the
-    house's guarantee in, its rake out, every prize to the players by `places` (every
-    entrant number in final order; `bots`: the house bots' numbers), each entry's `prize`
-    set (0 for a player without one). The event's account ends at exactly 0. Paid before:
-    nothing moves and the rows paid are returned (`created` False). Refused
-    (`PrizesRefused`, nothing moved): `house_funds_low` (the house cannot pay the
-    guarantee), `validation_error` (the event's account does not hold every player's fee,
-    or the places are not its entrants)."""
+    """Pay a running event out and finish it, in one transaction of its own (`session` must
+    have none open): the house's guarantee in, its rake out, every prize to the players by
+    `places` (every entrant number in final order; `bots`: the house bots' numbers), each
+    entry's `prize` set (0 for a player without one), the event `finished` (so it can no
+    longer be cancelled). The event's account ends at exactly 0. Paid before: nothing moves
+    and the rows paid are returned (`created` False). Refused (`PrizesRefused`, nothing
+    moved): `house_funds_low` (the house cannot pay the guarantee), `validation_error` (the
+    event is not running, its account does not hold every player's fee, or the places are
+    not its entrants)."""
     shares = json.loads(tournament.prize_shares)
     players = [e for e in places if e not in bots]
     pool = prizes.pool(tournament.fee, len(players), tournament.rake_bp, tournament.guarantee)
@@ -126,6 +127,10 @@ async def pay_prizes(
         raise PrizesRefused("validation_error", "prizes need at least one player")
     won = prizes.prizes(pool.total, shares, places, bots)
     async with ledger.writing(session):
+        status = (await session.execute(select(Tournament.status).where(
+            Tournament.id == tournament.id).with_for_update())).scalar_one()
+        if status not in ("running", "finished"):
+            raise PrizesRefused("validation_error", f"an event {status} pays no prizes")
         numbered = await _entrants(session, tournament.id)
         if sorted(places) != sorted(numbered) or not all(e in numbered for e in bots):
             raise PrizesRefused("validation_error", "the places are not the event's entrants")
@@ -162,6 +167,8 @@ async def pay_prizes(
                                     ) from None
             raise
         if moved.created:
+            await session.execute(update(Tournament).where(Tournament.id == tournament.id)
+                                  .values(status="finished"))
             for entrant in players:
                 await session.execute(
                     update(TournamentEntry)

@@ -64,6 +64,18 @@ async def test_a_rake_and_a_guarantee_pay_the_pool_exactly(db: Database) -> None
     assert prizes == {players[0]: 300, players[1]: 0, players[2]: 500, players[3]: 0,
                       players[4]: 0, players[5]: 200}
 
+    async with db.sessions() as s:  # finished: it can no longer be cancelled
+        status = (await s.execute(select(Tournament.status).where(
+            Tournament.id == tournament.id))).scalar_one()
+    assert status == "finished"
+    async with db.sessions() as s:
+        try:
+            await events.cancel(s, tournament.id)
+        except events.TournamentRefused as refused:
+            assert refused.code == "tournament_finished"
+        else:
+            raise AssertionError("a paid event was cancelled")
+
     before = await rows(db)
     async with db.sessions() as s:  # paid again: nothing moves
         again = await money.pay_prizes(s, tournament, places, {6, 7})
@@ -106,4 +118,28 @@ async def test_a_guarantee_the_house_cannot_pay_moves_nothing(db: Database) -> N
     async with db.sessions() as s:
         prizes = (await s.execute(select(TournamentEntry.prize))).scalars().all()
     assert prizes == [None] * 8
+    await reconciled(db)
+
+
+async def test_an_event_not_running_pays_nothing(db: Database) -> None:
+    await fund_house(db, 5000)
+    players = await funded(db, *[1000] * 8)
+    tournament = await made(db, fee=10, guarantee=1000)
+    async with db.sessions() as s:
+        for p in players:
+            await events.register(s, tournament.id, p, NOW)
+    before = await rows(db)
+    for status in ("open", "cancelled"):
+        if status == "cancelled":
+            async with db.sessions() as s:
+                await events.cancel(s, tournament.id)
+            before = await rows(db)
+        async with db.sessions() as s:
+            try:
+                await money.pay_prizes(s, tournament, list(range(8)), set())
+            except PrizesRefused as refused:
+                assert refused.code == "validation_error"
+            else:
+                raise AssertionError(f"an event {status} paid prizes")
+        assert await rows(db) == before
     await reconciled(db)

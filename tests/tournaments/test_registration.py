@@ -153,3 +153,21 @@ async def test_a_guarantee_the_house_cannot_cover_makes_nothing(db: Database) ->
     assert not [n for n in known if n.startswith("event-")]
     await fund_house(db, 5000)
     assert (await made(db, guarantee=5000)).guarantee == 5000
+
+
+async def test_a_registration_sent_twice_at_once_pays_once(db: Database) -> None:
+    tournament = await made(db, fee=40)
+    (ann,) = await funded(db, 100)
+
+    async def take() -> str:
+        async with db.sessions() as s:
+            try:
+                await events.register(s, tournament.id, ann, NOW)
+            except TournamentRefused as refused:
+                return refused.code
+            return "registered"
+
+    assert sorted(await asyncio.gather(take(), take())) == ["already_registered", "registered"]
+    assert await balances(db, [ann, tournament.account_id]) == [60, 40]
+    assert len(await rows(db)) == 2
+    await reconciled(db)
