@@ -45,6 +45,10 @@ FAR = 2  # shanten at which the hand folds against a threat
 SHANGHAI_THREAT = 0.6  # 上海's live hands win far less often than elsewhere: threats count less
 SHAPE = 10.0  # 丽水: the worth of one doubling of the hand's value (a quarter of a shanten)
 DANGER = 10.0  # the weight of a discard's danger against its speed (one shanten = 40)
+# 福州: a 自摸 is paid by all three others and a discard only by its thrower, so a discard's
+# danger is worth little against speed there (measured: weighing it lost about 1 point a
+# hand against greedy bots, 500 walls); only the fold defends
+DANGER_BY_VARIANT = {"fuzhou": 0.0}
 
 
 class ExpertBot:
@@ -75,6 +79,7 @@ class _Plan:
         self.counts, self.wilds = view.effective()
         self.shanghai = view.ruleset.name == "shanghai"
         self.lishui = view.ruleset.name == "lishui"
+        self.danger_weight = DANGER_BY_VARIANT.get(view.ruleset.name, DANGER)
         own = view.melds[view.seat]
         self.seven = self.lishui and not own
         self.eight = (view.ruleset.name == "wenzhou" and not own
@@ -197,7 +202,7 @@ class _Plan:
             shape = self.shape(counts, wilds, value) if self.lishui else 0
             counts[kind] += 1
             weight = threat * (6 if value >= 1 else 3)
-            cost = value * 40 - accept * 0.5 - shape + weight * danger * DANGER
+            cost = value * 40 - accept * 0.5 - shape + weight * danger * self.danger_weight
             cost += 0.01 * _isolation(counts, kind)
             scored.append((cost, 0, option))
         best = min(scored, key=lambda t: t[0])[2]
