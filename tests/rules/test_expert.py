@@ -1,8 +1,11 @@
-"""The expert bot (高手): it folds against a seat that looks ready, keeps its wilds, and in
-上海 does not claim its way out of every special hand."""
+"""The expert bot (高手): it folds against a seat that looks ready, keeps its wilds, in 上海
+does not claim its way out of every special hand, and in 福州 keeps its speed."""
 
 from __future__ import annotations
 
+import pytest
+
+from app.rules import expert
 from app.rules.actions import Chow, Discard, Pass
 from app.rules.context import TableContext
 from app.rules.expert import ExpertBot
@@ -98,3 +101,16 @@ def test_in_wenzhou_a_hand_near_eight_pairs_keeps_its_pairs() -> None:
 def test_in_lishui_a_scattered_hand_goes_for_bu_da() -> None:
     state = _turn("lishui", "1247m258p369s1234z")  # 十三不搭 but for the 2m
     assert _discard(state).tile == parse_one("2m")
+
+
+def test_in_fuzhou_a_near_hand_keeps_its_speed_against_a_threat(monkeypatch: pytest.MonkeyPatch) -> None:
+    """福州 pays a 自摸 from all three others and a discard from its thrower alone: a hand one
+    exchange from ready throws the tile that keeps it fastest (3p) even with seat 1 showing
+    three pungs; weighed for danger as in the other variants it would throw the safe 9s."""
+    state = _turn("fuzhou", "2245668m378p3455679s")
+    state.melds = [[], [_pung("9m"), _pung("9p"), _pung("1s")], [], []]
+    state.river = [RiverTile(1, parse_one(t)) for t in ("5p", "1m", "2s")] + [
+        RiverTile(2, parse_one("7s"))]
+    assert _discard(state).tile == parse_one("3p")
+    monkeypatch.setattr(expert, "DANGER_BY_VARIANT", {})
+    assert _discard(state).tile == parse_one("9s")
