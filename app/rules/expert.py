@@ -20,6 +20,8 @@ hand in reach. It always takes a 胡 and declines every decision before the deal
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from app.rules.actions import (
     Action,
     AddedKong,
@@ -120,23 +122,47 @@ class _Plan:
             best = min(best, shanten(kept, wilds + off) + off)
         return best
 
-    def acceptance(self, counts: list[int], wilds: int, now: int) -> int:
-        """Unseen tiles that would lower the standard shanten of a 3n+1 hand."""
-        total = 0
-        visible = self.visible
-        view = self.view
+    def after_discard(self, counts: list[int], wilds: int, kinds: Iterable[int]) -> list[int]:
+        """The variant's shanten of a 3n+2 hand after throwing one tile of each kind (UNHELD
+        for a kind not held); its other shapes (丽水's 不搭, 温州's 八对) only for `kinds`."""
+        after = shanten_after_discard(counts, wilds, seven_pairs=self.seven)
+        if self.seven or self.eight:
+            for k in kinds:
+                if not counts[k]:
+                    continue
+                if self.eight:
+                    after[k] = min(after[k], _eight_after(counts, wilds, k))
+                if self.seven:
+                    counts[k] -= 1
+                    after[k] = min(after[k], _bu_da_shanten(counts, wilds))
+                    counts[k] += 1
+        return after
+
+    def acceptances(self, counts: list[int], wilds: int, kinds: Sequence[int], now: int) -> dict[int, int]:
+        """For each kind of `kinds` thrown from a 3n+2 hand, its 受入: the unseen tiles whose
+        draw would bring what is left below `now` (a drawn tile that is held or beside one).
+        One `after_discard` per tile that may be drawn answers every throw at once."""
+        totals = dict.fromkeys(kinds, 0)
+        visible, view = self.visible, self.view
         for k in range(NUM_KINDS):
-            if counts[k] == 0 and not _near(counts, k):
-                continue
-            tile = _physical(view, k)
-            left = 4 - visible[tile]
+            left = 4 - visible[_physical(view, k)]
             if left <= 0:
                 continue
+            useful = []
+            for d in kinds:
+                counts[d] -= 1
+                if counts[k] or _near(counts, k):
+                    useful.append(d)
+                counts[d] += 1
+            if not useful:
+                continue
             counts[k] += 1
-            if self.distance(counts, wilds) < now:
-                total += left
+            after = self.after_discard(counts, wilds, useful)
             counts[k] -= 1
-        return total
+            for d in useful:
+                if after[d] < now:
+                    totals[d] += left
+        return totals
 
     # --- danger ---------------------------------------------------------------------------
 
@@ -161,15 +187,7 @@ class _Plan:
         counts, wilds = self.counts, self.wilds
         after: list[int] = []
         if not self.shanghai:
-            after = shanten_after_discard(counts, wilds, seven_pairs=self.seven)
-            if self.eight:
-                after = [min(a, _eight_after(counts, wilds, k)) for k, a in enumerate(after)]
-            if self.seven:
-                for k in range(NUM_KINDS):
-                    if counts[k]:
-                        counts[k] -= 1
-                        after[k] = min(after[k], _bu_da_shanten(counts, wilds))
-                        counts[k] += 1
+            after = self.after_discard(counts, wilds, range(NUM_KINDS))
         scored: list[tuple[float, int, Action]] = []
         best_speed = UNHELD
         options: list[tuple[Discard, int, int]] = []
@@ -188,6 +206,10 @@ class _Plan:
         if not options:
             return discards[0] if discards else legal[0]
         folding = threat >= FOLD_THREAT and best_speed >= FAR
+        accepts: dict[int, int] = {}
+        if not folding and not self.shanghai:
+            fastest = sorted({kind for _, value, kind in options if value == best_speed})
+            accepts = self.acceptances(counts, wilds, fastest, best_speed)
         for option, value, kind in options:
             danger = self.danger(option.tile)
             if folding:
@@ -195,10 +217,8 @@ class _Plan:
                 continue
             if value > best_speed + (1 if threat >= FOLD_THREAT else 0):
                 continue
+            accept = accepts.get(kind, 0) if value == best_speed else 0
             counts[kind] -= 1
-            accept = 0
-            if not self.shanghai and value == best_speed:
-                accept = self.acceptance(counts, wilds, value)
             shape = self.shape(counts, wilds, value) if self.lishui else 0
             counts[kind] += 1
             weight = threat * (6 if value >= 1 else 3)
@@ -345,12 +365,16 @@ def _pung_shanten(counts: list[int], wilds: int) -> int:
     return max(missing - wilds, 0) - 1
 
 
-def _apart(ranks: list[int]) -> int:
-    """The most ranks (0-8) of one suit held that are pairwise three or more apart."""
+def _apart(mask: int) -> int:
+    """The most ranks (bits 0-8 of `mask`, the ranks of one suit held) that are pairwise
+    three or more apart."""
     best = [0] * 10  # best[i]: the most among ranks >= i
     for i in range(8, -1, -1):
-        best[i] = max(best[i + 1], (1 + best[min(i + 3, 9)]) if ranks[i] else 0)
+        best[i] = max(best[i + 1], (1 + best[min(i + 3, 9)]) if mask >> i & 1 else 0)
     return best[0]
+
+
+_APART = tuple(_apart(mask) for mask in range(512))  # `_apart` of every suit's ranks held
 
 
 def _bu_da_shanten(counts: list[int], wilds: int) -> int:
@@ -361,7 +385,11 @@ def _bu_da_shanten(counts: list[int], wilds: int) -> int:
         return UNHELD
     kept = sum(1 for k in range(27, NUM_KINDS) if counts[k])
     for lo in (0, 9, 18):
-        kept += _apart(counts[lo : lo + 9])
+        mask = 0
+        for i, held in enumerate(counts[lo:lo + 9]):
+            if held:
+                mask |= 1 << i
+        kept += _APART[mask]
     return max(13 - kept - wilds, -1 if size == 14 else 0)
 
 

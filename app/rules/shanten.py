@@ -199,14 +199,19 @@ def _thrown(whole: tuple[int, _Steps], jokers: int) -> int:
     return steps[need] if need < len(steps) else _INF
 
 
-def _check(counts: Sequence[int], wilds: int) -> tuple[bytes, int]:
-    """Validate a hand; returns its counts as bytes and its size (wilds included)."""
+def _tiles(counts: Sequence[int], wilds: int) -> tuple[bytes, int]:
+    """Validate a count vector; returns it as bytes and its size (wilds included)."""
     if len(counts) != NUM_KINDS:
         raise ValueError(f"a count vector has {NUM_KINDS} entries, not {len(counts)}")
     b = bytes(counts)  # raises ValueError on a negative count
     if max(b) > 4 or wilds < 0:
         raise ValueError(f"not a hand: {list(counts)} + {wilds} wilds")
-    size = sum(b) + wilds
+    return b, sum(b) + wilds
+
+
+def _check(counts: Sequence[int], wilds: int) -> tuple[bytes, int]:
+    """Validate a hand; returns its counts as bytes and its size (wilds included)."""
+    b, size = _tiles(counts, wilds)
     if size % 3 == 0:
         raise ValueError(f"a hand has 3n+1 or 3n+2 tiles, not {size}")
     return b, size
@@ -254,14 +259,18 @@ def shanten_after_discard(
 ) -> list[int]:
     """For a 3n+2 hand: per kind (34 values), the 向听 of the hand after throwing one real tile
     of that kind, i.e. ``shanten(counts - that tile, wilds, seven_pairs=seven_pairs)``; `UNHELD`
-    for a kind the hand does not hold. One pass over the held kinds, each changing one suit."""
-    b, size = _check(counts, wilds)
-    if size % 3 != 2:
-        raise ValueError(f"a hand to discard from has 3n+2 tiles, not {size}")
+    for a kind the hand does not hold. One pass over the held kinds, each changing one suit.
+    A 3n+3 hand (a 3n+2 hand with one tile more: what a tile drawn would give) leaves a 3n+2
+    hand, whose 向听 is -1 when complete."""
+    b, size = _tiles(counts, wilds)
+    if size % 3 == 1:
+        raise ValueError(f"a hand to discard from has 3n+2 or 3n+3 tiles, not {size}")
     keys = split_suits(b)
     ids = [_suit_id(key) for key in keys]
     halves = (_half(ids[0], ids[1]), _half(ids[2], ids[3]))
-    jokers = wilds + 1  # the hand left has 3n+1 tiles: one draw more acts as a joker
+    # the hand left has 3n+1 tiles (one draw more acts as a joker) or 3n+2
+    extra = 1 if size % 3 == 2 else 0
+    jokers = wilds + extra
     seven = seven_pairs and size - 1 in (13, 14)
     pairs = singles = 0
     if seven:
@@ -279,7 +288,7 @@ def shanten_after_discard(
                 continue
             fewer = drops[i]
             half = _half(fewer, mate) if suit & 1 == 0 else _half(mate, fewer)
-            value = _thrown(_whole(half, other) if suit < 2 else _whole(other, half), jokers)
+            value = _thrown(_whole(half, other) if suit < 2 else _whole(other, half), jokers) + extra - 1
             if seven:
                 if key[i] & 1:
                     value = min(value, _seven(pairs, singles - 1, wilds))

@@ -60,8 +60,9 @@ def test_shanten_after_each_discard_is_the_shanten_of_the_hand_left() -> None:
     wall = full_set()
     close = [t for t in wall if t < 12 or t in (27, 28)]  # many tiles in few suits
     checked = 0
-    while checked < 300:
-        size = rng.choice([2, 5, 8, 11, 14, 17])
+    while checked < 400:
+        # a hand that discards, and one a tile over it (what each draw would leave)
+        size = rng.choice([2, 5, 8, 11, 14, 17, 3, 6, 9, 12, 15, 18])
         wilds = rng.randrange(min(4, size) + 1)
         counts = counts_of(rng.sample(wall if checked % 2 else close, size - wilds))
         seven = checked % 3 == 0
