@@ -268,7 +268,8 @@ PHASES: dict[str, str] = {
 
 _LedgerReason = Literal[
     "signup_grant", "hand_settlement", "escape_penalty", "disconnect_penalty", "house_reward",
-    "admin_adjustment", "house_funding", "house_float",
+    "admin_adjustment", "house_funding", "house_float", "tournament_fee", "tournament_refund",
+    "tournament_prize", "tournament_rake", "tournament_guarantee",
 ]  # fmt: skip
 LEDGER_REASONS: dict[str, str] = {
     "signup_grant": "a new account's silver (made)",
@@ -279,6 +280,11 @@ LEDGER_REASONS: dict[str, str] = {
     "admin_adjustment": "an operator's change, the house account's funding included (made)",
     "house_funding": "between the house account and one of its bots: one row each side",
     "house_float": "the house account's opening float, once per database (made)",
+    "tournament_fee": "a player's entry fee, held by the event's account (one row each side)",
+    "tournament_refund": "an entry fee given back: unregistered, or the event cancelled",
+    "tournament_prize": "a place's prize, from the event's account",
+    "tournament_rake": "the house's cut of an event's fees, as the event states it",
+    "tournament_guarantee": "the house's top-up of an event's pool to its guarantee",
 }
 
 _RoomStatus = Literal["open", "ended", "dissolved"]

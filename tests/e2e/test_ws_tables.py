@@ -80,7 +80,7 @@ async def test_table_state_follows_the_seats(server: Server) -> None:
         state = await _state(ann, lambda m: m["seats"][0]["name"] == "state0")
         assert _seat(state, 0) == {"seat": 0, "name": "state0", "title": title_of(GRANT),
                                    "balance": GRANT, "connected": True, "ready": False,
-                                   "autoplay": False}
+                                   "autoplay": False, "autoplay_level": "standard"}
         # 准备 between hands shows in the table's state
         await ann.send({"type": "ready", "table_id": table_id})
         state = await _state(ann, lambda m: m["seats"][0]["ready"])
