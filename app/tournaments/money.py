@@ -82,22 +82,23 @@ async def refund_fees(session: AsyncSession, tournament: Tournament,
         return []
     moves = []
     for account_id, n in paid:
-        key = _key(tournament.id, f"refund:{account_id}:{n}")
-        moves += [ledger.Move(tournament.account_id, -tournament.fee, "tournament_refund",
-                              f"{key}:from"),
-                  ledger.Move(account_id, tournament.fee, "tournament_refund", key)]
+        moves += _moves(tournament.account_id, account_id, tournament.fee, "tournament_refund",
+                        _key(tournament.id, f"refund:{account_id}:{n}"))
     return (await ledger.transfer(session, moves)).entries
+
+
+def _moves(payer: int, payee: int, amount: int, reason: str, key: str) -> list[ledger.Move]:
+    """One movement as its pair of rows: the payer's under `key:from`, the payee's under
+    `key`."""
+    return [ledger.Move(payer, -amount, reason, f"{key}:from"),
+            ledger.Move(payee, amount, reason, key)]
 
 
 async def _pair(session: AsyncSession, payer: int, payee: int, amount: int, reason: str,
                 key: str) -> list[LedgerEntry]:
     if amount == 0:
         return []
-    moved = await ledger.transfer(session, [
-        ledger.Move(payer, -amount, reason, f"{key}:from"),
-        ledger.Move(payee, amount, reason, key),
-    ])
-    return moved.entries
+    return (await ledger.transfer(session, _moves(payer, payee, amount, reason, key))).entries
 
 
 class PrizesRefused(Exception):
@@ -138,21 +139,16 @@ async def pay_prizes(
         key = f"tournament:{tournament.id}"
         moves = []
         if pool.guarantee:
-            moves += [ledger.Move(house_id, -pool.guarantee, "tournament_guarantee",
-                                  f"{key}:guarantee:from"),
-                      ledger.Move(tournament.account_id, pool.guarantee, "tournament_guarantee",
-                                  f"{key}:guarantee")]
+            moves += _moves(house_id, tournament.account_id, pool.guarantee,
+                            "tournament_guarantee", f"{key}:guarantee")
         if pool.rake:
-            moves += [ledger.Move(tournament.account_id, -pool.rake, "tournament_rake",
-                                  f"{key}:rake:from"),
-                      ledger.Move(house_id, pool.rake, "tournament_rake", f"{key}:rake")]
+            moves += _moves(tournament.account_id, house_id, pool.rake, "tournament_rake",
+                            f"{key}:rake")
         for entrant, amount in won.items():
             if amount:
                 account = numbered[entrant]
-                moves += [ledger.Move(tournament.account_id, -amount, "tournament_prize",
-                                      f"{key}:prize:{account}:from"),
-                          ledger.Move(account, amount, "tournament_prize",
-                                      f"{key}:prize:{account}")]
+                moves += _moves(tournament.account_id, account, amount, "tournament_prize",
+                                f"{key}:prize:{account}")
         held = await _balance(session, tournament.account_id)
         paid = await _already_paid(session, tournament.id)
         if not paid and held != pool.fees:
