@@ -67,6 +67,9 @@ def test_on_a_desktop_the_lobby_sections_are_open(
     page = context_for(DESKTOP)
     register(page, server.base, "桌面玩家")
     page.wait_for_selector("#room-code")
+    # the table list comes with the lobby's first answer from the server: a loaded machine
+    # may draw the form before it (a folded section never shows it, and the wait fails)
+    page.wait_for_selector("#table-list", state="visible")
     assert page.is_visible("#create-stake") and page.is_visible("#table-list")
 
 
