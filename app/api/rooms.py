@@ -210,8 +210,8 @@ async def get_room(
 @router.post(
     "/rooms/{code}/join",
     responses=errors.responses(
-        "not_found", "insufficient_balance", "seat_taken", "table_full", "already_seated",
-        "seated_elsewhere", "table_unavailable", "busy", *AUTH_ERRORS,
+        "not_found", "forbidden", "insufficient_balance", "seat_taken", "table_full",
+        "already_seated", "seated_elsewhere", "table_unavailable", "busy", *AUTH_ERRORS,
     ),
 )
 async def join_room(
@@ -223,6 +223,8 @@ async def join_room(
         room = await store.open_room(session, code)
         if room is None:
             raise ApiError("not_found", f"no open room {code!r}")
+        if room.tournament_id is not None:
+            raise ApiError("forbidden", "a tournament seats its own tables")
         table_id = room.table_id
     seated: SeatOut = await seat_at(registry_of(request), table_id, account, None)
     async with session.begin():

@@ -137,6 +137,7 @@ class TableConfig(_Model):
     creator: int | None = None  # who opened it (a room's owner)
     spectators: bool = True  # a private room: whether people with its code may watch
     bot_level: str = "standard"  # who plays its house bots (app/tables/levels.py)
+    tournament: int | None = None  # the tournament whose round it plays (keeps its seats)
 
 
 class HandHeader(_Model):

@@ -132,6 +132,7 @@ class Ownership(HandObserver):
             creator=live.creator,
             spectators=live.watchers.allowed,
             bot_level=live.bot_level,
+            tournament=live.tournament,
         )
         self._store(live, clear_hand=True)
         await self._node.writer.flush()  # listed before the creator is answered
@@ -320,6 +321,7 @@ class Ownership(HandObserver):
         live = node.registry.create(
             config.variant, config.stake, timers=config.timers.timers(), table_id=table_id,
             options=config.options, room=config.room, bot_level=bot_level(config.bot_level),
+            tournament=config.tournament,
         )
         live.creator = config.creator
         live.watchers.allowed = config.spectators

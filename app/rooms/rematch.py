@@ -29,6 +29,8 @@ async def rematch(rooms: Rooms, code: str, account: int) -> tuple[RoomInfo, bool
             if await store.any_closed(session, code):
                 raise RoomRefused("forbidden", "only a player of the room may ask for a rematch")
             raise RoomRefused("not_found", f"no room {code!r}")
+        if old.tournament_id is not None:
+            raise RoomRefused("forbidden", "a tournament's table has no rematch")
         if old.rematch_id is not None:
             return await _new_room(rooms, session, old), False
         old_id, old_table = old.id, old.table_id

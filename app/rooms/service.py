@@ -90,9 +90,13 @@ class Rooms:
         length: RoomLength,
         spectators: bool,
         bot_level: str = DEFAULT_BOT_LEVEL,
+        tournament: int | None = None,
+        table_id: str | None = None,
     ) -> Room:
-        """A new open room and its table, on this node (`options`: checked, changed ones)."""
-        table_id = secrets.token_hex(6)
+        """A new open room and its table, on this node (`options`: checked, changed ones);
+        a `tournament`'s room plays one table of a round (its `table_id` drawn with the
+        round), owned by the event's account."""
+        table_id = table_id or secrets.token_hex(6)
         async with self.sessions() as session, session.begin():
             room = await store.insert(session, Room(
                 table_id=table_id, owner_id=owner, variant=variant,
@@ -100,11 +104,12 @@ class Rooms:
                 timers=json.dumps({"discard": timers.discard, "claim": timers.claim,
                                    "decide": timers.decide, "ready": timers.ready}),
                 length_unit=length.unit, length=length.count, spectators=spectators,
-                status="open", bot_level=bot_level,
+                status="open", bot_level=bot_level, tournament_id=tournament,
             ))
             code = room.code
         live = self.registry.create(variant, stake, timers=timers, table_id=table_id,
-                                    options=options, room=code, bot_level=bot_level)
+                                    options=options, room=code, bot_level=bot_level,
+                                    tournament=tournament)
         live.creator = owner
         live.session_over = False
         live.watchers.allowed = spectators
@@ -330,6 +335,8 @@ class Rooms:
         a vote that every person seated must agree to (the asker agrees)."""
         async with self.sessions() as session, session.begin():
             room = await self._open(session, code)
+            if room.tournament_id is not None:
+                raise RoomRefused("forbidden", "a tournament's table plays its round to the end")
             seats, watching = await self._audience(room.table_id)
             if account not in seats:
                 raise RoomRefused("wrong_table", "only a player seated in the room may ask")

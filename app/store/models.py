@@ -227,6 +227,10 @@ class Room(Base):
     # who asked for it (null: none yet); set once, so a second press finds the same room
     rematch_id: Mapped[int | None] = mapped_column(Id, default=None)
     rematch_by: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    # the tournament whose round this room's table plays (null: a room of players), which
+    # seats its players, keeps their seats and counts its session for the event
+    tournament_id: Mapped[int | None] = mapped_column(
+        ForeignKey("tournaments.id", name="fk_rooms_tournament_id"), index=True, default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
@@ -298,6 +302,11 @@ class Tournament(Base):
     commitment: Mapped[str] = mapped_column(String(64))  # SHA-256 hex of the seed's bytes
     bot_level: Mapped[str] = mapped_column(String(16), default="standard")
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), unique=True)
+    # the round in play (0 before the start), and the node directing the running event
+    # until `lease_until` (app/tournaments/director.py)
+    round: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    director: Mapped[str | None] = mapped_column(String(64), default=None)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     created_by: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 

@@ -51,7 +51,7 @@ from app.rules.state import HandState, Preset
 from app.rules.variants.base import Ruleset
 from app.rules.wall import SEED_BYTES
 from app.tables.clock import Clock
-from app.tables.cycle import ROUNDS_PER_SESSION, HandCycle, draw_seats
+from app.tables.cycle import HandCycle
 from app.tables.errors import TableError
 from app.tables.lane import Ending, Lane
 from app.tables.levels import DEFAULT_BOT_LEVEL
@@ -79,14 +79,13 @@ from app.tables.messages import (
     Stop,
     Tick,
 )
-from app.tables.seats import SeatState
+from app.tables.seats import SeatState, seat_to_take
 from app.tables.tableside import AdoptedHand, OnHandEnd, Order, Public, SeatPoints, SeedSource, Send
 from app.tables.ticker import tick_forever
 from app.tables.timers import BotPace, Timers
 from app.tables.transcript import Transcript
 
-__all__ = ["ROUNDS_PER_SESSION", "AdoptedHand", "HandObserver", "TableActor", "draw_seats",
-           "random_seed", "tick_forever"]
+__all__ = ["AdoptedHand", "HandObserver", "TableActor", "random_seed", "tick_forever"]
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +162,9 @@ class TableActor:
         self.seat_points: SeatPoints | None = None
         # whether another hand may be dealt (a private room's session); None: always
         self.may_deal: Callable[[], bool] | None = None
+        # a tournament's table keeps its seats: the away play on 托管, leaving forfeits
+        self.keeps_seats = False
+        self.on_forfeit: Callable[[int], None] | None = None  # told the account
         # the spectators' copy of every event (no concealed tile); None: nobody watches
         self.public: Public | None = None
         # told when a stored hand's result is shown (the seats' silver changed with it)
@@ -364,23 +366,12 @@ class TableActor:
         another table); refused when it sits here already, or the seat is taken."""
         if msg.done.done():
             return  # the caller gave up waiting
-        seats = self.seats
-        if any(s.account == msg.account for s in seats):
-            msg.done.set_exception(TableError("already_seated", "you already sit at this table"))
+        try:
+            seat = seat_to_take(self.seats, msg.account, msg.seat)
+        except TableError as refused:
+            msg.done.set_exception(refused)
             return
-        seat = msg.seat
-        if seat is None:
-            seat = next((n for n, s in enumerate(seats) if s.account is None), None)
-            if seat is None:
-                msg.done.set_exception(TableError("table_full", "every seat is taken"))
-                return
-        elif not 0 <= seat < 4:
-            msg.done.set_exception(TableError("validation_error", f"no seat {seat!r}"))
-            return
-        elif seats[seat].account is not None:
-            msg.done.set_exception(TableError("seat_taken", f"seat {seat} is taken"))
-            return
-        seats[seat] = SeatState(msg.account, autoplay=msg.bot, house_bot=msg.bot)
+        self.seats[seat] = SeatState(msg.account, autoplay=msg.bot, house_bot=msg.bot)
         msg.done.set_result(seat)
 
     def ban(self, account: int) -> None:
@@ -394,12 +385,20 @@ class TableActor:
 
     async def _on_leave(self, msg: Leave) -> None:
         """逃跑: leaving during a hand is an escape, which ends it (RULES.md 1), and the
-        seat is freed with the hand's end; between hands the seat is simply freed."""
+        seat is freed with the hand's end; between hands the seat is simply freed. At a
+        tournament's table leaving forfeits."""
         if not _valid_seat(msg.seat, self._send):
             return
-        if msg.account is not None and self.seats[msg.seat].account != msg.account:
+        state = self.seats[msg.seat]
+        if msg.account is not None and state.account != msg.account:
             return  # it left already (and somebody else may sit there now)
-        if self.hand is not None:
+        if self.keeps_seats:  # forfeit: the house bot plays the seat for good
+            if state.account is not None and not state.house_bot:
+                state.house_bot = True
+                await self._play.autoplay(msg.seat, True)
+                if self.on_forfeit is not None:
+                    self.on_forfeit(state.account)
+        elif self.hand is not None:
             await self._lane.turn(Ending.ESCAPE)
             self._play.apply(Escape(msg.seat))
             await self._play.advance()
@@ -417,7 +416,7 @@ class TableActor:
     def _close_idle(self, msg: CloseIdle) -> None:
         """Between hands, with no person seated (nobody, or house bots only), free every
         seat; the answer says whether it did."""
-        idle = self.hand is None and not self.settling and all(
+        idle = self.hand is None and not self.settling and not self.keeps_seats and all(
             seat.account is None or seat.house_bot for seat in self.seats
         )
         if idle:
@@ -428,9 +427,13 @@ class TableActor:
     # --- what the parts ask of the seats (`TableSide`) ------------------------------------
 
     def free_seats(self, seats: Iterable[int]) -> None:
-        """Free these seats: their players leave the table."""
+        """Free these seats: their players leave the table (a tournament's table keeps
+        them: the players away play on 托管)."""
         for seat in seats:
-            self.seats[seat] = SeatState(None)
+            if self.keeps_seats:
+                self.seats[seat].autoplay = True
+            else:
+                self.seats[seat] = SeatState(None)
 
     def reseat(self, order: Order) -> None:
         """Move every player to their new seat (`order[new_seat] = old_seat`, a 版 redrawn)

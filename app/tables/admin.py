@@ -46,9 +46,7 @@ def snapshot(live: LiveTable) -> dict[str, Any]:
 def abandoned(live: LiveTable) -> bool:
     """No player sits at the table (nobody, or bots only) and no hand is in play: the lobby
     may close it (app/api/lobby.py), which voids nothing."""
-    return live.table.hand is None and all(
-        account is None or account in live.bots for account in live.accounts()
-    )
+    return live.table.hand is None and live.nobody_plays()
 
 
 async def run(

@@ -261,15 +261,15 @@ class HandCycle:
 
     def _free_absent(self) -> bool:
         """Between hands a player whose socket is gone when the deal is due leaves the
-        seat, with no penalty (RULES.md 1 charges a drop during a hand only)."""
-        absent = [
-            s for s, seat in enumerate(self._table.seats)
-            if seat.account is not None and not seat.connected
-        ]
+        seat, with no penalty (RULES.md 1 charges a drop during a hand only); at a
+        tournament's table the seat is kept, on 托管. Whether a seat was freed."""
+        seats = self._table.seats
+        absent = [s for s, seat in enumerate(seats) if seat.account is not None and not seat.connected]
         self._table.free_seats(absent)
-        if absent:
-            log.info("table %s: seats %s freed: away when the deal was due", self._table_id, absent)
-        return bool(absent)
+        freed = [s for s in absent if seats[s].account is None]
+        if freed:
+            log.info("table %s: seats %s freed: away when the deal was due", self._table_id, freed)
+        return bool(freed)
 
     async def _start_hand(self, points: tuple[int, int, int, int] | None = None) -> None:
         seed = seed_bytes(self.seed_source())

@@ -94,7 +94,7 @@ class LiveTable:
 
     def __init__(
         self, table_id: str, variant: str, stake: int, timers: Timers, table: TableActor,
-        parts: TableParts, *, room: str | None = None,
+        parts: TableParts, *, room: str | None = None, tournament: int | None = None,
     ) -> None:
         self.table_id = table_id
         self.variant = variant
@@ -110,6 +110,9 @@ class LiveTable:
         # a private room's code (好友房, app/api/rooms.py): not listed in the lobby, seated
         # only through the room; None: a public table
         self.room = room
+        # the tournament whose round this room's table plays (app/tournaments): it keeps
+        # its seats, never closes as idle, and a player's leaving forfeits
+        self.tournament = tournament
         # a private room's session: None while not known (no hand is dealt), then whether
         # it is over (no more hands)
         self.session_over: bool | None = None
@@ -167,8 +170,9 @@ class LiveTable:
         return {s.account for s in self.table.seats if s.account is not None and s.house_bot}
 
     def nobody_plays(self) -> bool:
-        """No person sits here: every seat is empty or a house bot's."""
-        return all(seat.account is None or seat.house_bot for seat in self.table.seats)
+        """No person sits here: every seat is empty or a house bot's (a tournament's
+        table is the event's, played whoever sits)."""
+        return self.tournament is None and all(seat.account is None or seat.house_bot for seat in self.table.seats)
 
     @property
     def status(self) -> Status:

@@ -82,6 +82,13 @@ class RoomHooks(Protocol):
         """The room's table was closed here (dissolved, or idle): the room ends with it."""
 
 
+class TournamentHooks(Protocol):
+    """What the registry tells the tournaments (app.tournaments.director)."""
+
+    def forfeited(self, live: LiveTable, account: int) -> None:
+        """A player left a tournament's table: the rest of their event is played by 托管."""
+
+
 class TableRegistry:
     """The index of this node's tables. `stop` at shutdown."""
 
@@ -131,6 +138,8 @@ class TableRegistry:
         self.pressure: Pressure = NEVER_BUSY
         # private rooms' sessions (app.rooms.service.Rooms), set by the app
         self.rooms: RoomHooks | None = None
+        # tournaments (app.tournaments.director.Tournaments), set by the app
+        self.tournaments: TournamentHooks | None = None
 
     @property
     def network(self) -> Network:
@@ -162,13 +171,16 @@ class TableRegistry:
         room: str | None = None,
         one_hand: bool = False,
         bot_level: str = DEFAULT_BOT_LEVEL,
+        tournament: int | None = None,
     ) -> LiveTable:
         """A new empty table of `variant` at `stake` silver per point, running at once. A
         `preset` (admin test mode) deals the first hand from that wall, with `ctx`'s dealer.
         A private `room` (its code) plays by `options` (the variant's, changed by the room's
         owner; checked by the caller) and deals only while its session runs; a `one_hand`
         table (the guided hand, app/api/practice.py) deals its first hand and no other.
-        `bot_level`: who plays its house bots' seats (app/tables/levels.py)."""
+        `bot_level`: who plays its house bots' seats (app/tables/levels.py). A room's
+        `tournament` table keeps its seats for the event (a player away plays on 托管,
+        leaving forfeits)."""
         ruleset = get_ruleset(variant)  # ValueError for an unknown variant
         if options:
             ruleset = replace(ruleset, options=replace(ruleset.options, **options))
@@ -186,17 +198,21 @@ class TableRegistry:
             on_seats_changed=lambda: self._seats_changed(live),
             bot_pace=self.bot_pace, lane=self.endings, bot_level=bot_level,
         )
-        live = LiveTable(table_id, variant, stake, chosen, table, self.parts, room=room)
+        live = LiveTable(table_id, variant, stake, chosen, table, self.parts, room=room,
+                         tournament=tournament)
         table.observer = self.network.directory.observer()
         table.on_shown = live.announce  # the table is no longer settling: new balances
         if variant in POINTS_VARIANTS:
             table.seat_points = lambda accounts: self.parts.reads.points(variant, accounts)
         if room is not None:
             table.may_deal = lambda: live.session_over is False
-        elif one_hand:
-            table.may_deal = lambda: table.hand_id == ""
             if self.rooms is not None:
                 self.rooms.served(live)
+        elif one_hand:
+            table.may_deal = lambda: table.hand_id == ""
+        if tournament is not None:
+            table.keeps_seats = True
+            table.on_forfeit = lambda account: self._forfeited(live, account)
         live.tasks = [
             asyncio.create_task(table.run(), name=f"table-{table_id}"),
             asyncio.create_task(tick_forever(table), name=f"tick-{table_id}"),
@@ -306,6 +322,10 @@ class TableRegistry:
         self.seating.moved(live.table_id, before, now)
         if live.table.hand is None:
             self.network.directory.changed(live)
+
+    def _forfeited(self, live: LiveTable, account: int) -> None:
+        if self.tournaments is not None:
+            self.tournaments.forfeited(live, account)
 
     def hold_seats(self, live: LiveTable) -> None:
         """The table's seats as they are are claimed already (a table taken over from its

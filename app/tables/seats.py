@@ -4,8 +4,10 @@ was banned while seated."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.tables.errors import TableError
 from app.tables.levels import DEFAULT_AUTOPLAY_LEVEL, AutoplayLevel
 
 AUTOPLAY_AFTER_TIMEOUTS = 2
@@ -33,6 +35,24 @@ class SeatState:
             self.autoplay = True
 
     def acted(self) -> None:
-        """The player acted: 托管 ends and the timeout count starts again."""
-        self.autoplay = False
+        """The player acted: 托管 ends (not a house bot's: it plays for good) and the
+        timeout count starts again."""
+        self.autoplay = self.house_bot
         self.timeouts = 0
+
+
+def seat_to_take(seats: Sequence[SeatState], account: int, seat: int | None) -> int:
+    """The seat `account` takes: `seat`, or the first empty one. TableError when it sits
+    here already, the seat is not one or is taken, or every seat is."""
+    if any(s.account == account for s in seats):
+        raise TableError("already_seated", "you already sit at this table")
+    if seat is None:
+        free = [n for n, s in enumerate(seats) if s.account is None]
+        if not free:
+            raise TableError("table_full", "every seat is taken")
+        return free[0]
+    if not 0 <= seat < len(seats):
+        raise TableError("validation_error", f"no seat {seat!r}")
+    if seats[seat].account is not None:
+        raise TableError("seat_taken", f"seat {seat} is taken")
+    return seat

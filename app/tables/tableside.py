@@ -80,7 +80,8 @@ class TableSide(Protocol):
         """Post a message to the actor's inbox."""
 
     def free_seats(self, seats: Iterable[int]) -> None:
-        """Free these seats: their players leave the table."""
+        """Free these seats: their players leave the table (a tournament's table keeps
+        them, on 托管)."""
 
     def tell_seats(self) -> None:
         """Tell the caller the seats now, if they changed since it was last told."""

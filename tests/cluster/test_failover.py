@@ -15,6 +15,8 @@ from redis.asyncio import Redis
 from app.cluster.keys import Keys
 from app.cluster.lease import FENCE_TTL_MS
 from app.cluster.node import RedisNetwork
+from app.protocol.rooms import RoomLength
+from app.rooms.service import Rooms
 from app.rules.hand import legal_actions, pending_seats
 from app.settings import Settings
 from app.store import migrate
@@ -23,6 +25,7 @@ from app.tables import admin as table_admin
 from app.tables.messages import PlayerAction
 from app.tables.registry import LiveTable, TableRegistry
 from app.tables.timers import Timers
+from tests.funded import funded_accounts
 from tests.sinks import Sink
 
 SLOW = Timers(discard=60, claim=60, decide=60, ready=0.1)
@@ -327,3 +330,29 @@ async def test_a_burst_of_hand_endings_fences_every_store_however_many_at_once(
         assert await node.ownership.may_write(tables) == [True] * 250  # a batch's fence: one read
     finally:
         await _stop(node)
+
+
+async def test_a_private_room_taken_over_deals_on_its_new_node(
+    database: Database, redis_url: str, prefix: str, redis: object
+) -> None:
+    """A room's table deals only while its session runs, which the node that serves it
+    reads from the database: the node that takes the table over reads it too (it had
+    never dealt again after a takeover)."""
+    a = await _node("a", database, redis_url, prefix)
+    b = await _node("b", database, redis_url, prefix)
+    rooms_a, _ = Rooms(a.registry, database.sessions), Rooms(b.registry, database.sessions)
+    try:
+        ids = await funded_accounts(database, 4, "roomer")
+        room = await rooms_a.create(ids[0], "lishui", {}, 1, SLOW,
+                                    RoomLength(unit="hands", count=2), spectators=False)
+        await _stop(a)  # the node leaves before the first deal: the table goes to B
+        assert await b.watch_once() == []
+        assert await b.watch_once() == [room.table_id]
+        live_b = b.registry.require(room.table_id)
+        assert live_b.room == room.code
+        for account in ids:
+            await b.registry.sit(room.table_id, account)
+        await _until(lambda: live_b.table.hand is not None)
+        assert live_b.session_over is False
+    finally:
+        await _stop(b)

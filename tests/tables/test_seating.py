@@ -11,8 +11,9 @@ from app.rules.hand import legal_actions
 from app.rules.variants import get_ruleset
 from app.rules.variants.base import Ruleset
 from app.rules.wall import first_dealer
-from app.tables.actor import ROUNDS_PER_SESSION, TableActor, draw_seats
+from app.tables.actor import TableActor
 from app.tables.clock import FakeClock
+from app.tables.cycle import ROUNDS_PER_SESSION, draw_seats
 from app.tables.messages import (
     Autoplay,
     Disconnected,
