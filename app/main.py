@@ -27,6 +27,7 @@ from app.api import (
     replay,
     replay_share,
     rooms,
+    tournament_play,
     tournaments,
     ws,
 )
@@ -51,6 +52,7 @@ from app.store.db import Database
 from app.tables.matching import MatchQueue, MemoryMatchQueue
 from app.tables.registry import TableRegistry
 from app.tables.timers import BotPace
+from app.tournaments.director import Tournaments
 from app.web import router as web
 
 log = logging.getLogger(__name__)
@@ -89,7 +91,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.rooms = Rooms(  # private rooms (app/rooms), told of their tables' hands
             app.state.tables, app.state.db.sessions, vote_seconds=settings.room_vote_seconds
         )
+        app.state.tournaments = Tournaments(  # the events this node directs (app/tournaments)
+            app.state.tables, app.state.rooms, app.state.db.sessions, node_id=settings.node_id,
+            bot_pool_size=settings.bot_pool_size, poll=settings.tournament_poll_seconds,
+            lease_seconds=settings.tournament_lease_seconds,
+        )
         await app.state.network.membership.start()
+        app.state.tournaments.start()
         app.state.matcher = Matcher(
             app.state.tables, app.state.db.sessions, settings, queue, app.state.bot_quota
         )
@@ -114,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with listener, collector, pressure.running():
             yield
         await app.state.matcher.stop()
+        await app.state.tournaments.stop()
         await app.state.tables.stop()
         await app.state.rooms.stop()
         await app.state.network.membership.stop()
@@ -161,6 +170,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         house_bots.router,
         rooms.router,
         tournaments.router,
+        tournament_play.router,
         quickmatch.router,
         practice.router,
         admin_levels.router,

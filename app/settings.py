@@ -241,6 +241,11 @@ class Settings(BaseSettings):
     table_idle_close_seconds: int = Field(default=300, ge=0)
     # a private room's dissolve vote: how long its players have to agree (docs/rooms.md)
     room_vote_seconds: float = Field(default=60.0, gt=0, le=600)
+    # tournaments (docs/tournaments.md, "Play"): how often a node looks for events to
+    # direct and moves the ones it directs on, and how long its lease on an event lasts
+    # (a node killed mid-event is replaced within about this)
+    tournament_poll_seconds: float = Field(default=1.0, gt=0, le=60)
+    tournament_lease_seconds: float = Field(default=10.0, gt=0, le=600)
     # spectators (旁观, docs/protocol.md "Watching a table"): at most this many per table
     # (spectators_full); a spectator's socket is closed (4009) when more than
     # ws_watch_queue_bytes of what it watches wait for it to read: the table never waits

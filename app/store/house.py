@@ -97,6 +97,20 @@ async def bots(session: AsyncSession) -> list[Bot]:
     return [Bot(r.id, r.balance, r.banned) for r in rows]
 
 
+async def new_bot(session: AsyncSession, known: int) -> int:
+    """A new bot account (`bot-<n>`, the first free n after `known`), with 0 silver, in a
+    transaction of its own (`session` must have none open)."""
+    number = known
+    while True:
+        number += 1
+        try:
+            async with session.begin():
+                bot = await accounts.create(session, f"{BOT_PREFIX}{number}", NO_PASSWORD)
+                return bot.id
+        except accounts.DuplicateUsername:
+            continue  # made by a concurrent request, or a gap: take the next number
+
+
 @dataclass(frozen=True, slots=True)
 class Supply:
     """Silver in the system: where it is, and where it came from. `unexplained` is
