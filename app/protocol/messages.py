@@ -21,6 +21,7 @@ from app.protocol.errors import ErrorCode
 from app.protocol.events import EventPayload
 from app.protocol.rooms import RoomMessage
 from app.protocol.tiles import TileCode
+from app.protocol.tournaments import TournamentMessage
 from app.protocol.views import SeatView
 from app.protocol.vocabulary import AutoplayLevel, BotLevel, ChatPhrase, Variant
 
@@ -475,6 +476,7 @@ ServerMessage = Annotated[
     | SeatedMessage
     | TableStateMessage
     | RoomMessage
+    | TournamentMessage
     | WatchingMessage
     | ChatSaidMessage
     | MutedMessage,

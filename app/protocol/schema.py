@@ -32,8 +32,8 @@ CLIENT_MESSAGES: tuple[type[m.ClientModel], ...] = (
 )  # fmt: skip
 SERVER_MESSAGES: tuple[type[m.WireModel], ...] = (
     m.SeatedMessage, m.TableStateMessage, m.EventMessage, m.PromptMessage, m.SnapshotMessage,
-    m.ErrorMessage, m.PongMessage, m.RoomMessage, m.WatchingMessage, m.ChatSaidMessage,
-    m.MutedMessage,
+    m.ErrorMessage, m.PongMessage, m.RoomMessage, m.TournamentMessage, m.WatchingMessage,
+    m.ChatSaidMessage, m.MutedMessage,
 )  # fmt: skip
 _UNIONS: dict[str, tuple[str, TypeAdapter[Any]]] = {
     "HelloMessage": ("validation", HELLO),

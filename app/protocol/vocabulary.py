@@ -295,6 +295,14 @@ ROOM_STATUSES: dict[str, str] = {
     "of its players (the hand in play voided)",
 }
 
+_TournamentStatus = Literal["open", "running", "finished", "cancelled"]
+TOURNAMENT_STATUSES: dict[str, str] = {
+    "open": "registration is open until the start",
+    "running": "its rounds are being played",
+    "finished": "played to the end; the prizes are paid",
+    "cancelled": "cancelled by an operator (or nobody registered): every fee refunded",
+}
+
 _BotLevel = Literal["beginner", "standard", "expert"]
 BOT_LEVELS: dict[str, str] = {
     "beginner": "新手: the greedy bot that often misreads its discard and never claims a 吃",
@@ -385,6 +393,7 @@ HuzhouLevel = Annotated[_HuzhouLevel, Meanings(_HuzhouLevel, HUZHOU_LEVELS)]
 GroupShape = Annotated[_GroupShape, Meanings(_GroupShape, GROUP_SHAPES)]
 PaymentTermKey = Annotated[_PaymentTermKey, Meanings(_PaymentTermKey, PAYMENT_TERMS)]
 RoomStatus = Annotated[_RoomStatus, Meanings(_RoomStatus, ROOM_STATUSES)]
+TournamentStatus = Annotated[_TournamentStatus, Meanings(_TournamentStatus, TOURNAMENT_STATUSES)]
 LengthUnit = Annotated[_LengthUnit, Meanings(_LengthUnit, LENGTH_UNITS)]
 BotLevel = Annotated[_BotLevel, Meanings(_BotLevel, BOT_LEVELS)]
 AutoplayLevel = Annotated[_AutoplayLevel, Meanings(_AutoplayLevel, AUTOPLAY_LEVELS)]

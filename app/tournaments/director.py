@@ -33,6 +33,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.protocol.rooms import RoomLength
+from app.protocol.tournaments import TournamentMessage
 from app.rooms import store as room_store
 from app.rooms.service import Rooms
 from app.store import house, ledger
@@ -41,7 +42,7 @@ from app.tables import admin as table_admin
 from app.tables.errors import RemoteRefused, TableError
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable, TableRegistry
 from app.tables.timers import Timers
-from app.tournaments import events, rounds
+from app.tournaments import events, rounds, view
 from app.tournaments.swiss import Score
 
 log = logging.getLogger(__name__)
@@ -173,12 +174,13 @@ class Tournaments:
             elif table.status == "playing":
                 await self._collect(config, table)
         async with self.sessions() as session:
-            places = await rounds.advance(session, tournament_id)
-            if places is not None:
-                await rounds.finish(session, tournament_id, places)
+            advanced = await rounds.advance(session, tournament_id)
+            if advanced.places is not None:
+                await rounds.finish(session, tournament_id, advanced.places)
                 log.info("tournament %s: finished, prizes paid", tournament_id)
-                return True
-        return False
+        if advanced.drawn or advanced.places is not None:
+            await self._tell(tournament_id)
+        return advanced.places is not None
 
     async def _begin(self, session: AsyncSession, tournament_id: int, seats: int) -> None:
         async with session.begin():
@@ -191,6 +193,19 @@ class Tournaments:
         if await rounds.begin(session, tournament_id, bots, self.now()):
             log.info("tournament %s: started, %d players and %d house bots", tournament_id,
                      players, seats - players)
+            await self._tell(tournament_id)
+
+    async def _tell(self, tournament_id: int) -> None:
+        """Every player entered is told where the event stands (`tournament`), wherever
+        their socket is: at the start, at each round drawn, at the end. A director killed
+        before it tells leaves that message untold (the standings are over REST)."""
+        async with self.sessions() as session, session.begin():
+            tournament = await session.get(Tournament, tournament_id)
+            assert tournament is not None
+            now = await view.shown(session, tournament)
+        for account in view.players(now.standings):
+            self.registry.sockets.send_message(
+                account, TournamentMessage(tournament=view.info(tournament, now, account)))
 
     async def _free_bots(self, session: AsyncSession, needed: int) -> list[int]:
         """`needed` house bots seated nowhere and in no running event, new ones made while

@@ -167,18 +167,27 @@ def _round_scores(every: Sequence[TournamentTable], round_number: int) -> dict[i
     return scores
 
 
-async def advance(session: AsyncSession, tournament_id: int) -> tuple[int, ...] | None:
+@dataclass(frozen=True, slots=True)
+class Advanced:
+    """What `advance` did: drew the next round (or the final table), or found the event
+    over (`places`: every entrant number in final order); neither while a round plays."""
+
+    drawn: bool = False
+    places: tuple[int, ...] | None = None
+
+
+async def advance(session: AsyncSession, tournament_id: int) -> Advanced:
     """Once every table of the round in play is done, in one transaction: draw the next
     Swiss round, or the final table after the last one; after the last round (or the final
-    table), the event's final places (every entrant number in order) for `finish`. None:
-    the round is still being played (or the event is not running)."""
+    table), the event's final places for `finish`. Nothing while the round is still being
+    played (or the event is not running)."""
     async with ledger.writing(session):
         tournament = await locked(session, tournament_id)
         if tournament is None or tournament.status != "running":
-            return None
+            return Advanced()
         in_play = await tables(session, tournament_id, tournament.round)
         if not in_play or any(t.status != "done" for t in in_play):
-            return None
+            return Advanced()
         now = await standings(session, tournament)
         bots = {e.number for e in now.entrants.values() if e.bot}
         following = tournament.round + 1
@@ -188,10 +197,10 @@ async def advance(session: AsyncSession, tournament_id: int) -> tuple[int, ...] 
             _add_tables(session, tournament_id, following,
                         [swiss.final_table(now.ranked, bots, following)])
         else:
-            return swiss.final_places(now.ranked, now.final, now.final_scores)
+            return Advanced(places=swiss.final_places(now.ranked, now.final, now.final_scores))
         tournament.round = following
         await session.flush()
-    return None
+    return Advanced(drawn=True)
 
 
 async def finish(session: AsyncSession, tournament_id: int, places: Sequence[int]) -> None:

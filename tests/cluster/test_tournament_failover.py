@@ -26,6 +26,7 @@ from tests.tournaments.played import (
     finished,
     make_event,
     on_tuoguan,
+    told_the_end,
 )
 
 ROUNDS, HANDS = 3, 1
@@ -88,13 +89,15 @@ async def test_an_event_finishes_after_its_directing_node_is_killed_mid_round(
             assert set(at_kill) != {"done"}  # killed mid-round: a table of round 2 still plays
 
             await finished(http, boss, event)
+            await told_the_end(people)
             stop.set()
             await asyncio.gather(*clients)
             assert (await _event(db, event)).director == survivor.name
             moved = [p for p, addresses in zip(people, homes, strict=True)
                      if addresses[0] == directing.address]
             assert all(p.reconnects >= 1 for p in moved)
-            await check_event(http, boss, db, event, people, before, rounds=ROUNDS, hands=HANDS)
+            await check_event(http, boss, db, event, people, before, rounds=ROUNDS, hands=HANDS,
+                              every_move_told=False)
     finally:
         stop.set()
         await db.close()

@@ -23,6 +23,7 @@ from tests.tournaments.played import (
     make_event,
     on_tuoguan,
     silver,
+    told_the_end,
 )
 
 ROUNDS, HANDS = 3, 2
@@ -51,6 +52,7 @@ async def test_a_64_seat_event_of_three_swiss_rounds_and_a_final_pays_its_pool(
                 stop = asyncio.Event()
                 clients = [asyncio.create_task(on_tuoguan(p, [address], stop)) for p in people]
                 await finished(http, boss, event)
+                await told_the_end(people)
                 stop.set()
                 await asyncio.gather(*clients)
                 await check_event(http, boss, db, event, people, before, rounds=ROUNDS,

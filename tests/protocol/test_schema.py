@@ -154,7 +154,7 @@ def test_the_asyncapi_document_lists_every_message_both_ways() -> None:
     assert received == {"hello", "action", "resume", "autoplay", "leave", "ready", "ping",
                         "watch", "unwatch", "send_chat", "mute", "unmute"}
     assert sent == {"seated", "table_state", "event", "prompt", "snapshot", "error", "pong",
-                    "room", "watching", "chat_said", "muted"}
+                    "room", "tournament", "watching", "chat_said", "muted"}
     # every message of the schema's unions, none forgotten (`room` once was)
     defs = protocol_schema()["$defs"]
     messages = document["components"]["messages"]

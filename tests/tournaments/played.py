@@ -31,6 +31,7 @@ class Person:
     account: int
     headers: dict[str, str]
     tables: set[str] = field(default_factory=set)  # the tables they were seated at
+    told: list[dict[str, Any]] = field(default_factory=list)  # `tournament` messages' events
     reconnects: int = 0
 
     @property
@@ -56,6 +57,8 @@ async def on_tuoguan(person: Person, addresses: list[str], stop: asyncio.Event) 
                 except TimeoutError:
                     continue
                 table_id = message.get("table_id")
+                if message.get("type") == "tournament":
+                    person.told.append(message["tournament"])
                 if message.get("type") == "seated":
                     person.tables.add(table_id)
                     await ws.send(json.dumps(
@@ -97,11 +100,21 @@ async def finished(http: httpx.AsyncClient, boss: dict[str, str], event: int) ->
         await asyncio.sleep(0.5)
 
 
+async def told_the_end(people: list[Person]) -> None:
+    """Wait until every person's client has been told the event's end."""
+    async with asyncio.timeout(10):
+        while not all(p.told and p.told[-1]["status"] == "finished" for p in people):
+            await asyncio.sleep(0.05)
+
+
 async def check_event(
     http: httpx.AsyncClient, boss: dict[str, str], db: Database, event: int,
     people: list[Person], before: dict[int, int], *, rounds: int, hands: int,
+    every_move_told: bool = True,
 ) -> None:
-    """What holds once the event is over (see the module's docstring)."""
+    """What holds once the event is over (see the module's docstring). `every_move_told`:
+    each person got a `tournament` message at every move (a killed director may take one
+    with it; the last is told by its successor)."""
     final = (await http.get(f"/tournaments/{event}/standings")).json()
     read = (await http.get(f"/tournaments/{event}")).json()
     after = {p.account: await balance(http, p) for p in people}
@@ -152,6 +165,18 @@ async def check_event(
     assert sum(prizes) == pool
     assert all(not s["prize"] for s in standings[3:])
     assert all(s["prize"] is None for s in standings if s["bot"])
+
+    # each person was told the event's moves: the start, every round drawn, the end
+    for person in people:
+        theirs = {t["round"]: t["table_id"] for t in tables if person.account in t["accounts"]}
+        told = person.told if every_move_told else person.told[-1:]
+        if every_move_told:
+            assert [m["round"] for m in told] == [*range(1, rounds + 2), rounds + 1]
+            assert [m["table_id"] for m in told[:-1]] == [
+                theirs.get(r) for r in range(1, rounds + 2)]
+        last = told[-1]
+        assert last["status"] == "finished" and last["table_id"] is None
+        assert last["standings"] == standings
 
     # each person's silver: exactly their hands and their prize, after their fee
     event_hands = {r.id for r in records if r.table_id in played}

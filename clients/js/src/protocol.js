@@ -47,6 +47,8 @@
 //   messages go to `onChat` and `onMuted`.
 // - Private rooms (好友房): a `room` message (the room's code, progress, dissolve vote and,
 //   at its end, the session scoreboard) goes to `onRoom`; it carries no seq.
+// - Tournaments (比赛场): a `tournament` message (the event's round, the standings, your
+//   table of the round) goes to `onTournament`; it carries no seq.
 //
 // RESENDING. Over 20 frames a second the server drops the frames and says so with at most
 // one `rate_limited` error a second, which names no frame. So after a notice the client
@@ -83,8 +85,9 @@ const noop = () => {};
 export class ProtocolClient {
   // options: url; token() and refresh() (a promise, rejected when the session is over);
   // callbacks onEvent, onPrompt, onSnapshot, onSeated, onTableState, onWatching, onChat,
-  // onMuted, onRoom, onError(error, sent), onStatus(status, detail); WebSocket, setTimeout,
-  // clearTimeout, now, random (to replace in tests); and any of DEFAULTS.
+  // onMuted, onRoom, onTournament, onError(error, sent), onStatus(status, detail);
+  // WebSocket, setTimeout, clearTimeout, now, random (to replace in tests); and any of
+  // DEFAULTS.
   constructor(options) {
     this.o = { ...DEFAULTS, WebSocket: globalThis.WebSocket,
       setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
@@ -92,7 +95,8 @@ export class ProtocolClient {
       random: Math.random, refresh: () => Promise.reject(new Error("no refresh")),
       ...options };
     for (const name of ["onEvent", "onPrompt", "onSnapshot", "onSeated", "onTableState",
-      "onWatching", "onChat", "onMuted", "onRoom", "onError", "onStatus"]) this.o[name] ??= noop;
+      "onWatching", "onChat", "onMuted", "onRoom", "onTournament", "onError", "onStatus"])
+      this.o[name] ??= noop;
     // table id -> {lastSeq, handId, resumedAt (null: answered), watch ({code}: a spectator)}
     this.tables = new Map();
     this.ws = null;
@@ -366,6 +370,7 @@ export class ProtocolClient {
     else if (m.type === "chat") this.o.onChat(m);
     else if (m.type === "muted") this.o.onMuted(m);
     else if (m.type === "room") this.o.onRoom(m);
+    else if (m.type === "tournament") this.o.onTournament(m);
     const table = this.tables.get(m.table_id);
     if (!table) return; // pong, or a table not followed: its seq cannot be kept
     if (m.type === "watching") {

@@ -214,6 +214,19 @@ test("events pass in seq order, each once: duplicates are dropped by seq", async
   assert.deepEqual(seen.events, [1, 2, 3]);
 });
 
+test("room and tournament messages, which carry no seq, go to their callbacks", async () => {
+  const rooms = [];
+  const tournaments = [];
+  const { all } = await connected({
+    onRoom: (m) => rooms.push(m.room.code), onTournament: (m) => tournaments.push(m.tournament.round),
+  });
+  all[0].receive({ v: 2, type: "tournament", tournament: { id: 3, round: 2, table_id: T } });
+  all[0].receive({ v: 2, type: "room", room: { code: "482913", table_id: T } });
+  all[0].receive({ v: 2, type: "tournament", tournament: { id: 3, round: 3, table_id: null } });
+  assert.deepEqual(tournaments, [2, 3]);
+  assert.deepEqual(rooms, ["482913"]);
+});
+
 test("a gap resumes from the last seq, once per 3 s, and what the resume brings fills it", async () => {
   const { all, seen, clock, client } = await connected();
   const ws = all[0];

@@ -12,6 +12,7 @@ import type {
   SeatedMessage,
   SnapshotMessage,
   TableStateMessage,
+  TournamentMessage,
   WatchingMessage,
 } from "./protocol.js";
 
@@ -95,6 +96,7 @@ export interface ProtocolClientOptions {
   onChat?: (m: ChatSaidMessage) => void;
   onMuted?: (m: MutedMessage) => void;
   onRoom?: (m: RoomMessage) => void;
+  onTournament?: (m: TournamentMessage) => void;
   /** a refusal, with the action or resume that carried its `ref_seq` when known */
   onError?: (error: ErrorMessage, sent: Outgoing | null) => void;
   onStatus?: (status: ConnectionStatus, detail?: StatusDetail) => void;

@@ -1301,7 +1301,7 @@ export interface SendChatMessage {
 }
 
 /** What the server sends, by `type`. */
-export type ServerMessage = EventMessage | PromptMessage | SnapshotMessage | ErrorMessage | PongMessage | SeatedMessage | TableStateMessage | RoomMessage | WatchingMessage | ChatSaidMessage | MutedMessage;
+export type ServerMessage = EventMessage | PromptMessage | SnapshotMessage | ErrorMessage | PongMessage | SeatedMessage | TableStateMessage | RoomMessage | TournamentMessage | WatchingMessage | ChatSaidMessage | MutedMessage;
 
 /**
  * The seat's whole view at event `seq` (after ``resume`` or on joining mid-hand);
@@ -1411,6 +1411,77 @@ export interface TileGroup {
    * the 财神's face; any other tile, itself
    */
   plays_as: string[];
+}
+
+/** The event as an entrant is told of it. */
+export interface TournamentInfo {
+  /** the event's id (GET /tournaments/{id}) */
+  id: number;
+  /** the event's name */
+  name: string;
+  /**
+   * open, running, finished or cancelled
+   *
+   * - `open`: registration is open until the start
+   * - `running`: its rounds are being played
+   * - `finished`: played to the end; the prizes are paid
+   * - `cancelled`: cancelled by an operator (or nobody registered): every fee refunded
+   */
+  status: "open" | "running" | "finished" | "cancelled" | (string & {});
+  /** the round in play (0 before the start; rounds + 1 is the final table) */
+  round: number;
+  /** Swiss rounds */
+  rounds: number;
+  /** whether the four best play a final table after the Swiss rounds */
+  final_table: boolean;
+  /**
+   * your table in the round in play (null: the event is over, or you are not at the
+   * final table); you are seated there and told `seated` too
+   */
+  table_id: string | null;
+  /** every entrant, by place */
+  standings: TournamentStanding[];
+}
+
+/**
+ * A tournament you entered moved on: it started (round 1 drawn), a round ended and the
+ * next one (or the final table) was drawn, or it ended (places and prizes). Sent to every
+ * player entered (not to the house bots), wherever their socket is.
+ */
+export interface TournamentMessage {
+  /** the protocol version, 2 */
+  v: 2;
+  /** always "tournament": names this type */
+  type: "tournament";
+  /** the event as it is now */
+  tournament: TournamentInfo;
+}
+
+/** One entrant's place. */
+export interface TournamentStanding {
+  /**
+   * 1, 2, ...: by the points, then the hands won, then the best round, then the draw;
+   * once the final table is done, its four players first by their points there
+   */
+  place: number;
+  /** the entrant's account */
+  account_id: number;
+  /** the entrant's name */
+  name: string;
+  /** a house bot filling an empty seat: it plays but wins no prize */
+  bot: boolean;
+  /** the player left: the rest of their event is played on 托管 */
+  forfeited: boolean;
+  /** net points over the Swiss rounds done */
+  points: number;
+  /** hands won (胡) over the Swiss rounds done */
+  wins: number;
+  /** the most points won in one round */
+  best_round: number;
+  /** points at the final table (null: not there, or not played yet) */
+  final_points: number | null;
+  /** silver won (null until the prizes are paid) */
+  prize: number | null;
 }
 
 /** Points moving from `payer` to `payee` for `reason`. */
