@@ -75,6 +75,11 @@ def _parser() -> argparse.ArgumentParser:
                         "other 4-K are load clients")
     parser.add_argument("--bot-level", choices=BOT_LEVELS, default=DEFAULT_BOT_LEVEL,
                         help="who plays the house bots' seats (the tables' bot_level)")
+    parser.add_argument("--bot-delay-ms", metavar="MIN,MAX",
+                        help="with --spawn: how long the server's house bots (and 托管) wait "
+                        "before each decision, as its BOT_DELAY_MS (\"600,1400\": drawn "
+                        "uniformly; \"0\": at once). Default: with --house-bots the load "
+                        "clients' --think-ms, else 0")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
 
@@ -129,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             table_path=not args.no_table_path,
             house_bots=args.house_bots,
             bot_level=args.bot_level,
+            bot_delay_ms=args.bot_delay_ms,
         )
     except ValidationError as exc:
         print(f"bad options: {exc}", file=sys.stderr)

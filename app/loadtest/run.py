@@ -80,6 +80,7 @@ from app.loadtest.stats import (
     percentile,
 )
 from app.loadtest.worker import Command, Done, Share, Tick, bounded, post
+from app.settings import MAX_BOT_DELAY_MS, DelayRange
 from app.tables.levels import BOT_LEVELS, DEFAULT_BOT_LEVEL, BotLevel
 
 MAX_TABLES = 5000
@@ -128,6 +129,8 @@ class Options(BaseModel):
     table_path: bool = True  # sockets open /ws/<table_id>: served by the table's process
     house_bots: int = 0  # seats per table the server's house bots play; the rest load clients
     bot_level: BotLevel = DEFAULT_BOT_LEVEL  # the tables' bot_level: who plays those seats
+    # --spawn: BOT_DELAY_MS, min and max ms (see `bot_delay`)
+    bot_delay_ms: DelayRange | None = None
 
     @field_validator("house_bots")
     @classmethod
@@ -138,6 +141,20 @@ class Options(BaseModel):
                 "(at least one seat of each table is a load client)"
             )
         return value
+
+    @property
+    def bot_delay(self) -> tuple[int, int]:
+        """How long a spawned server's house bots and 托管 wait before each decision (its
+        BOT_DELAY_MS, min and max ms): `bot_delay_ms` if given; else with house bots the
+        load clients' own think time (drawn the same way: uniformly, before every answer,
+        a claim's pass included), so that a table with bots plays at the pace of one
+        without; else at once (a run measures the server, not a human pace)."""
+        if self.bot_delay_ms is not None:
+            return self.bot_delay_ms
+        if self.house_bots:
+            low, high = self.think_ms
+            return (min(round(low), MAX_BOT_DELAY_MS), min(round(high), MAX_BOT_DELAY_MS))
+        return (0, 0)
 
     @property
     def players(self) -> int:
@@ -158,6 +175,8 @@ class Options(BaseModel):
             self.url is not None or self.database_url is None or self.redis_url is None
         ):
             raise ValueError("several server processes: --spawn with --database-url and --redis-url")
+        if self.bot_delay_ms is not None and self.url is not None:
+            raise ValueError("--bot-delay-ms is a spawned server's setting: with --spawn only")
         if self.burst_at is not None and self.burst_at + self.burst_window > self.seconds:
             raise ValueError("the burst and its window must end within the run")
         if self.client_processes > self.tables:
@@ -460,11 +479,14 @@ async def run(options: Options, out: TextIO = sys.stderr) -> Report:
                     Path(scratch), options.database_url, options.profile_server,
                     options.server_processes, options.redis_url,
                     house_bots_env(options.tables * options.house_bots, options.stake),
+                    options.bot_delay,
                 )
                 processes.append(spawned.process)
                 url = spawned.url
+                low, high = options.bot_delay
                 out.write(f"spawned a server at {url} ({options.server_processes} "
-                          f"process{'es' if options.server_processes > 1 else ''})\n")
+                          f"process{'es' if options.server_processes > 1 else ''}; its bots "
+                          f"wait {low}-{high} ms before each decision)\n")
             else:
                 url = require_loopback(options.url)
             return await _run(options, url, Path(scratch), processes, out, spawned)

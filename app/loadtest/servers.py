@@ -6,7 +6,8 @@ the load test's event loops. The spawned game server is `python -m app` on a fre
 register in seconds, a random JWT secret, warnings-only logs, and no request limit or
 cap on the sockets one address may open in the way of its loopback clients (every bot
 connects from 127.0.0.1). A run with house bots (`--house-bots`) gives the server a pool of
-bots and a house float that seat them all (`house_bots_env`).
+bots and a house float that seat them all (`house_bots_env`), and its bots (and 托管) play
+at the pace the run asks for (`BOT_DELAY_MS`; at once unless `--bot-delay-ms` or house bots).
 """
 
 from __future__ import annotations
@@ -210,16 +211,14 @@ def free_ports(n: int) -> int:
     raise RuntimeError(f"no {n} consecutive free ports")
 
 
-async def spawn_game_server(
-    workdir: Path, database_url: str | None = None, profile: Path | None = None,
-    processes: int = 1, redis_url: str | None = None, house: dict[str, str] | None = None,
-) -> Spawned:
-    """Start `python -m app` on a free loopback port. With `profile` the server runs under
-    cProfile and writes its stats there when it stops. With `redis_url` each process is a
-    node of a cluster (keys under a prefix of this run's own). With `processes` > 1 it is
-    `PROCESSES=N python -m app` (which needs PostgreSQL and `redis_url`), each worker's
-    /metrics on a port of its own. `house`: the house bots' settings (`house_bots_env`)."""
-    port = free_port()
+def game_server_env(
+    workdir: Path, port: int, database_url: str | None = None,
+    house: dict[str, str] | None = None, bot_delay_ms: tuple[int, int] = (0, 0),
+) -> dict[str, str]:
+    """The environment of a spawned game server listening on `port`: this process's
+    (without its REDIS_URL and TEST_MODE) and the load test's settings; `house`: the house
+    bots' (`house_bots_env`); `bot_delay_ms`: how long its house bots and 托管 wait before
+    each decision (BOT_DELAY_MS, min and max ms; (0, 0): at once)."""
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TEST_MODE")}
     env.update(CHEAP_ARGON2 | UNTHROTTLED)
     env.update(
@@ -232,10 +231,24 @@ async def spawn_game_server(
         # every bot's socket comes from this machine's one address
         WS_CONNECTIONS_PER_ADDRESS="1000000",
         MAX_CONNECTIONS_PER_PEER="1000000",
-        # 托管 plays at once: a load run measures the server, not a human pace
-        BOT_DELAY_MS="0",
+        BOT_DELAY_MS=",".join(map(str, bot_delay_ms)),
     )
     env.update(house or {})
+    return env
+
+
+async def spawn_game_server(
+    workdir: Path, database_url: str | None = None, profile: Path | None = None,
+    processes: int = 1, redis_url: str | None = None, house: dict[str, str] | None = None,
+    bot_delay_ms: tuple[int, int] = (0, 0),
+) -> Spawned:
+    """Start `python -m app` on a free loopback port. With `profile` the server runs under
+    cProfile and writes its stats there when it stops. With `redis_url` each process is a
+    node of a cluster (keys under a prefix of this run's own). With `processes` > 1 it is
+    `PROCESSES=N python -m app` (which needs PostgreSQL and `redis_url`), each worker's
+    /metrics on a port of its own. `house` and `bot_delay_ms`: see `game_server_env`."""
+    port = free_port()
+    env = game_server_env(workdir, port, database_url, house, bot_delay_ms)
     url = f"http://127.0.0.1:{port}"
     metrics = [f"{url}/metrics"]
     if redis_url is not None:  # a cluster of one node or more

@@ -15,11 +15,18 @@ import pytest
 from pydantic import ValidationError
 
 from app.loadtest import worker
-from app.loadtest.__main__ import main
+from app.loadtest.__main__ import _think, main
 from app.loadtest.clients import GameBot, Pace
 from app.loadtest.run import Options, run
-from app.loadtest.servers import LoopbackOnly, free_port, free_ports, require_loopback
+from app.loadtest.servers import (
+    LoopbackOnly,
+    free_port,
+    free_ports,
+    game_server_env,
+    require_loopback,
+)
 from app.loadtest.stats import Meter, histogram_quantile, percentile
+from app.settings import Settings
 
 
 async def test_a_short_run_plays_hands_without_errors_and_reports_a_burst_apart() -> None:
@@ -207,3 +214,32 @@ def test_a_free_port_is_never_one_an_outgoing_connection_can_take() -> None:
     assert len(set(ports)) > 150  # drawn at random, not one fixed port
     with socket.socket() as s:
         s.bind(("127.0.0.1", ports[0]))  # and free
+
+
+def test_the_house_bots_pace_reaches_the_spawned_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--bot-delay-ms` (an operator's BOT_DELAY_MS) is what the spawned server reads as
+    its setting. Without it, house bots wait as long as the load clients think (the same
+    uniform draw before every answer) and a run without house bots has the server play at
+    once, as before; a range the setting would refuse is refused before anything starts."""
+
+    def server_reads(options: Options) -> tuple[int, int]:
+        env = game_server_env(tmp_path, free_port(), bot_delay_ms=options.bot_delay)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return Settings(_env_file=None).bot_delay_ms  # type: ignore[call-arg]
+
+    # as the command line gives it: the operator's string
+    assert server_reads(Options(house_bots=1, bot_delay_ms="600,1400")) == (600, 1400)  # type: ignore[arg-type]
+    assert server_reads(Options(bot_delay_ms="800")) == (800, 800)  # type: ignore[arg-type]
+    assert server_reads(Options(house_bots=1, think_ms=_think("1000-4000"))) == (1000, 4000)
+    assert server_reads(Options(house_bots=2, think_ms=_think("300"))) == (150, 450)
+    assert server_reads(Options(house_bots=1)) == (0, 0)  # the clients answer at once too
+    assert server_reads(Options(think_ms=(1000, 4000))) == (0, 0)  # no house bots: at once
+    for bad in ("1400,600", "20000", "-5"):
+        assert main(["--spawn", "--house-bots", "1", "--bot-delay-ms", bad]) == 2
+        assert "bad options" in capsys.readouterr().err
+    assert main(["--url", "http://127.0.0.1:1", "--bot-delay-ms", "600,1400"]) == 2
+    assert "with --spawn only" in capsys.readouterr().err
+
