@@ -10,6 +10,11 @@ Rules:
   minimum from the house account (`ledger.level_bots`, reason `house_funding`), its surplus
   going back. Idle bots are reused; new ones are made only while the pool is below its
   bound; when every bot is seated, tables where only bots sit are closed and theirs reused.
+  A fill costs about the seats it fills, not the size of the pool or of the cluster: it
+  reads a page of the pool (from a random row) and looks up only those bots' seats (this
+  node's seating and their seat claims), and reads the whole pool and every table only
+  when no bot is free; with room below the bound, a page without enough idle bots is
+  made up with new ones.
   Refused: `house_funds_low` (503) when the house cannot fund them, `no_bots_free` (503)
   when no bot is free, and nothing is seated then;
 - limit per account: at most `bot_seats_per_hour` bot seats called in the last hour on this
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Collection
+from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Request
@@ -50,6 +55,7 @@ from app.tables.registry import MIN_BALANCE_PER_STAKE, TableRegistry
 router = APIRouter(tags=["lobby"])
 
 NO_BOTS_RETRY_SECONDS = 30
+POOL_PAGE = 32  # pool rows a fill reads at a time (at least 4 x the seats it fills)
 
 FILL_ERRORS = (
     "not_found", "wrong_table", "forbidden", "too_many_bots", "house_funds_low", "no_bots_free",
@@ -162,28 +168,68 @@ def _within_bot_quota(request: Request, settings: Settings, caller: int, seats: 
 
 
 
-async def _seated_anywhere(registry: TableRegistry, closed: Collection[str] = ()) -> set[int]:
-    """Every account seated on any node (`closed`: tables just closed that the cluster's
-    directory may still list)."""
-    return registry.seated_accounts() | {
-        a
-        for table in await registry.network.tables.tables() or []
-        if table["id"] not in closed
-        for a in table["seats"]
-        if a
-    }
+async def _seated(registry: TableRegistry, bots: Sequence[house.Bot]) -> set[int]:
+    """Which of the bots sit anywhere (this node's seating, then their seat claims): a cost
+    of the bots asked about, not of the cluster's tables."""
+    try:
+        return await registry.seating.seated_anywhere([b.id for b in bots])
+    except TableError as refused:
+        raise ApiError(refused.code, refused.message, refused.details) from None
 
 
-async def _reap_bots(registry: TableRegistry, bot_ids: set[int]) -> set[str]:
+async def _idle_bots(
+    session: AsyncSession, registry: TableRegistry, within: int, needed: int, room: int
+) -> list[house.Bot]:
+    """Idle bots (sitting nowhere, not banned) among the first `within` of the pool, read
+    `POOL_PAGE` rows (at least 4 x `needed`) at a time from a random row on (the first
+    one if a page holds them all), until `needed` are found, or, when `room` new bots may
+    be made, after one page (the new ones make up the rest); every page when too few are
+    found, so that reaping and `no_bots_free` still mean that no bot is free."""
+    page = max(POOL_PAGE, 4 * needed)
+    start = 0 if within <= page else secrets.randbelow(within)
+    free: list[house.Bot] = []
+    read = 0
+    while read < within and len(free) < needed:
+        offset = (start + read) % within
+        async with session.begin():
+            rows = await house.bots(session, offset, min(page, within - read, within - offset))
+        if not rows:
+            break
+        read += len(rows)
+        candidates = [b for b in rows if not b.banned]
+        seated = await _seated(registry, candidates)
+        free += [b for b in candidates if b.id not in seated]
+        if room and len(free) + room >= needed:
+            break
+    return free
+
+
+async def _reap_bots(registry: TableRegistry, bot_ids: set[int]) -> set[int]:
     """Close the tables where only bots sit (their players left) so that their bots go back
-    to the pool; the tables closed."""
-    closed: set[str] = set()
+    to the pool; the bots of the tables closed."""
+    freed: set[int] = set()
     for table in await every_table(registry):
         sitting = [a for a in table["seats"] if a is not None]
         only_bots = bool(sitting) and set(sitting) <= bot_ids and table["status"] == "waiting"
         if only_bots and await close_abandoned(registry, table["id"]):
-            closed.add(table["id"])
-    return closed
+            freed.update(sitting)
+    return freed
+
+
+async def _reaped(
+    session: AsyncSession, registry: TableRegistry, bound: int
+) -> list[house.Bot]:
+    """No bot is free and the pool is full: close the tables only bots sit at; the idle
+    bots of the pool afterwards (its whole pool and every table read: only then)."""
+    async with session.begin():
+        pool = await house.bots(session)
+    freed = await _reap_bots(registry, {b.id for b in pool})
+    if not freed:
+        return []
+    # a closed table's claims may not be given back yet: its bots are free all the same
+    candidates = [b for b in pool[:bound] if not b.banned]
+    seated = await _seated(registry, [b for b in candidates if b.id not in freed])
+    return [b for b in candidates if b.id in freed or b.id not in seated]
 
 
 async def house_bots(
@@ -195,34 +241,30 @@ async def house_bots(
     table_id: str,
 ) -> list[int]:
     """`needed` bots of the house's pool sitting nowhere, each brought to exactly
-    `min_balance` silver through the house account. Idle bots first; new accounts
-    (`bot-<n>`, 0 silver) only while the pool is below `bot_pool_size`; when that is not
-    enough, tables where only bots sit are closed and their bots taken. Bots beyond the
-    bound (a lowered setting) are retired: their silver goes back to the house.
+    `min_balance` silver through the house account. Idle bots first (`_idle_bots`: a page
+    of the pool, not all of it, and only their own seats looked up, not every table); new
+    accounts (`bot-<n>`, 0 silver) only while the pool is below `bot_pool_size`; when that
+    is not enough, tables where only bots sit are closed and their bots taken. Bots beyond
+    the bound (a lowered setting) are retired: their silver goes back to the house.
     `no_bots_free` or `house_funds_low`: nothing is created or moved."""
     bound = settings.bot_pool_size
     async with session.begin():
-        pool = await house.bots(session)
-    seated = await _seated_anywhere(registry)
-
-    def idle() -> list[house.Bot]:
-        return [b for b in pool[:bound] if b.id not in seated and not b.banned]
-
-    free = idle()
-    if len(free) + max(0, bound - len(pool)) < needed:
-        closed = await _reap_bots(registry, {b.id for b in pool})
-        if closed:
-            seated = await _seated_anywhere(registry, closed)
-            free = idle()
+        size = await house.bot_count(session)
+        beyond = await house.bots(session, bound) if size > bound else []
+    room = max(0, bound - size)
+    free = await _idle_bots(session, registry, min(size, bound), needed, room)
+    if len(free) + room < needed:
+        free = await _reaped(session, registry, bound) or free
     chosen = free[:needed]
-    new = min(needed - len(chosen), max(0, bound - len(pool)))
+    new = min(needed - len(chosen), room)
     if len(chosen) + new < needed:
         raise ApiError(
             "no_bots_free",
             "every bot of the house is seated; try again later",
             headers={"Retry-After": str(NO_BOTS_RETRY_SECONDS)},
         )
-    retired = {b.id: b.balance for b in pool[bound:] if b.id not in seated and b.balance > 0}
+    seated = await _seated(registry, [b for b in beyond if b.balance > 0])
+    retired = {b.id: b.balance for b in beyond if b.id not in seated and b.balance > 0}
     async with session.begin():
         house_id = await house.account_id(session)
         funds = await session.get(Account, house_id, populate_existing=True)
@@ -235,7 +277,7 @@ async def house_bots(
             "the house cannot fund bots for this table now; an operator must fund it",
             {"needed": deficit - surplus, "house": house_balance},
         )
-    ids = [b.id for b in chosen] + [await _new_bot(session, len(pool)) for _ in range(new)]
+    ids = [b.id for b in chosen] + [await _new_bot(session, size) for _ in range(new)]
     targets = {bot: min_balance for bot in ids} | dict.fromkeys(retired, 0)
     try:
         await ledger.level_bots(

@@ -12,7 +12,7 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -128,6 +128,15 @@ class Calls:
             return await self.claims.claim(account_id, table_id)
         except (RedisError, OSError) as exc:  # not claimed: not seated
             log.warning("node %s: claiming a seat failed: %s", self._node.node_id, exc)
+            raise RemoteRefused(
+                UNAVAILABLE, "the lobby cannot seat you right now; try again"
+            ) from None
+
+    async def seated(self, account_ids: Sequence[int]) -> set[int]:
+        try:
+            return await self.claims.seated(account_ids)
+        except (RedisError, OSError) as exc:
+            log.warning("node %s: reading seat claims failed: %s", self._node.node_id, exc)
             raise RemoteRefused(
                 UNAVAILABLE, "the lobby cannot seat you right now; try again"
             ) from None

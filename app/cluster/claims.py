@@ -18,6 +18,8 @@ well under the lobby's 5 s call timeout).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from redis.asyncio import Redis
 
 from app.cluster.keys import Keys
@@ -63,12 +65,42 @@ return 0
 """
 
 
+# KEYS: seated:<account> of each account asked about, then the directory hash. ARGV: grace
+# (ms), then the account ids in the order of their keys. Returns the accounts seated: a claim
+# within its grace, or an older one whose table's directory line lists the account (what
+# `CLAIM` would not replace).
+SEATED = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local directory = KEYS[#KEYS]
+local seated = {}
+for i = 1, #KEYS - 1 do
+  local old = redis.call('GET', KEYS[i])
+  if old then
+    local held, at = string.match(old, '^(.*)|(%d+)$')
+    local holds = held ~= nil and now - tonumber(at) < tonumber(ARGV[1])
+    if not holds then
+      local line = held and redis.call('HGET', directory, held)
+      if line then
+        for _, sitting in ipairs(cjson.decode(line)['seats']) do
+          if sitting == tonumber(ARGV[i + 1]) then holds = true end
+        end
+      end
+    end
+    if holds then seated[#seated + 1] = ARGV[i + 1] end
+  end
+end
+return seated
+"""
+
+
 class Claims:
     def __init__(self, redis: Redis, keys: Keys, grace_ms: int = GRACE_MS) -> None:
         self._keys = keys
         self.grace_ms = grace_ms
         self.claim_script = redis.register_script(CLAIM)
         self.release_script = redis.register_script(RELEASE)
+        self.seated_script = redis.register_script(SEATED)
 
     async def claim(self, account_id: int, table_id: str) -> str:
         """Claim the account's seat for `table_id`: the table the claim names afterwards."""
@@ -77,6 +109,17 @@ class Claims:
             args=[table_id, account_id, self.grace_ms],
         )
         return str(held)
+
+    async def seated(self, account_ids: Sequence[int]) -> set[int]:
+        """Which of the accounts hold a seat on some node (a claim `claim` would not
+        replace): one script, the accounts' keys and at most one directory line each."""
+        if not account_ids:
+            return set()
+        found = await self.seated_script(
+            keys=[*(self._keys.seated(a) for a in account_ids), self._keys.directory],
+            args=[self.grace_ms, *account_ids],
+        )
+        return {int(a) for a in found}
 
     def release_args(self, account_id: int, table_id: str) -> tuple[list[str], list[str]]:
         """The keys and arguments of `RELEASE` (sent through the node's ordered writer)."""

@@ -87,14 +87,23 @@ def ranked(username: str, role: str, banned: bool) -> bool:
     return not banned and role != HOUSE_ROLE and not is_bot_name(username)
 
 
-async def bots(session: AsyncSession) -> list[Bot]:
-    """Every bot account (the pool, and any beyond its bound), oldest first."""
+async def bots(session: AsyncSession, offset: int = 0, limit: int | None = None) -> list[Bot]:
+    """The bot accounts (the pool, and any beyond its bound), oldest first: every one, or
+    `limit` of them from the `offset`-th."""
     rows = await session.execute(
         select(Account.id, Account.balance, Account.banned)
         .where(Account.username.startswith(BOT_PREFIX))
         .order_by(Account.id)
+        .offset(offset)
+        .limit(limit)
     )
     return [Bot(r.id, r.balance, r.banned) for r in rows]
+
+
+async def bot_count(session: AsyncSession) -> int:
+    """How many bot accounts there are (the pool, and any beyond its bound)."""
+    query = select(func.count()).select_from(Account).where(Account.username.startswith(BOT_PREFIX))
+    return int((await session.execute(query)).scalar_one())
 
 
 async def new_bot(session: AsyncSession, known: int) -> int:

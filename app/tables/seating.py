@@ -8,13 +8,14 @@
   leave, a kick, an escape's end, an absent player's seat, a ban, a dissolved table);
 - the index of the accounts seated at each of this node's tables, and its inverse
   (`tables_of`), kept as the tables report their seats: a sit or a socket at 2,500
-  tables looks up its own tables, not every table.
+  tables looks up its own tables, not every table; `seated_anywhere` tells which of some
+  accounts sit anywhere (this node's index, then their claims), not reading every table.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Protocol
 
@@ -33,6 +34,11 @@ class SeatClaims(Protocol):
         """The account no longer sits at `table_id`: give its claim back (only a claim that
         names that table)."""
 
+    async def seated(self, account_ids: Sequence[int]) -> set[int]:
+        """Which of the accounts hold a seat claim on any node (one a sit would not
+        replace), in one read: a cost of the accounts asked about, not of the tables."""
+        ...
+
     async def banned(self, account_id: int) -> None:
         """An account was banned: every other node closes its socket and gives up its seats
         (`app.tables.bans.ban_here`)."""
@@ -46,6 +52,9 @@ class OneNodeClaims:
 
     def release_seat(self, account_id: int, table_id: str) -> None:
         return
+
+    async def seated(self, account_ids: Sequence[int]) -> set[int]:
+        return set()  # this node's own seating is all there is
 
     async def banned(self, account_id: int) -> None:
         return
@@ -87,6 +96,17 @@ class Seating:
 
     def seated_accounts(self) -> set[int]:
         return {a for accounts in self._held.values() for a in accounts}
+
+    async def seated_anywhere(self, account_ids: Sequence[int]) -> set[int]:
+        """Which of the accounts sit at a table of this node or hold a seat claim on any
+        node: a cost of the accounts asked about (`unavailable` when the claims cannot be
+        read)."""
+        here = {a for a in account_ids if self.table_of(a) is not None}
+        rest = [a for a in account_ids if a not in here]
+        try:
+            return here | (await self.claims.seated(rest) if rest else set())
+        except RemoteRefused as refused:
+            raise TableError(refused.code, refused.message) from None
 
     def moved(self, table_id: str, before: frozenset[int], now: frozenset[int]) -> None:
         """The table's seated accounts went from `before` to `now`: those who left give up

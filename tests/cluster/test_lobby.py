@@ -5,6 +5,7 @@ of the whole cluster at a time, and a ban reaches its socket and its seat on any
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
 
@@ -14,6 +15,7 @@ from fastapi import FastAPI
 from redis.asyncio import Redis
 from sqlalchemy import func, select, update
 
+from app.cluster.claims import Claims
 from app.cluster.keys import Keys
 from app.main import create_app
 from app.settings import Settings
@@ -164,6 +166,25 @@ async def test_a_stale_claim_is_taken_over(
     await redis.set(Keys(prefix).seated(1), "gone|1000")  # long ago, at no listed table
     assert (await a.post(f"/tables/{table['id']}/sit", headers=ann)).status_code == 200
     assert (await redis.get(Keys(prefix).seated(1)) or "").startswith(f"{table['id']}|")
+
+
+async def test_which_accounts_sit_anywhere_is_read_from_their_claims_alone(
+    redis: Redis, prefix: str
+) -> None:
+    """A bot fill asks which of a few bots sit anywhere without reading every table: an
+    account sits while it holds a claim, and a claim older than the grace counts only while
+    its table's directory line lists the account (what a sit would not take over)."""
+    keys = Keys(prefix)
+    claims = Claims(redis, keys)
+    assert await claims.claim(1, "t1") == "t1"
+    await redis.set(keys.seated(2), "gone|1000")  # long ago, at no listed table
+    await redis.set(keys.seated(3), "t3|1000")  # long ago, at a table that lists it
+    await redis.hset(keys.directory, "t3", json.dumps({"seats": [3, None, None, None]}))
+    await redis.set(keys.seated(5), "t3|1000")  # long ago, at a table without it
+    assert await claims.seated([1, 2, 3, 4, 5]) == {1, 3}
+    assert await claims.seated([4]) == set() and await claims.seated([]) == set()
+    assert await claims.claim(2, "t2") == "t2"  # as a sit would: the stale claim is taken
+    assert await claims.seated([2]) == {2}
 
 
 async def test_a_ban_reaches_a_socket_and_a_seat_on_another_node(
