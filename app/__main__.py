@@ -1,6 +1,8 @@
 """`python -m app`: upgrade the database to the latest migration, grant the house its
 opening float once (setting `house_float`: bots can be called on a fresh install), raise
-the open-file limit (app/ops/serve.py), then serve.
+the open-file limit (app/ops/serve.py), build the bots' shanten tables of the small suit
+keys (`shanten.warm`: about 0.3 s of one core and 5 MiB; a fresh process's first expert
+decisions would otherwise build them, bench/bots.md), then serve.
 
 With `PROCESSES=N` (N > 1) the upgrade and the float happen once, here, and then a
 supervisor serves the port with N worker processes, each a node of the cluster
@@ -16,6 +18,7 @@ import uvicorn
 
 from app.ops import memory, supervisor
 from app.ops.serve import raise_open_file_limit, serve_worker, uvicorn_config, watch_supervisor
+from app.rules import shanten
 from app.settings import get_settings
 from app.store import migrate
 from app.store.house import open_house
@@ -26,6 +29,7 @@ def _worker(listen_fd: int, control_fd: int, handoff_dir: Path | None) -> None:
     settings = get_settings()
     from app.main import app  # built before the heap is frozen
 
+    shanten.warm()  # before the heap is frozen too
     memory.tune(settings.gc_thresholds)
     serve_worker(app, settings, listen_fd, control, handoff_dir)
 
@@ -49,6 +53,7 @@ if __name__ == "__main__":
         sys.exit(supervisor.run(settings))
     from app.main import app  # built before the heap is frozen
 
+    shanten.warm()  # before the heap is frozen too
     memory.tune(settings.gc_thresholds)
     config = uvicorn_config(app, settings)  # also sets up the logs
     raise_open_file_limit()

@@ -31,19 +31,25 @@ suit's key with one tile fewer (kept per key), one half and one whole; the ä¸ƒå¯
 by one pair or one single. The tables grow only with new keys and stay small (in thousands of
 hands: ~120 entries, ~230 halves, ~2,000 wholes), and every value is the same optimum as
 before over the same step lists.
+
+A suit key met for the first time has its entry read off the keys one tile smaller
+(`_subsets`), not by enumerating its sub-vectors: a fresh process meets thousands of keys
+in its first hands (issue 39). A server process builds every key of up to `WARM_TILES`
+tiles before it serves (`warm`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import count, product
+from itertools import count
 from typing import Final
 
 from app.rules.tiles import NUM_KINDS
-from app.rules.winning import split_suits, suit_costs
+from app.rules.winning import split_suits, suit_costs, suit_vectors
 
 __all__ = [
     "UNHELD",
+    "WARM_TILES",
     "seven_pairs_shanten",
     "shanten",
     "shanten_after_discard",
@@ -78,6 +84,9 @@ _PAIRS: Final[dict[int, int]] = {}
 """``entry id << 32 | entry id`` -> half id (at most the square of the entries)."""
 _WHOLES: Final[dict[int, tuple[int, _Steps]]] = {}
 """``half id << 32 | half id`` -> the whole hand: (nopair, steps with the pair anywhere)."""
+_SUBSETS_KEPT: Final = 10
+_SUBSETS: Final[dict[bytes, tuple[bytes, bytes]]] = {}
+"""Suit key of at most `_SUBSETS_KEPT` tiles -> `_subsets` of it (a few hundred bytes)."""
 
 
 def _intern(value: _Entry, table: dict[int, _Entry], ids: dict[_Entry, int]) -> int:
@@ -97,23 +106,92 @@ def _lower(steps: list[int], level: int, thrown: int) -> None:
         steps[j] = thrown
 
 
+WARM_TILES: Final = 7
+"""`warm`'s default: the suit keys of at most this many tiles (14,125 keys, ~5 MiB)."""
+
+
+def warm(tiles: int = WARM_TILES) -> int:
+    """Build the tables of every suit key of at most `tiles` tiles (and of each one tile
+    fewer), as a server process does before it serves: a fresh process's first decisions
+    then find most of their keys built. The keys built."""
+    keys = sorted((bytes(v) for length in (9, 7) for v in suit_vectors(length, tiles)), key=sum)
+    for key in keys:
+        _suit_id(key)
+        _drops(key)
+    return len(keys)
+
+
 def _suit_entry(key: bytes) -> _Entry:
-    """The entry of one suit key, over every sub-vector of it."""
+    """The entry of one suit key, over every sub-vector of it (read off `_subsets`).
+
+    Keeping the sub-vector u of the key v throws ``|v| - |u|`` tiles and gains
+    ``nopair(v) + |v| - (nopair(u) + |u|)`` (``+ 2`` with the pair): so the fewest throws
+    for j steps are ``|v|`` less the most tiles of a u with ``nopair(u) + |u|`` at most
+    ``nopair(v) + |v| - 3j``, and the same with ``pair(u)``."""
     size = sum(key)
     nopair, _ = suit_costs(key)
     top = (nopair + size + 2) // 3 + 1
-    plain = [_INF] * (top + 1)
-    paired = [_INF] * (top + 1)
-    for kept in product(*(range(c + 1) for c in key)):
-        thrown = size - sum(kept)
-        sub_nopair, sub_pair = suit_costs(bytes(kept))
-        gain = nopair - (sub_nopair - thrown)
-        if gain >= 0:
-            _lower(plain, gain // 3, thrown)
-        gain = nopair + 2 - (sub_pair - thrown)
-        if gain >= 0:
-            _lower(paired, gain // 3, thrown)
-    return nopair, _trim(plain), _trim(paired)
+    most_plain, most_paired = _subsets(key)
+    return nopair, _steps(most_plain, nopair + size, top, size), _steps(
+        most_paired, nopair + 2 + size, top, size)
+
+
+def _steps(most: bytes, start: int, top: int, size: int) -> _Steps:
+    """The step list (at most `top` + 1 long) from `_subsets`'s bytes: step j keeps the most
+    tiles of a sub-vector whose cost plus size is at most ``start - 3j``."""
+    steps = []
+    last = len(most) - 1
+    for j in range(top + 1):
+        t = start - 3 * j
+        kept = most[min(t, last)] if t >= 0 else 0
+        if not kept:
+            break  # no sub-vector gains that much: nor any more
+        steps.append(size - kept + 1)
+    return tuple(steps)
+
+
+def _subsets(key: bytes, larger: dict[bytes, tuple[bytes, bytes]] | None = None,
+             ) -> tuple[bytes, bytes]:
+    """Over the sub-vectors u of a suit key, for each t: 1 + the most tiles of a u with
+    ``nopair(u) + |u| <= t`` (0: none), and the same with ``pair(u)``; the last byte holds
+    for every larger t. Built from the keys with one tile fewer (each sub-vector is the key
+    itself or one of theirs), computed and stored on first use for keys of at most
+    `_SUBSETS_KEPT` tiles; a larger key's are kept only in `larger`, for the one call that
+    needs them (built from the kept ones below it)."""
+    size = sum(key)
+    kept = size <= _SUBSETS_KEPT
+    if larger is None:
+        larger = {}
+    found = (_SUBSETS if kept else larger).get(key)
+    if found is not None:
+        return found
+    nopair, pair = suit_costs(key)
+    plain = [_own(nopair + size, size)]
+    paired = [_own(pair + size, size)]
+    for i, c in enumerate(key):
+        if c:
+            fewer = bytearray(key)
+            fewer[i] -= 1
+            sub_plain, sub_paired = _subsets(bytes(fewer), larger)
+            plain.append(sub_plain)
+            paired.append(sub_paired)
+    found = (_most(plain), _most(paired))
+    (_SUBSETS if kept else larger)[key] = found
+    return found
+
+
+def _own(cost: int, size: int) -> bytes:
+    """`_subsets`'s bytes of the key alone: 1 + its size from t = `cost` on."""
+    return bytes(cost) + bytes((size + 1,))
+
+
+def _most(parts: list[bytes]) -> bytes:
+    """The elementwise greatest of `_subsets` bytes (a shorter one holds its last byte)."""
+    if len(parts) == 1:
+        return parts[0]
+    width = max(map(len, parts))
+    padded = [p if len(p) == width else p + p[-1:] * (width - len(p)) for p in parts]
+    return bytes(map(max, *padded))
 
 
 def _suit_id(key: bytes) -> int:

@@ -54,6 +54,7 @@ __all__ = [
     "split_suits",
     "standard_readings",
     "suit_costs",
+    "suit_vectors",
     "winning_tiles",
     "winning_tiles_any",
 ]
@@ -140,20 +141,20 @@ def _entry(key: bytes) -> int:
     return packed
 
 
-def _suit_vectors(length: int, tiles: int) -> Iterator[tuple[int, ...]]:
+def suit_vectors(length: int, tiles: int) -> Iterator[tuple[int, ...]]:
     """All vectors of `length` counts (each 0..4) holding at most `tiles` tiles."""
     if length == 0:
         yield ()
         return
     for first in range(min(_MAX_COUNT, tiles) + 1):
-        for rest in _suit_vectors(length - 1, tiles - first):
+        for rest in suit_vectors(length - 1, tiles - first):
             yield (first, *rest)
 
 
 def _build(tiles: int) -> None:
     """Fill the table with every suit and honour vector of at most `tiles` tiles, fewest tiles
     first: the keys a hand uses most (few tiles per suit) then lie close together in memory."""
-    vectors = [v for length in (9, 7) for v in _suit_vectors(length, tiles)]
+    vectors = [v for length in (9, 7) for v in suit_vectors(length, tiles)]
     for vector in sorted(vectors, key=sum):
         _entry(bytes(vector))
 

@@ -12,8 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.rules.shanten import seven_pairs_shanten, shanten, standard_shanten
+from app.rules import shanten as shanten_tables
+from app.rules.shanten import (
+    seven_pairs_shanten,
+    shanten,
+    shanten_after_discard,
+    standard_shanten,
+)
 from app.rules.tiles import counts_of, full_set, parse
+from app.rules.winning import suit_costs, suit_vectors
 
 SETTINGS = settings(
     max_examples=250,
@@ -275,3 +282,55 @@ def test_full_size_hands_against_brute_force() -> None:
         seven = rng.random() < 0.5
         expected = brute_shanten(counts, wilds, seven_pairs=seven)
         assert shanten(counts, wilds, seven_pairs=seven) == expected
+
+
+# --------------------------------------------------------------------------- the suit tables
+
+
+def _entry_by_enumeration(key: bytes) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """A suit key's entry the way it was first computed: every sub-vector enumerated."""
+    size = sum(key)
+    nopair, _ = suit_costs(key)
+    top = (nopair + size + 2) // 3 + 1
+    plain, paired = [UNREACHED] * (top + 1), [UNREACHED] * (top + 1)
+    for kept in product(*(range(c + 1) for c in key)):
+        thrown = size - sum(kept)
+        sub_nopair, sub_pair = suit_costs(bytes(kept))
+        for steps, gain in ((plain, nopair - (sub_nopair - thrown)),
+                            (paired, nopair + 2 - (sub_pair - thrown))):
+            for j in range(min(gain // 3, top) + 1) if gain >= 0 else ():
+                steps[j] = min(steps[j], thrown)
+    return (nopair, tuple(s for s in plain if s < UNREACHED),
+            tuple(s for s in paired if s < UNREACHED))
+
+
+UNREACHED = 1 << 20
+
+
+def test_suit_entries_are_those_of_every_sub_vector() -> None:
+    """A suit key's entry (built from the keys one tile smaller) is the one enumerating
+    every sub-vector gives, for keys of every size a hand can hold (up to 15 tiles in one
+    suit, 3n+3) in both suit lengths, tables cold and warm."""
+    rng = random.Random(3)
+    for length in (9, 7):
+        for size in range(16):
+            for _ in range(40):
+                counts = [0] * length
+                while sum(counts) < size:
+                    i = rng.randrange(length)
+                    counts[i] += counts[i] < 4
+                key = bytes(counts)
+                assert shanten_tables._suit_entry(key) == _entry_by_enumeration(key), key
+
+
+def test_warming_builds_every_small_suit_key_once() -> None:
+    """`warm` (run by a server process before it serves) builds each suit key of at most
+    that many tiles: 14,125 of up to 7 tiles (1 + 9 + ... 9-rank keys and the honours'),
+    and a hand's values are the same after it."""
+    counts, wilds = hand("123m456p789s11z"), 0
+    before = shanten_after_discard(counts, wilds)
+    assert shanten_tables.warm(3) == 340  # 220 9-rank keys and 120 honours keys
+    assert shanten_tables.warm() == 14_125
+    assert all(bytes(v) in shanten_tables._SUIT_IDS
+               for length in (9, 7) for v in suit_vectors(length, 7))
+    assert shanten_after_discard(counts, wilds) == before
