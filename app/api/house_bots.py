@@ -46,8 +46,7 @@ from app.api.lobby import (
 from app.api.ratelimit import MemoryQuota
 from app.api.security import AUTH_ERRORS, CurrentAccount
 from app.settings import Settings
-from app.store import accounts, house, ledger
-from app.store.house import BOT_PREFIX, NO_PASSWORD
+from app.store import house, ledger
 from app.store.models import Account
 from app.tables.errors import RemoteRefused, TableError
 from app.tables.registry import MIN_BALANCE_PER_STAKE, TableRegistry
@@ -196,7 +195,9 @@ async def _idle_bots(
         if not rows:
             break
         read += len(rows)
-        candidates = [b for b in rows if not b.banned]
+        async with session.begin():
+            entered = await house.in_running_events(session, [b.id for b in rows])
+        candidates = [b for b in rows if not b.banned and b.id not in entered]
         seated = await _seated(registry, candidates)
         free += [b for b in candidates if b.id not in seated]
         if room and len(free) + room >= needed:
@@ -223,11 +224,12 @@ async def _reaped(
     bots of the pool afterwards (its whole pool and every table read: only then)."""
     async with session.begin():
         pool = await house.bots(session)
+        entered = await house.in_running_events(session, [b.id for b in pool])
     freed = await _reap_bots(registry, {b.id for b in pool})
     if not freed:
         return []
     # a closed table's claims may not be given back yet: its bots are free all the same
-    candidates = [b for b in pool[:bound] if not b.banned]
+    candidates = [b for b in pool[:bound] if not b.banned and b.id not in entered]
     seated = await _seated(registry, [b for b in candidates if b.id not in freed])
     return [b for b in candidates if b.id in freed or b.id not in seated]
 
@@ -277,7 +279,7 @@ async def house_bots(
             "the house cannot fund bots for this table now; an operator must fund it",
             {"needed": deficit - surplus, "house": house_balance},
         )
-    ids = [b.id for b in chosen] + [await _new_bot(session, size) for _ in range(new)]
+    ids = [b.id for b in chosen] + [await house.new_bot(session, size) for _ in range(new)]
     targets = {bot: min_balance for bot in ids} | dict.fromkeys(retired, 0)
     try:
         await ledger.level_bots(
@@ -286,16 +288,3 @@ async def house_bots(
     except ledger.LedgerError as refused:
         raise ApiError(refused.code, str(refused), refused.details) from None
     return ids
-
-
-async def _new_bot(session: AsyncSession, known: int) -> int:
-    """A new bot account (`bot-<n>`, the first free n after `known`), with 0 silver."""
-    number = known
-    while True:
-        number += 1
-        try:
-            async with session.begin():
-                bot = await accounts.create(session, f"{BOT_PREFIX}{number}", NO_PASSWORD)
-                return bot.id
-        except accounts.DuplicateUsername:
-            continue  # made by a concurrent request, or a gap: take the next number

@@ -20,6 +20,7 @@ Rules (docs/architecture.md, "House bots and the silver supply"):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,7 @@ from sqlalchemy.sql.elements import SQLCoreOperations
 from app.settings import Settings
 from app.store import accounts, ledger
 from app.store.db import Database
-from app.store.models import Account, LedgerEntry
+from app.store.models import Account, LedgerEntry, Tournament, TournamentEntry
 
 HOUSE_USERNAME = "house-bank"
 HOUSE_ROLE = "house"
@@ -104,6 +105,19 @@ async def bot_count(session: AsyncSession) -> int:
     """How many bot accounts there are (the pool, and any beyond its bound)."""
     query = select(func.count()).select_from(Account).where(Account.username.startswith(BOT_PREFIX))
     return int((await session.execute(query)).scalar_one())
+
+
+async def in_running_events(session: AsyncSession, bots: Sequence[int]) -> set[int]:
+    """Which of `bots` are entered in a tournament that is running: the event seats them
+    round after round, so no table of the lobby may take them meanwhile."""
+    if not bots:
+        return set()
+    rows = await session.execute(
+        select(TournamentEntry.account_id)
+        .join(Tournament, Tournament.id == TournamentEntry.tournament_id)
+        .where(TournamentEntry.account_id.in_(bots), TournamentEntry.bot.is_(True),
+               Tournament.status == "running"))
+    return {int(a) for a in rows.scalars()}
 
 
 async def new_bot(session: AsyncSession, known: int) -> int:

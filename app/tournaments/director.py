@@ -37,7 +37,7 @@ from app.protocol.tournaments import TournamentMessage
 from app.rooms import store as room_store
 from app.rooms.service import Rooms
 from app.store import house, ledger
-from app.store.models import Room, Tournament, TournamentEntry, TournamentTable
+from app.store.models import Room, Tournament, TournamentTable
 from app.tables import admin as table_admin
 from app.tables.errors import RemoteRefused, TableError
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable, TableRegistry
@@ -213,18 +213,14 @@ class Tournaments:
         if needed <= 0:
             return []
         async with session.begin():
-            pool = await house.bots(session)
-            entered = set((await session.execute(
-                select(TournamentEntry.account_id).join(
-                    Tournament, Tournament.id == TournamentEntry.tournament_id)
-                .where(TournamentEntry.bot.is_(True), Tournament.status == "running")
-            )).scalars())
-        seated = self.registry.seated_accounts() | {
-            a for t in await self.registry.network.tables.tables() or [] for a in t["seats"] if a}
-        free = [b.id for b in pool[:self.bot_pool_size]
-                if not b.banned and b.id not in seated and b.id not in entered][:needed]
-        for _ in range(min(needed - len(free), max(0, self.bot_pool_size - len(pool)))):
-            free.append(await house.new_bot(session, len(pool) + len(free)))
+            pool = [b for b in (await house.bots(session))[:self.bot_pool_size] if not b.banned]
+            entered = await house.in_running_events(session, [b.id for b in pool])
+            known = await house.bot_count(session)
+        idle = [b.id for b in pool if b.id not in entered]
+        seated = await self.registry.seating.seated_anywhere(idle)
+        free = [b for b in idle if b not in seated][:needed]
+        for _ in range(min(needed - len(free), max(0, self.bot_pool_size - known))):
+            free.append(await house.new_bot(session, known + len(free)))
         return free
 
     # --- a table of the round ------------------------------------------------------------------

@@ -19,9 +19,10 @@ from app.main import create_app
 from app.settings import Settings
 from app.store import accounts, house
 from app.store.db import Database
-from app.store.models import Account
+from app.store.models import Account, Tournament, TournamentEntry
 from app.tables.registry import TableRegistry
 from tests.api.helpers import assert_error, fund_house, player
+from tests.tournaments.event_kit import NOW, made
 
 POOL = 300
 TABLES = 12
@@ -158,3 +159,32 @@ async def test_a_fill_reads_a_page_of_the_pool_and_no_table(
         assert_error(refused, 503, "no_bots_free")
         assert reads.listings >= 1
         assert await _count_bots(db) == POOL
+
+
+async def test_a_fill_never_takes_the_bots_of_a_running_tournament(
+    settings: Settings, db: Database
+) -> None:
+    """Between two rounds an event's house bots sit nowhere, yet they are the event's: a
+    fill that took them would leave the next round's seats to be refused."""
+    async with _server(settings, bot_pool_size=4, bot_seats_per_hour=10_000) as (_, http):
+        await fund_house(db)
+        pool = await _bots(db, 4)
+        event = await made(db, status="running")
+        async with db.sessions() as s, s.begin():
+            for number, bot in enumerate(pool[:3]):
+                s.add(TournamentEntry(tournament_id=event.id, account_id=bot, status="playing",
+                                      number=number, bot=True, registrations=0,
+                                      registered_at=NOW))
+        _, headers = await player(http, "host")
+        opened = await http.post("/tables", json={"variant": "lishui", "stake": 1},
+                                 headers=headers)
+        table_id = opened.json()["id"]
+        assert (await http.post(f"/tables/{table_id}/sit", headers=headers)).status_code == 200
+        # three seats to fill, one bot free and the pool full: refused, nothing seated
+        assert_error(await http.post(f"/tables/{table_id}/fill-bots", headers=headers),
+                     503, "no_bots_free")
+        async with db.sessions() as s, s.begin():
+            (await s.get(Tournament, event.id)).status = "finished"  # type: ignore[union-attr]
+        filled = await http.post(f"/tables/{table_id}/fill-bots", headers=headers)
+        assert filled.status_code == 200, filled.text  # over: its bots are the house's again
+        assert filled.json()["seats_taken"] == 4
