@@ -51,6 +51,14 @@ async def by_table(session: AsyncSession, table_id: str) -> Room | None:
     return (await session.execute(select(Room).where(Room.table_id == table_id))).scalar_one_or_none()
 
 
+async def by_tables(session: AsyncSession, table_ids: Sequence[str]) -> dict[str, Room]:
+    """The rooms of these tables, by table (a table without a room left out)."""
+    if not table_ids:
+        return {}
+    rows = (await session.execute(select(Room).where(Room.table_id.in_(table_ids)))).scalars()
+    return {room.table_id: room for room in rows}
+
+
 async def closed_room_of(session: AsyncSession, code: str, account: int) -> Room | None:
     """The latest room that had `code` and is over, which `account` owned or played in."""
     rooms = (await session.execute(

@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 1.0
 LEASE_SECONDS = 10.0
+OPENING_AT_ONCE = 8  # a round's tables opened (rooms made, entrants seated) at once
 
 
 def _now() -> datetime:
@@ -168,11 +169,12 @@ class Tournaments:
                 async with self.sessions() as session:
                     await self._begin(session, tournament_id, seats)
             return False
-        for table in in_play:
-            if table.status == "waiting":
-                await self._open(config, table)
-            elif table.status == "playing":
-                await self._collect(config, table)
+        waiting = [t for t in in_play if t.status == "waiting"]
+        if waiting:
+            await self._open_round(config, waiting)
+        playing = [t for t in in_play if t.status == "playing"]
+        if playing:
+            await self._collect(config, playing)
         async with self.sessions() as session:
             advanced = await rounds.advance(session, tournament_id)
             if advanced.places is not None:
@@ -225,47 +227,62 @@ class Tournaments:
 
     # --- a table of the round ------------------------------------------------------------------
 
-    async def _open(self, config: _Config, table: TournamentTable) -> None:
-        """Open the table's room here (unless a director before opened it), fund its house
-        bots, seat its four entrants, and mark it playing once all four sit."""
+    async def _open_round(self, config: _Config, tables: list[TournamentTable]) -> None:
+        """Open the round's tables at once (`OPENING_AT_ONCE` at a time): the round's house
+        bots funded in one transaction, each table's room opened here (unless a director
+        before opened it) and its four entrants seated; the tables all four sit at are
+        marked playing together."""
         async with self.sessions() as session:
             async with session.begin():
                 known = await rounds.entrants(session, config.id)
-                room = await room_store.by_table(session, table.table_id)
-            seats = rounds.seats_of(table)
-            entrants = [known[e] for e in seats]
-            as_bot = [e.bot or e.status == "forfeited" for e in entrants]
-            await self._fund_bots(session, config, table, [e.account for e in entrants if e.bot])
-        if room is None:
-            final = table.round > config.rounds
+                opened = await room_store.by_tables(session, [t.table_id for t in tables])
+            bots = [known[e].account for t in tables for e in rounds.seats_of(t) if known[e].bot]
+            await self._fund_bots(session, config, tables[0].round, bots)
+        gate = asyncio.Semaphore(OPENING_AT_ONCE)
+
+        async def one(table: TournamentTable) -> bool:
+            async with gate:
+                entrants = [known[e] for e in rounds.seats_of(table)]
+                return await self._open(config, table, entrants, table.table_id in opened)
+
+        seated = await asyncio.gather(*(one(t) for t in tables))
+        async with self.sessions() as session, session.begin():
+            for table, ready in zip(tables, seated, strict=True):
+                if ready:
+                    await rounds.mark(session, config.id, table.round, table.number, "playing")
+
+    async def _open(self, config: _Config, table: TournamentTable,
+                    entrants: list[rounds.Entrant], opened: bool) -> bool:
+        """Open the table's room (unless `opened`) and seat its entrants at their seats: a
+        house bot, and a player who forfeited, as a bot. Whether all four sit."""
+        if not opened:
             await self.rooms.create(
                 config.account, config.variant, config.options, config.stake, config.timers,
-                config.length, spectators=final, bot_level=config.bot_level,
-                tournament=config.id, table_id=table.table_id)
+                config.length, spectators=table.round > config.rounds,
+                bot_level=config.bot_level, tournament=config.id, table_id=table.table_id)
         sitting = await self._accounts_at(table.table_id)
         if sitting is None:
             log.warning("tournament %s: table %s is not found", config.id, table.table_id)
-            return
+            return False
         for seat, entrant in enumerate(entrants):
-            if sitting[seat] == entrant.account:
-                continue
-            if not await self._seat(table.table_id, entrant.account, seat, as_bot[seat]):
-                return  # tried again at the next step
-        async with self.sessions() as session, session.begin():
-            await rounds.mark(session, config.id, table.round, table.number, "playing")
+            as_bot = entrant.bot or entrant.status == "forfeited"
+            if sitting[seat] != entrant.account and not await self._seat(
+                    table.table_id, entrant.account, seat, as_bot):
+                return False  # tried again at the next step
+        return True
 
-    async def _fund_bots(self, session: AsyncSession, config: _Config, table: TournamentTable,
+    async def _fund_bots(self, session: AsyncSession, config: _Config, round_number: int,
                          bots: list[int]) -> None:
-        """The table's house bots brought to the table's minimum by the house (once per
-        table: a retry moves nothing)."""
+        """The round's house bots brought to the table's minimum by the house (once per
+        round: a retry moves nothing)."""
         if not bots:
             return
         async with session.begin():
             house_id = await house.account_id(session)
         target = MIN_BALANCE_PER_STAKE * config.stake
         await ledger.level_bots(session, house_id, dict.fromkeys(bots, target),
-                                f"tournament:{config.id}:table:{table.table_id}",
-                                note=f"tournament {config.id} round {table.round}")
+                                f"tournament:{config.id}:round:{round_number}:bots",
+                                note=f"tournament {config.id} round {round_number}")
 
     async def _accounts_at(self, table_id: str) -> list[int | None] | None:
         try:
@@ -306,15 +323,21 @@ class Tournaments:
         except (TableError, RemoteRefused, KeyError, ValueError):
             log.warning("tournament: taking %s from table %s failed", account, table_id)
 
-    async def _collect(self, config: _Config, table: TournamentTable) -> None:
-        """A table whose room has ended: its results recorded, the table done."""
+    async def _collect(self, config: _Config, tables: list[TournamentTable]) -> None:
+        """The tables whose room has ended: their results recorded, each table done."""
         async with self.sessions() as session, session.begin():
-            room = await room_store.by_table(session, table.table_id)
-            if room is None or room.status == "open":
+            ended = {table_id: room for table_id, room in (
+                await room_store.by_tables(session, [t.table_id for t in tables])).items()
+                if room.status != "open"}
+            if not ended:
                 return
             known = await rounds.entrants(session, config.id)
-            results = _results(room, {e: known[e].account for e in rounds.seats_of(table)})
-            await rounds.mark(session, config.id, table.round, table.number, "done", results)
+            for table in tables:
+                room = ended.get(table.table_id)
+                if room is not None:
+                    results = _results(room, {e: known[e].account for e in rounds.seats_of(table)})
+                    await rounds.mark(session, config.id, table.round, table.number, "done",
+                                      results)
 
     # --- what the tables tell ------------------------------------------------------------------
 
