@@ -99,6 +99,7 @@ STATUS = {
     "already_registered": 409,  # registering for a tournament twice
     "not_registered": 409,  # unregistering from a tournament one is not registered for
     "tournament_finished": 409,  # cancelling a tournament whose prizes are paid
+    "in_tournament": 409,  # sitting elsewhere while one's tournament runs (it seats the player)
     "rate_limited": 429,
     "too_many_bots": 429,
     "too_large": 413,  # the request body is over max_body_bytes (app/api/body_limit.py)

@@ -49,6 +49,7 @@ from app.tables.errors import RemoteRefused, TableError
 from app.tables.levels import DEFAULT_BOT_LEVEL, BotLevel, bot_level
 from app.tables.registry import MIN_BALANCE_PER_STAKE, LiveTable, TableRegistry
 from app.tables.timers import Timers
+from app.tournaments import events
 
 router = APIRouter(tags=["lobby"])
 
@@ -255,16 +256,19 @@ async def create_table(body: CreateTableIn, account: CurrentAccount, request: Re
     "/tables/{table_id}/sit",
     responses=errors.responses(
         "validation_error", "insufficient_balance", "seat_taken", "table_full",
-        "already_seated", "seated_elsewhere", "not_found", "table_unavailable", "busy",
-        *AUTH_ERRORS,
+        "already_seated", "seated_elsewhere", "in_tournament", "not_found",
+        "table_unavailable", "busy", *AUTH_ERRORS,
     ),
 )
 async def sit(
-    table_id: str, account: CurrentAccount, request: Request, body: SitIn | None = None
+    table_id: str, account: CurrentAccount, request: Request, session: SessionDep,
+    body: SitIn | None = None,
 ) -> SeatOut:
     """Sit down (at `seat`, or the first empty one). Refused: `insufficient_balance` below
     100 x the stake, `seat_taken`, `table_full`, `already_seated`, `seated_elsewhere`
-    (details: the `table_id` the account sits at), `busy` (this node sheds new work)."""
+    (details: the `table_id` the account sits at), `in_tournament` (the caller's tournament
+    is running), `busy` (this node sheds new work)."""
+    await not_in_tournament(session, account.id)
     registry = registry_of(request)
     live = registry.get(table_id)
     private = live.room is not None if live is not None else bool(
@@ -272,6 +276,16 @@ async def sit(
     if private:  # a private room's table: seated only with its code (POST /rooms/{code}/join)
         raise ApiError("not_found", f"no table {table_id!r}")
     return await seat_at(registry, table_id, account, body.seat if body is not None else None)
+
+
+async def not_in_tournament(session: AsyncSession, account_id: int) -> None:
+    """A player whose tournament is running sits only where the event seats them:
+    `in_tournament` (details: its `tournament_id`)."""
+    async with session.begin():
+        event = await events.playing_in(session, account_id)
+    if event is not None:
+        raise ApiError("in_tournament", f"tournament {event} is running: it seats you at each "
+                       "round's table until it ends", {"tournament_id": event})
 
 
 async def seat_at(

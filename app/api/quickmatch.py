@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api import errors
 from app.api.deps import SessionDep
 from app.api.errors import ApiError
-from app.api.lobby import not_busy, registry_of
+from app.api.lobby import not_busy, not_in_tournament, registry_of
 from app.api.matcher import Matcher
 from app.api.params import VARIANT_NAMES
 from app.api.security import AUTH_ERRORS, CurrentAccount
@@ -224,7 +224,7 @@ async def quick_match_levels(request: Request, session: SessionDep) -> MatchLeve
 
 JOIN_ERRORS = (
     "validation_error", "not_found", "insufficient_balance", "seated_elsewhere", "match_forming",
-    "busy", *AUTH_ERRORS,
+    "in_tournament", "busy", *AUTH_ERRORS,
 )
 
 
@@ -238,13 +238,15 @@ async def join_quick_match(
     players are seated with house bots. Queueing for another variant or level moves the
     player to the end of that queue; for the same one, keeps their place. Refused:
     `not_found` (no open level of that key), `insufficient_balance` (details `needed`),
-    `seated_elsewhere` (details `table_id`), `match_forming`, `busy` (this node sheds new
+    `seated_elsewhere` (details `table_id`), `match_forming`, `in_tournament` (the caller's
+    tournament is running), `busy` (this node sheds new
     work: Retry-After; its matcher forms no table meanwhile, another node's does)."""
     if body.variant not in VARIANTS:
         raise ApiError(
             "validation_error", f"unknown variant {body.variant!r}", {"known": list(VARIANTS)}
         )
     caller, balance = account.id, account.balance
+    await not_in_tournament(session, caller)
     async with session.begin():
         level = next(
             (lv for lv in await store_levels.open_levels(session) if lv.key == body.level), None

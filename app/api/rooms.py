@@ -22,6 +22,7 @@ from app.api.lobby import (
     can_afford,
     may_open_table,
     not_busy,
+    not_in_tournament,
     registry_of,
     seat_at,
 )
@@ -211,7 +212,8 @@ async def get_room(
     "/rooms/{code}/join",
     responses=errors.responses(
         "not_found", "forbidden", "insufficient_balance", "seat_taken", "table_full",
-        "already_seated", "seated_elsewhere", "table_unavailable", "busy", *AUTH_ERRORS,
+        "already_seated", "seated_elsewhere", "in_tournament", "table_unavailable", "busy",
+        *AUTH_ERRORS,
     ),
 )
 async def join_room(
@@ -219,6 +221,7 @@ async def join_room(
 ) -> JoinOut:
     """Sit at the room's table, at its first empty seat (as POST /tables/{id}/sit does, with
     the same refusals); `not_found`: no open room has this code."""
+    await not_in_tournament(session, account.id)
     async with session.begin():
         room = await store.open_room(session, code)
         if room is None:

@@ -102,6 +102,17 @@ async def registered_for(session: AsyncSession, account_id: int, ids: Sequence[i
     return {int(t) for t in rows.scalars()}
 
 
+async def playing_in(session: AsyncSession, account_id: int) -> int | None:
+    """The running event `account_id` plays in (or forfeited: its seats are still theirs),
+    if any: its director alone seats them until it ends."""
+    return (await session.execute(
+        select(TournamentEntry.tournament_id)
+        .join(Tournament, Tournament.id == TournamentEntry.tournament_id)
+        .where(TournamentEntry.account_id == account_id, TournamentEntry.bot.is_(False),
+               TournamentEntry.status.in_(("playing", "forfeited")),
+               Tournament.status == "running").limit(1))).scalar_one_or_none()
+
+
 async def entry_of(session: AsyncSession, tournament_id: int, account_id: int
                    ) -> TournamentEntry | None:
     return (await session.execute(select(TournamentEntry).where(

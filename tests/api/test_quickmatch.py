@@ -405,7 +405,7 @@ async def test_the_document_describes_quick_match_with_examples(client: httpx.As
     join = paths["/quick-match"]["post"]
     assert "202" in join["responses"]
     assert set(join["responses"]["409"]["description"].split(", ")) == {
-        "insufficient_balance", "seated_elsewhere", "match_forming"
+        "insufficient_balance", "seated_elsewhere", "match_forming", "in_tournament"
     }
     assert "match_forming" in paths["/quick-match"]["delete"]["responses"]["409"]["description"]
     assert {"get", "post", "delete"} <= set(paths["/quick-match"])
