@@ -12,21 +12,27 @@ import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
 
-_APP = ("app.api", "app.cluster", "app.rooms", "app.tables", "app.store", "app.ops",
-        "app.protocol", "app.rules", "app.web", "app.loadtest", "app.main", "app.admin")
+_APP = ("app.api", "app.cluster", "app.rooms", "app.tournaments", "app.tables", "app.store",
+        "app.ops", "app.protocol", "app.rules", "app.web", "app.loadtest", "app.main",
+        "app.admin")
+_TOURNAMENT_SHELL = tuple(f"app.tournaments.{m}" for m in (
+    "director", "events", "money", "rounds", "view"))
 FORBIDDEN = {
     "app.settings": _APP,
-    "app.ops": ("app.api", "app.cluster", "app.rooms", "app.tables", "app.web",
-                "app.loadtest", "app.main", "app.admin"),
+    "app.ops": ("app.api", "app.cluster", "app.rooms", "app.tournaments", "app.tables",
+                "app.web", "app.loadtest", "app.main", "app.admin"),
     "app.protocol": ("app.settings",) + tuple(
         p for p in _APP if p not in ("app.rules", "app.protocol")
     ),
-    "app.store": ("app.tables", "app.api", "app.cluster", "app.rooms"),
-    "app.tables": ("app.api", "app.cluster", "app.rooms"),
+    "app.store": ("app.tables", "app.api", "app.cluster", "app.rooms", "app.tournaments"),
+    "app.tables": ("app.api", "app.cluster", "app.rooms", "app.tournaments"),
     "app.cluster": ("app.api",),
     "app.rooms": ("app.api", "app.cluster"),
-    # a tournament's draw, standings and prizes are pure: the rules, nothing of the shell
-    **{pure: ("app.settings",) + tuple(p for p in _APP if p != "app.rules")
+    "app.tournaments": ("app.api", "app.cluster"),
+    # a tournament's draw, standings and prizes are pure: the rules and each other, nothing
+    # of the shell (the event's store, money, director and views are the shell)
+    **{pure: ("app.settings", *_TOURNAMENT_SHELL) + tuple(
+        p for p in _APP if p not in ("app.rules", "app.tournaments"))
        for pure in ("app.tournaments.swiss", "app.tournaments.prizes")},
 }
 """Layer -> the packages none of its modules may import: settings imports nothing of the
@@ -197,3 +203,11 @@ def test_no_module_is_in_an_import_cycle_within_its_package(package: str) -> Non
         )
         for cycle in cycles
     )
+
+
+def test_every_module_of_the_tournaments_is_pure_or_named_as_shell() -> None:
+    """A new module of app/tournaments is either pure (a rule of the draw or the prizes)
+    or listed as shell here, so that the pure ones can never import it unnoticed."""
+    modules = {module_name(p) for p in (APP / "tournaments").glob("*.py")}
+    pure = {"app.tournaments", "app.tournaments.swiss", "app.tournaments.prizes"}
+    assert modules == pure | set(_TOURNAMENT_SHELL)
