@@ -26,24 +26,29 @@ Id = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('tournaments', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('round', sa.Integer(), nullable=False, server_default='0'))
-        batch_op.add_column(sa.Column('director', sa.String(length=64), nullable=True))
-        batch_op.add_column(sa.Column('lease_until', sa.DateTime(timezone=True), nullable=True))
-    with op.batch_alter_table('rooms', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('tournament_id', Id, nullable=True))
-        batch_op.create_index(batch_op.f('ix_rooms_tournament_id'), ['tournament_id'],
-                              unique=False)
-        batch_op.create_foreign_key('fk_rooms_tournament_id', 'tournaments', ['tournament_id'],
-                                    ['id'])
+    op.add_column('tournaments', sa.Column('round', sa.Integer(), nullable=False,
+                                           server_default='0'))
+    op.add_column('tournaments', sa.Column('director', sa.String(length=64), nullable=True))
+    op.add_column('tournaments', sa.Column('lease_until', sa.DateTime(timezone=True),
+                                           nullable=True))
+    if op.get_context().dialect.name == 'sqlite':
+        # the column and its reference in one ALTER TABLE, which SQLite takes as it is (a
+        # constraint added apart rebuilds the table there, which the offline SQL cannot)
+        op.execute('ALTER TABLE rooms ADD COLUMN tournament_id INTEGER '
+                   'CONSTRAINT fk_rooms_tournament_id REFERENCES tournaments (id)')
+    else:
+        op.add_column('rooms', sa.Column('tournament_id', Id, nullable=True))
+        op.create_foreign_key('fk_rooms_tournament_id', 'rooms', 'tournaments',
+                              ['tournament_id'], ['id'])
+    op.create_index(op.f('ix_rooms_tournament_id'), 'rooms', ['tournament_id'], unique=False)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('rooms', schema=None) as batch_op:
-        batch_op.drop_constraint('fk_rooms_tournament_id', type_='foreignkey')
-        batch_op.drop_index(batch_op.f('ix_rooms_tournament_id'))
-        batch_op.drop_column('tournament_id')
-    with op.batch_alter_table('tournaments', schema=None) as batch_op:
-        batch_op.drop_column('lease_until')
-        batch_op.drop_column('director')
-        batch_op.drop_column('round')
+    op.drop_index(op.f('ix_rooms_tournament_id'), table_name='rooms')
+    if op.get_context().dialect.name == 'sqlite':
+        op.execute('ALTER TABLE rooms DROP COLUMN tournament_id')  # SQLite 3.35 and later
+    else:
+        op.drop_constraint('fk_rooms_tournament_id', 'rooms', type_='foreignkey')
+        op.drop_column('rooms', 'tournament_id')
+    for column in ('lease_until', 'director', 'round'):
+        op.drop_column('tournaments', column)
