@@ -43,22 +43,25 @@ router = APIRouter(tags=["rooms"])
 # verify.js) recomputes the wild's indicator with the default (温州: 2 x the low die)
 FIXED = {"wenzhou": frozenset({"indicator_die_factor"})}
 MAX_HANDS = 64
+MAX_QUAN = 16
 MAX_BAN = 4
 Code = Annotated[str, Field(pattern=r"^[0-9]{6}$", description="the room's six-digit code")]
 
 
 class RoomLengthIn(BaseModel):
-    """How long the session lasts: 1-64 hands, or 1-4 版 (four 圈 each)."""
+    """How long the session lasts: 1-64 hands, 1-16 圈, or 1-4 版 (four 圈 each)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    unit: Literal["hands", "ban"] = "hands"
+    unit: Literal["hands", "quan", "ban"] = "hands"
     count: int = Field(ge=1, le=MAX_HANDS, strict=True)
 
     @model_validator(mode="after")
     def _bounded(self) -> RoomLengthIn:
         if self.unit == "ban" and self.count > MAX_BAN:
             raise ValueError(f"at most {MAX_BAN} 版")
+        if self.unit == "quan" and self.count > MAX_QUAN:
+            raise ValueError(f"at most {MAX_QUAN} 圈")
         return self
 
 

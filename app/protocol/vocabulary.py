@@ -317,9 +317,10 @@ AUTOPLAY_LEVELS: dict[str, str] = {
     "expert": "高手: the expert house bot plays the seat, claims included (app/rules/expert.py)",
 }
 
-_LengthUnit = Literal["hands", "ban"]
+_LengthUnit = Literal["hands", "quan", "ban"]
 LENGTH_UNITS: dict[str, str] = {
     "hands": "a number of hands (a voided hand does not count)",
+    "quan": "圈: a round of the deal, over when the deal has passed four times (RULES.md 1)",
     "ban": "版: four 圈, a 圈 ending when every seat has dealt once (RULES.md 1)",
 }
 

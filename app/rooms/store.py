@@ -129,12 +129,13 @@ async def players(session: AsyncSession, table_id: str) -> set[int]:
 
 def progress(room: Room, records: Sequence[HandRecord]) -> int:
     """The session played so far in its unit, from its stored hands (`hands`): hands not
-    voided, or 版 completed."""
+    voided, or 圈 completed, or 版 completed."""
+    mark = {"quan": "round_end", "ban": "session_end"}.get(room.length_unit)
     done = 0
     for record in records:
         if record.voided:
             continue
-        if room.length_unit == "hands" or json.loads(record.result).get("session_end"):
+        if mark is None or json.loads(record.result).get(mark):
             done += 1
     return done
 

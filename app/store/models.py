@@ -199,7 +199,7 @@ class Room(Base):
     __tablename__ = "rooms"
     __table_args__ = (
         CheckConstraint("status IN ('open', 'ended', 'dissolved')", name="ck_room_status"),
-        CheckConstraint("length_unit IN ('hands', 'ban')", name="ck_room_length_unit"),
+        CheckConstraint("length_unit IN ('hands', 'quan', 'ban')", name="ck_room_length_unit"),
     )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
@@ -272,7 +272,8 @@ class Tournament(Base):
     __table_args__ = (
         CheckConstraint("status IN ('open', 'running', 'finished', 'cancelled')",
                         name="ck_tournament_status"),
-        CheckConstraint("length_unit IN ('hands', 'ban')", name="ck_tournament_length_unit"),
+        CheckConstraint("length_unit IN ('hands', 'quan', 'ban')",
+                        name="ck_tournament_length_unit"),
         CheckConstraint("seats >= 8 AND seats <= 256 AND seats % 4 = 0",
                         name="ck_tournament_seats"),
         CheckConstraint("rounds >= 1 AND rounds <= 8", name="ck_tournament_rounds"),

@@ -315,9 +315,9 @@ class HandCycle:
         seats = self._table.seats
         away = tuple(s for s in range(4) if not seats[s].connected)
         next_ctx = self._ruleset.next_context(state)
-        session_end, reseat = self._session_over(state.ctx, next_ctx)
+        round_end, session_end, reseat = self._session_over(state.ctx, next_ctx)
         record = self.play.record(state, voided=False, away=away, reseat=reseat,
-                                  session_end=session_end)
+                                  round_end=round_end, session_end=session_end)
         self._ctx = next_ctx
         self._table.free_seats([s for s in range(4) if s in away or s == state.escaped])
         self._table.tell_seats()
@@ -327,18 +327,21 @@ class HandCycle:
 
     def _session_over(
         self, ctx: TableContext, next_ctx: TableContext
-    ) -> tuple[bool, Reseat | None]:
-        """Count the deal passing: whether this hand ended a 版, and then, with
-        `reseat_after_session`, the new seating (its seed from the seed source)."""
-        if next_ctx.dealer != ctx.dealer:
+    ) -> tuple[bool, bool, Reseat | None]:
+        """Count the deal passing: whether this hand ended a 圈 (the deal passed a fourth
+        time since the last one ended) and a 版, and then, with `reseat_after_session`,
+        the new seating (its seed from the seed source)."""
+        passed = next_ctx.dealer != ctx.dealer
+        if passed:
             self._deal_passes += 1
+        round_end = passed and self._deal_passes % 4 == 0
         if self._deal_passes < 4 * ROUNDS_PER_SESSION:
-            return False, None
+            return round_end, False, None
         self._deal_passes = 0
         if not getattr(self._ruleset.options, "reseat_after_session", False):
-            return True, None
+            return round_end, True, None
         seed = seed_int(seed_bytes(self.seed_source()))
-        return True, Reseat(seed, draw_seats(seed))
+        return round_end, True, Reseat(seed, draw_seats(seed))
 
     def _report(self, record: HandRecordData) -> None:
         """Hand the record over to be stored, beside the inbox (the table goes on answering

@@ -194,6 +194,7 @@ class HandPlay:
         voided: bool,
         away: tuple[int, ...] = (),
         reseat: Reseat | None = None,
+        round_end: bool = False,
         session_end: bool = False,
     ) -> HandRecordData:
         """The hand's record as the table hands it over to be stored."""
@@ -213,6 +214,7 @@ class HandPlay:
             voided=voided,
             away=away,
             reseat=reseat,
+            round_end=round_end,
             session_end=session_end,
             options=None if options == self._ruleset.default_options() else options,
         )

@@ -105,6 +105,22 @@ async def test_lishui_redraws_the_seats_after_four_rounds() -> None:
     assert bots.changes == changes  # dealt and played out in one message: nothing to tell
 
 
+async def test_a_quan_ends_with_every_fourth_pass_of_the_deal_and_four_make_the_ban() -> None:
+    """圈: each hand with which the deal passes a fourth time since the last 圈 ended is
+    marked (a private room or an event's round of 圈 counts them); the 版's last one too."""
+    bots = Bots()
+    while not bots.records or not bots.records[-1].session_end:
+        await bots.hand()
+        assert len(bots.records) < 200
+    ends = [n for n, r in enumerate(bots.records) if r.round_end]
+    assert len(ends) == ROUNDS_PER_SESSION and ends[-1] == len(bots.records) - 1
+    start = 0
+    for end in ends:  # each 圈: four passes, the last one with its final hand
+        assert _passes(bots.records[start:end + 1]) == 4
+        assert _passes(bots.records[start:end]) == 3
+        start = end + 1
+
+
 async def test_the_same_seeds_seat_the_players_the_same_way() -> None:
     orders = []
     for _ in range(2):

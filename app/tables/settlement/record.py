@@ -54,5 +54,6 @@ class HandRecordData:
     voided: bool = False
     away: tuple[int, ...] = ()  # seats disconnected at the end: they leave the table
     reseat: Reseat | None = None  # this hand ended a 版 and the seats were redrawn
+    round_end: bool = False  # this hand ended a 圈 (the deal passed a fourth time)
     session_end: bool = False  # this hand ended a 版 (four 圈), redrawn or not
     options: Any = None  # the variant's options dataclass when not its defaults

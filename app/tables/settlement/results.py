@@ -257,6 +257,8 @@ def hand_record(record: HandRecordData) -> HandRecord:
         }
     if record.reseat is not None:
         result["reseat"] = {"seed": record.reseat.seed, "order": list(record.reseat.order)}
+    if record.round_end:
+        result["round_end"] = True  # it ended a 圈 (a session of 圈 counts them)
     if record.session_end:
         result["session_end"] = True  # it ended a 版 (a private room counts them)
     preset = None

@@ -848,9 +848,10 @@ export interface RoomLength {
    * hands, or ban (版: four 圈)
    *
    * - `hands`: a number of hands (a voided hand does not count)
+   * - `quan`: 圈: a round of the deal, over when the deal has passed four times (RULES.md 1)
    * - `ban`: 版: four 圈, a 圈 ending when every seat has dealt once (RULES.md 1)
    */
-  unit: "hands" | "ban" | (string & {});
+  unit: "hands" | "quan" | "ban" | (string & {});
   /** how many */
   count: number;
 }

@@ -13,7 +13,9 @@ import { MIN_BALANCE_PER_STAKE, VARIANTS } from "./lobby.js";
 import { botLevelField, botLevelName } from "./botlevel.js";
 
 const MAX_HANDS = 64; // app/api/rooms.py
+const MAX_QUAN = 16;
 const MAX_BAN = 4;
+const UNIT_MAX = { hands: MAX_HANDS, quan: MAX_QUAN, ban: MAX_BAN };
 const HOUSE_TIMERS = { discard: 15, claim: 8 }; // RULES.md 1, the house's seconds
 const LAST_ROOM = "zj-last-room"; // the code this browser last joined (a way back to it)
 const CODE = /^[0-9]{6}$/;
@@ -44,14 +46,15 @@ function valueText(spec, value) {
 // --- a room in words ---------------------------------------------------------------------------
 
 export function lengthText(length) {
-  const key = length.unit === "ban" ? "room_len_ban" : length.count === 1 ? "room_len_hand" : "room_len_hands";
+  const key = length.unit !== "hands" ? `room_len_${length.unit}`
+    : length.count === 1 ? "room_len_hand" : "room_len_hands";
   return t(key, { n: length.count });
 }
 
 // "第 2/8 局": the hand in play (or the next one) while open; the length played once over
 export function progressText(room) {
   const count = room.length.count;
-  const key = room.length.unit === "ban" ? "room_progress_ban" : "room_progress_hands";
+  const key = `room_progress_${room.length.unit}`;
   const n = room.status === "open" ? Math.min(room.hands_played + 1, count) : room.hands_played;
   return t(key, { n, count });
 }
@@ -409,6 +412,7 @@ function createPart(me) {
     required: true, inputmode: "numeric" });
   const unit = h("select", { id: "room-unit", "aria-label": t("room_unit") },
     h("option", { value: "hands" }, t("room_unit_hands")),
+    h("option", { value: "quan" }, t("room_unit_quan")),
     h("option", { value: "ban" }, t("room_unit_ban")));
   const discard = h("input", { id: "room-discard", type: "number", min: 1, max: 300, step: 1,
     inputmode: "numeric", placeholder: String(HOUSE_TIMERS.discard) });
@@ -466,8 +470,8 @@ function createPart(me) {
   }
 
   unit.addEventListener("change", () => {
-    count.max = unit.value === "ban" ? MAX_BAN : MAX_HANDS;
-    if (unit.value === "ban" && Number(count.value) > MAX_BAN) count.value = 1;
+    count.max = UNIT_MAX[unit.value];
+    if (Number(count.value) > UNIT_MAX[unit.value]) count.value = 1;
   });
   variant.addEventListener("change", drawOptions);
   stake.addEventListener("input", checkStake);
