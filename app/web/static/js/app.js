@@ -1,5 +1,6 @@
 // The client's shell: hash routes (#/login, #/register, #/lobby, #/profile, #/leaders,
 // #/table/<id>, #/watch/<id>[/<room code>] (旁观), #/replay/<hand id>, #/room/<code> (好友房),
+// #/event/<id> (比赛场),
 // #/room/<code>/join (a room's invite link, /r/<code>: sign-in or sign-up first if need be,
 // then seated)), the header, the language switch and the reconnect banner.
 
@@ -12,6 +13,7 @@ import { titleName } from "./ranks.js";
 import { renderLeaders } from "./leaders.js";
 import { renderLobby, seatedAt } from "./lobby.js";
 import { renderProfile } from "./profile.js";
+import { renderEventPage } from "./eventpage.js";
 import { renderReplay } from "./replay.js";
 import { renderRoomPage } from "./rooms.js";
 import { rematchOnPage } from "./roomrematch.js";
@@ -121,6 +123,7 @@ async function route() {
     if (page === "profile") await renderProfile(main);
     else if (page === "replay" && arg) await renderReplay(main, { handId: decodeURIComponent(arg), me });
     else if (page === "leaders") await renderLeaders(main, { me });
+    else if (page === "event" && /^[0-9]+$/.test(arg || "")) await renderEventPage(main, { id: Number(arg), me });
     else if (page === "room" && arg) await renderRoomPage(main, { code: decodeURIComponent(arg), me, join: extra === "join",
       extra: (room) => rematchOnPage(room, me) });
     else {

@@ -1,6 +1,8 @@
 // Labels in Chinese (the default) and English. `t(key, vars)` looks a label up in the
 // current language; a missing key falls back to English, then to the key itself.
 
+import { EVENT_STRINGS } from "./eventstrings.js";
+
 const STRINGS = {
   zh: {
     app_name: "浙闽麻将",
@@ -1000,6 +1002,7 @@ const INVITE_STRINGS = {
 };
 for (const code of Object.keys(INVITE_STRINGS)) Object.assign(ROOM_STRINGS[code], INVITE_STRINGS[code]);
 for (const code of Object.keys(ROOM_STRINGS)) Object.assign(PAGE_STRINGS[code], ROOM_STRINGS[code]);
+for (const code of Object.keys(EVENT_STRINGS)) Object.assign(PAGE_STRINGS[code], EVENT_STRINGS[code]);
 for (const code of Object.keys(PAGE_STRINGS)) Object.assign(STRINGS[code], PAGE_STRINGS[code]);
 for (const l of Object.keys(SOCKET_ERRORS)) {
   for (const [code, text] of Object.entries(SOCKET_ERRORS[l])) STRINGS[l][`err_${code}`] ??= text;

@@ -1,7 +1,8 @@
 // The lobby (大厅): tables by variant and stake with who sits at each seat, opening a table
 // (told before it is made when the stake is more than the player's silver allows), sitting
 // down, quick join. The first screen has one way to play: quick match, big, at the top; the
-// private rooms and the tables (browse, open one) are sections below, folded on a phone.
+// tournaments (比赛场, events.js), the private rooms and the tables (browse, open one) are
+// sections below, folded on a phone.
 
 import { howToWinButton } from "./howtowin.js";
 import { practiceOffer } from "./guide.js";
@@ -11,6 +12,7 @@ import { showErrorIn } from "./errors.js";
 import { t } from "./i18n.js";
 import { quickMatchCard } from "./quickmatch.js";
 import { roomsCard } from "./rooms.js";
+import { eventsCard } from "./events.js";
 import { titleName } from "./ranks.js";
 import { botLevelField, botLevelName } from "./botlevel.js";
 
@@ -268,12 +270,16 @@ export async function renderLobby(main, { me }) {
 
   const rooms = section("lobby-rooms", t("lobby_rooms_section"), t("lobby_rooms_note"),
     roomsCard({ me, onBack: () => { rooms.open = true; } })); // 好友房: join by code, open a room
+  // 比赛场: folded on a phone, its summary counting down to the next start
+  const events = section("lobby-events", t("ev_section"), "");
+  events.append(eventsCard({ me, note: events.querySelector(".section-note") }));
   main.append(
     h("h1", {}, t("lobby_title")),
     mine,
     error,
     practiceOffer(me, error), // 新手教学: offered once to a new account, then a small button
     quickMatchCard({ me, variants: VARIANTS }),
+    events,
     rooms,
     section("lobby-tables", t("lobby_tables_section"), t("lobby_tables_note"), h("div", { class: "lobby" },
       h("section", { class: "card tables-card", "aria-labelledby": "tables-title" },

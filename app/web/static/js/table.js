@@ -27,6 +27,7 @@ import { guideFor } from "./guide.js";
 import { onChat, bubblesOver } from "./tablechat.js";
 import { confirmFirst, keydown } from "./tableinput.js";
 import { autoplayLevel } from "./autolevel.js";
+import { findEvent, onSeatedElsewhere, onTournament } from "./tableevent.js";
 
 const PLAYERS_POLL_MS = 3000; // seat plates over REST until the server sends table_state
 const HOUSE_TIMERS = { discard: 15, claim: 8, decide: 8, ready: 15 }; // RULES.md 1, Timers
@@ -86,6 +87,7 @@ export class TableController {
     this.askedAutoplay = false;
     this.autoplayPlaying = "standard"; // the level the server plays this seat's 托管 at
     this.room = null; // a private room's table: the room (tableroom.js), else null
+    this.event = null; // a tournament's table: the event as last told (tableevent.js), else null
     this.proof = new HandProof(); // the hand's events, checked against its seed at its end
     this.heartbeat = null; // {ping_ms, pong_timeout_ms}: the server's word, else the kit's own
     this.link = new TableLink(this); // the connection as the player sees it: banner, locks
@@ -102,7 +104,10 @@ export class TableController {
     // each message of this table changes the controller, then the page is drawn again,
     // once a frame: a resume or bots playing at once bring dozens of messages together
     const then = (fn, opts = {}) => (m) => {
-      if (m.table_id && m.table_id !== this.tableId) return;
+      if (m.table_id && m.table_id !== this.tableId) {
+        if (m.type === "seated") onSeatedElsewhere(this, m); // a tournament's next table
+        return;
+      }
       fn(m);
       this.renderSoon(opts);
     };
@@ -120,6 +125,7 @@ export class TableController {
       onChat: then((m) => onChat(this, m)),
       onMuted: then((m) => { this.muted = new Set(m.seats); }),
       onRoom: then((m) => onRoomMessage(this, m)),
+      onTournament: then((m) => onTournament(this, m)),
       onError: then((m) => this.onError(m)),
       onStatus: (status, detail) => this.onStatus(status, detail),
       ...(this.heartbeat ? { pingMs: this.heartbeat.ping_ms, pongTimeoutMs: this.heartbeat.pong_timeout_ms } : {}),
@@ -136,6 +142,7 @@ export class TableController {
     this.ticker = setInterval(() => this.tick(), 250);
     this.client.connect();
     this.render();
+    findEvent(this).then(() => this.render());
   }
 
   stop() {
@@ -521,7 +528,9 @@ export class TableController {
       return;
     }
     const inHand = this.hand && !this.hand.ended && !this.waiting;
-    if (inHand && !window.confirm(t("escape_confirm"))) return;
+    const inEvent = this.event && this.event.status === "running"; // leaving forfeits the event
+    if (inEvent && !window.confirm(t("ev_leave_confirm"))) return;
+    if (!inEvent && inHand && !window.confirm(t("escape_confirm"))) return;
     try {
       await api("POST", `/tables/${this.tableId}/leave`);
     } catch (err) {

@@ -15,6 +15,7 @@ import { howToWinButton } from "./howtowin.js";
 import { confirmDialog, settlementDialog } from "./tabledialogs.js";
 import { chooseAction, deadEndDialog } from "./claimwarn.js";
 import { mayFillBots, roomDialogs, roomStrip } from "./tableroom.js";
+import { cupDialogs, cupStrip } from "./tableevent.js";
 import { waitingBlock, waitingMid } from "./tablewait.js";
 import { windToast } from "./tablewind.js";
 import { autoplayLabel } from "./autolevel.js";
@@ -519,7 +520,7 @@ function tableBar(c) {
       notice);
   }
   return h("div", { class: "table-bar" + (c.room ? " in-room" : "") }, ...title,
-    roomStrip(c),
+    c.event ? cupStrip(c) : roomStrip(c), // a tournament's table is a room the player never sees
     c.spectators ? h("span", { class: "badge watching", id: "watching", dataset: { spectators: c.spectators } },
       t("spectators_n", { n: c.spectators })) : null,
     chat,
@@ -547,7 +548,7 @@ export function renderTable(main, c) {
   if (c.settlement && !c.settlement.closed) view.append(settlementDialog(c));
   if (c.confirming) view.append(confirmDialog(c));
   if (c.confirmingClaim) view.append(deadEndDialog(c));
-  view.append(...roomDialogs(c));
+  view.append(...(c.event ? cupDialogs(c) : roomDialogs(c)));
   const toast = windToast(c); // 你是南家 · 庄家：…
   if (toast) board.append(toast);
   c.fx.decorate(view, c);
