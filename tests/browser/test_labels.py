@@ -87,3 +87,23 @@ def test_every_private_room_label_reads_in_both_languages(client_page: Page) -> 
         assert key not in (zh, en), key
         if key not in ("room_bounds", "room_colon"):  # "{min}–{max}", ": "
             assert HAN.search(zh) and not HAN.search(en), (key, zh, en)
+
+
+EVENT_MODULES = ["events.js", "eventpage.js", "tableevent.js", "table.js"]
+EVENT_KEY = re.compile(r'"(ev_[a-z_]+)"')
+
+
+def test_every_tournament_label_reads_in_both_languages(client_page: Page) -> None:
+    """The tournaments' pages (比赛场: the lobby's card, the event's page, the table's strip
+    and standings) have each of their labels in Chinese and in English, the status tags and
+    the counts of one included."""
+    keys = {k for name in EVENT_MODULES for k in EVENT_KEY.findall((JS / name).read_text())}
+    keys |= {f"ev_{s}" for s in ("upcoming", "running", "finished", "cancelled")}
+    keys |= {f"ev_status_{s}" for s in ("waiting", "playing", "done")}
+    keys |= {f"{k}_one" for k in ("ev_rounds", "ev_hands", "ev_bans")}
+    assert len(keys) > 50
+    shown = client_page.evaluate(LABELS, sorted(keys))
+    for key in keys:
+        zh, en = shown["zh"][key], shown["en"][key]
+        assert key not in (zh, en), key
+        assert HAN.search(zh) and not HAN.search(en), (key, zh, en)

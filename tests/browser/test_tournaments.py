@@ -170,21 +170,42 @@ def test_a_short_event_seats_the_player_shows_the_rounds_and_ends_with_places_an
     context_for: Callable[..., Page], quick_server: Server, screenshots: Path
 ) -> None:
     server = quick_server
-    page = context_for(DESKTOP)
+    page = context_for(DESKTOP)  # an entrant waiting on the event's page
     register(page, server.base, "参赛选手")
-    me = server.token("参赛选手")
+    other = context_for(PHONE)  # an entrant waiting in the lobby
+    register(other, server.base, "大厅选手")
+    visitor = context_for(PHONE)  # someone who did not enter, in the lobby
+    register(visitor, server.base, "路过的人")
     boss = _operator(server)
-    event = _event(server, boss, "冬至杯", starts_in=8, fee=100, rounds=2)
-    _enter(server, event["id"], me)
+    event = _event(server, boss, "冬至杯", starts_in=12, fee=100, rounds=2)
+    for name in ("参赛选手", "大厅选手"):
+        _enter(server, event["id"], server.token(name))
     page.goto(f"{server.base}/#/event/{event['id']}")
     page.wait_for_selector("#event-page .ev-register[data-registered='true']")
-    assert "1/8 人" in page.inner_text("#event-page .ev-top .ev-facts")
+    assert "2/8 人" in page.inner_text("#event-page .ev-top .ev-facts")
     assert page.locator("#prize-table li").count() == len(SHARES)
+    for lobby in (other, visitor):
+        lobby.reload()
+        lobby.locator("#lobby-events > summary").click()
+        lobby.wait_for_selector(f".ev-item[data-event='{event['id']}']")
     _pictures(page, screenshots, "event-upcoming", "#prize-table")
 
-    # the start: the page opens the player's table by itself
+    # the start: the event's page and the lobby open the entrants' tables by themselves
+    other.wait_for_url(re.compile(r"#/table/"), timeout=30_000)
+    other.wait_for_selector("#cup-strip")
+    other.click("#autoplay")
+    visitor.reload()
+    visitor.locator("#lobby-events > summary").click()
+    visitor.wait_for_selector(f".ev-item.running[data-event='{event['id']}'] .status-tag")
+    assert re.fullmatch(r"第[12]轮/共2轮", visitor.inner_text(
+        f".ev-item.running[data-event='{event['id']}'] .status-tag"))
+    assert visitor.locator(".ev-to-table").count() == 0  # not theirs to play
+    visitor.screenshot(path=str(screenshots / "events-card-running-phone-zh.png"), full_page=True)
     page.wait_for_url(re.compile(r"#/table/"), timeout=30_000)
     first_table = page.url.rsplit("/", 1)[-1]
+    page.wait_for_selector("#cup-strip")
+    assert page.inner_text("#cup-strip") == "冬至杯 · 第1轮/共2轮"
+    page.reload()  # a page opened afresh finds its event among those in play
     page.wait_for_selector("#cup-strip")
     assert page.inner_text("#cup-strip") == "冬至杯 · 第1轮/共2轮"
     page.wait_for_selector("#autoplay")
@@ -225,5 +246,10 @@ def test_a_short_event_seats_the_player_shows_the_rounds_and_ends_with_places_an
     for row, standing in zip(range(8), final, strict=True):
         shown = rows.nth(row).locator(".ev-prize").inner_text()
         assert shown == (f"{standing['prize']:,}" if standing["prize"] else "–"), (row, shown)
-    assert sum(s["prize"] or 0 for s in final) == 100  # the one fee: no rake, no guarantee
+    assert sum(s["prize"] or 0 for s in final) == 200  # the two fees: no rake, no guarantee
+    # the lobby names the winner
+    visitor.wait_for_selector(f".ev-item.finished[data-event='{event['id']}']", timeout=30_000)
+    winner = next(s for s in final if s["place"] == 1)["name"]
+    assert visitor.inner_text(f".ev-item.finished[data-event='{event['id']}'] .ev-winner") == f"冠军：{winner}"
+    visitor.screenshot(path=str(screenshots / "events-card-finished-phone-zh.png"), full_page=True)
     _pictures(page, screenshots, "event-finished", "#ev-board")

@@ -11,7 +11,7 @@ import { showErrorIn } from "./errors.js";
 import { currentLang, t } from "./i18n.js";
 import { ProtocolClient } from "../kit/protocol.js";
 import { botLevelName } from "./botlevel.js";
-import { countdown, moneyLine, registerButton, roundText, tickCountdowns } from "./events.js";
+import { countdown, moneyLine, myTable, registerButton, roundText, tickCountdowns } from "./events.js";
 import { rememberEvent } from "./tableevent.js";
 
 const READ_MS = 5000; // the event and its standings, read again while it is open or in play
@@ -104,7 +104,7 @@ function myLine(ev, st, me) {
     return h("p", { class: "ev-mine", id: "ev-mine" }, t("ev_my_place", { place: mine.place }),
       mine.prize ? ` · ${t("ev_my_prize", { n: fmt(mine.prize) })}` : "");
   }
-  const table = st.tables.find((x) => x.round === st.round && x.accounts.includes(me.id) && x.status !== "done");
+  const table = myTable(st, me);
   return table ? h("a", { class: "button primary", id: "ev-my-table", href: `#/table/${table.table_id}` }, t("ev_to_table")) : null;
 }
 

@@ -1,7 +1,8 @@
 // Tournaments (比赛场, docs/tournaments.md) in the lobby: a card of the events coming (name,
 // variant, fee, seats taken, prize pool and first prize, a countdown to the start, 报名 /
-// 退赛), the ones in play (their round) and the last ones finished (their winner). Each
-// names its page (#/event/<id>, eventpage.js). The helpers here are shared with that page
+// 退赛), the ones in play (their round; the player's table) and the last ones finished
+// (their winner). Each names its page (#/event/<id>, eventpage.js). An event the player
+// entered that starts while the card shows opens their table. The helpers here are shared with that page
 // and with the table's strip (tableevent.js).
 
 import { api } from "./api.js";
@@ -11,6 +12,8 @@ import { t } from "./i18n.js";
 
 const TICK_MS = 1000; // the countdowns
 const READ_MS = 15000; // the lists, read again while the card shows
+const SOON_MS = 60000; // an event the player entered starts within this: the lists are read
+const SOON_READ_MS = 2000; // this often, and their table opens once it starts
 const UPCOMING = 4; // events of each kind the card lists
 const RUNNING = 3;
 const FINISHED = 2;
@@ -103,11 +106,20 @@ function upcomingItem(event, me, error, redraw) {
   return item;
 }
 
-function runningItem(event, standings) {
-  return h("li", { class: "ev-item running", dataset: { event: event.id } },
+// the player's table in the round in play (not played out yet), if they are at one
+export function myTable(standings, me) {
+  if (!standings) return null;
+  return standings.tables.find((x) => x.round === standings.round && x.accounts.includes(me.id) &&
+    x.status !== "done") || null;
+}
+
+function runningItem(event, standings, me) {
+  const table = event.registered ? myTable(standings, me) : null;
+  return h("li", { class: "ev-item running" + (event.registered ? " mine" : ""), dataset: { event: event.id } },
     h("div", { class: "ev-head" }, link(event), h("span", { class: "ev-variant" }, t(event.variant)),
       h("span", { class: "status-tag playing" }, standings ? roundText(standings.round, standings.rounds) : t("ev_running"))),
-    h("p", { class: "ev-facts" }, t("ev_seats", { n: event.players, seats: event.seats }), ` · ${t("ev_pool", { n: fmt(event.pool.total) })}`));
+    h("p", { class: "ev-facts" }, t("ev_seats", { n: event.players, seats: event.seats }), ` · ${t("ev_pool", { n: fmt(event.pool.total) })}`),
+    table ? h("a", { class: "button primary ev-to-table", href: `#/table/${table.table_id}` }, t("ev_to_table")) : null);
 }
 
 function finishedItem(event, standings) {
@@ -132,9 +144,12 @@ export function eventsCard({ me, note }) {
   const card = h("section", { class: "card events-card", id: "events-card", "aria-labelledby": "events-title" },
     h("h2", { id: "events-title", class: "sr-only" }, t("ev_section")), list, error);
   let next = null; // the soonest upcoming event: the section's note counts down to it
+  let awaited = new Set(); // events the player is registered for, seen here before their start
+  let playing = 0; // events in play, said in the note when none is coming
+  let soon = false; // one of them starts within a minute: the lists are read more often
 
   function noteText() {
-    if (!next) return t("ev_none");
+    if (!next) return playing ? t("ev_running_n", { n: playing }) : t("ev_none");
     return t("ev_next", { name: next.name, left: timeLeft(Date.parse(next.starts_at)) });
   }
 
@@ -150,12 +165,23 @@ export function eventsCard({ me, note }) {
       return;
     }
     const [runStandings, endStandings] = await Promise.all([standingsOf(running), standingsOf(finished)]);
+    // an event the player waited for here has started: their table opens (as the event's page does)
+    for (const [i, ev] of running.entries()) {
+      const table = awaited.has(ev.id) ? myTable(runStandings[i], me) : null;
+      if (table && document.body.contains(card)) {
+        location.hash = `#/table/${table.table_id}`;
+        return;
+      }
+    }
+    awaited = new Set(upcoming.filter((ev) => ev.registered).map((ev) => ev.id));
+    soon = upcoming.some((ev) => ev.registered && Date.parse(ev.starts_at) - Date.now() < SOON_MS);
     if (card.contains(document.activeElement) && document.activeElement.tagName === "BUTTON") return; // not under a finger
     next = upcoming[0] || null;
+    playing = running.length;
     if (note) note.textContent = noteText();
     const items = [
       ...upcoming.map((ev) => upcomingItem(ev, me, error, () => {})),
-      ...running.map((ev, i) => runningItem(ev, runStandings[i])),
+      ...running.map((ev, i) => runningItem(ev, runStandings[i], me)),
       ...finished.map((ev, i) => finishedItem(ev, endStandings[i])),
     ];
     if (!items.length) items.push(h("li", { class: "ev-item none" }, t("ev_none")));
@@ -171,7 +197,13 @@ export function eventsCard({ me, note }) {
     tickCountdowns(card);
     if (note) note.textContent = noteText();
   }), TICK_MS));
-  timers.push(setInterval(alive(load), READ_MS));
+  let last = 0;
+  timers.push(setInterval(alive(() => {
+    if (Date.now() - last < (soon ? SOON_READ_MS : READ_MS)) return;
+    last = Date.now();
+    load();
+  }), TICK_MS));
+  last = Date.now();
   load();
   return card;
 }

@@ -3,7 +3,7 @@
 
 export const EVENT_STRINGS = {
   zh: {
-    ev_section: "比赛场", ev_none: "暂无比赛，敬请期待", ev_next: "{name} · {left}后开赛",
+    ev_section: "比赛场", ev_none: "暂无比赛，敬请期待", ev_running_n: "{n} 场比赛进行中", ev_next: "{name} · {left}后开赛",
     ev_upcoming: "即将开赛", ev_running: "进行中", ev_finished: "已结束", ev_cancelled: "已取消",
     ev_fee: "报名费 {n}", ev_free: "免费报名", ev_seats: "{n}/{seats} 人",
     ev_pool: "奖池 {n}", ev_first: "冠军 {n}", ev_starts_in: "{left}后开赛", ev_starting: "即将开赛…",
@@ -28,7 +28,7 @@ export const EVENT_STRINGS = {
     ev_d_h: "{d}天{h}小时", ev_h_m: "{h}小时{m}分",
   },
   en: {
-    ev_section: "Tournaments", ev_none: "No tournaments scheduled yet", ev_next: "{name} · starts in {left}",
+    ev_section: "Tournaments", ev_none: "No tournaments scheduled yet", ev_running_n: "{n} in play", ev_next: "{name} · starts in {left}",
     ev_upcoming: "Upcoming", ev_running: "In play", ev_finished: "Finished", ev_cancelled: "Cancelled",
     ev_fee: "fee {n}", ev_free: "free entry", ev_seats: "{n}/{seats} players",
     ev_pool: "pool {n}", ev_first: "1st {n}", ev_starts_in: "starts in {left}", ev_starting: "starting…",

@@ -19,7 +19,8 @@ export function rememberEvent(info) {
 }
 
 // When the page opens: the event of this table, as told before in this tab, else found
-// among the events in play (a reload).
+// among the events in play (a reload). Only a room's table can be a tournament's (its
+// players' read names a room: tableroom.js keeps its code).
 export async function findEvent(c) {
   if (c.spectator) return;
   c.event = known.get(c.tableId) || null;
@@ -27,6 +28,7 @@ export async function findEvent(c) {
     c.cupRound = c.event.round;
     return;
   }
+  if (!c.roomCode) return;
   try {
     const running = await api("GET", "/tournaments?status=running&limit=50");
     for (const ev of running) {
@@ -86,7 +88,8 @@ export function cupStrip(c) {
   if (!ev) return null;
   const round = c.cupRound ?? ev.round; // this table's round, as the event moves on
   const final = round > ev.rounds;
-  return h("a", { class: "cup-strip" + (final ? " final" : ""), id: "cup-strip", href: `#/event/${ev.id}`,
+  // not a link: the way to the event's page, away from the hand, is in the dialog between rounds
+  return h("span", { class: "cup-strip" + (final ? " final" : ""), id: "cup-strip",
     dataset: { event: ev.id, round } },
   h("span", { class: "cup-strip-name" }, ev.name), " · ",
   h("strong", { class: "cup-strip-round" }, roundText(round, ev.rounds)));
