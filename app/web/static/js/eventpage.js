@@ -64,7 +64,7 @@ function standingsCard(ev, st, me) {
   const rows = st.standings.map((s) => h("tr", {
     class: (s.account_id === me.id ? "mine" : "") + (s.place <= 3 ? ` top top-${s.place}` : ""),
     dataset: { account: s.account_id, place: s.place } },
-  h("td", { class: "ev-place" }, String(s.place)),
+  h("td", { class: "ev-place" }, s.place <= 3 ? h("span", { class: "ev-medal" }, String(s.place)) : String(s.place)),
   h("td", { class: "ev-who" }, h("span", { class: "ev-player-name" }, s.name),
     s.account_id === me.id ? h("span", { class: "tag you-tag" }, t("ev_you")) : null,
     s.bot ? h("span", { class: "tag bot-tag" }, t("ev_bot")) : null,
