@@ -13,11 +13,12 @@ import { ProtocolClient } from "../kit/protocol.js";
 import { botLevelName } from "./botlevel.js";
 import { countdown, moneyLine, myTable, registerButton, roundText, tickCountdowns } from "./events.js";
 import { rememberEvent } from "./tableevent.js";
+import { lengthText } from "./rooms.js";
 
 const READ_MS = 5000; // the event and its standings, read again while it is open or in play
 const TICK_MS = 1000;
 
-// "3 局" / "1 hand": a count with its unit, one or many
+// "3 轮" / "1 round": a count with its unit, one or many
 function counted(key, n) {
   return t(n === 1 ? `${key}_one` : key, { n });
 }
@@ -35,7 +36,7 @@ function rulesCard(ev) {
       row(t("ev_stake"), fmt(ev.stake)),
       row(t("ev_starts_at"), when(ev.starts_at)),
       row(t("ev_format"), t("ev_format_text", { rounds: counted("ev_rounds", ev.rounds),
-        length: counted(ev.length.unit === "ban" ? "ev_bans" : "ev_hands", ev.length.count) }) +
+        length: lengthText(ev.length) }) +
         (ev.final_table ? t("ev_with_final") : "")),
       row(t("ev_fee_line"), ev.fee ? fmt(ev.fee) : t("ev_free")),
       row(t("ev_entrants"), t("ev_seats", { n: ev.players, seats: ev.seats }))),

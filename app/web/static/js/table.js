@@ -180,7 +180,9 @@ export class TableController {
       }
     } catch (err) {
       if (err instanceof ApiError && err.code === "not_found") {
-        if (this.room) return; // a room's table closes when the session ends: its scoreboard stays
+        // a room's table closes when the session ends: its scoreboard stays (a tournament's
+        // table: the standings, tableevent.js)
+        if (this.room || this.event) return;
         location.hash = "#/lobby";
         return;
       }
