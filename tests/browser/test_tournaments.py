@@ -52,12 +52,13 @@ def _operator(server: Server) -> dict[str, str]:
 
 
 def _event(server: Server, boss: dict[str, str], name: str, *, starts_in: float, fee: int = 100,
-           rounds: int = 1, seats: int = 8) -> dict[str, Any]:
+           rounds: int = 1, seats: int = 8, final_table: bool = False,
+           discard: int = 3) -> dict[str, Any]:
     with server.http() as http:
         made = http.post("/admin/tournaments", headers=boss, json={
             "name": name, "variant": "lishui", "stake": 1, "fee": fee, "seats": seats,
-            "rounds": rounds, "final_table": False, "length": {"unit": "hands", "count": 1},
-            "prize_shares": SHARES, "timers": {"discard": 3, "claim": 2, "decide": 2, "ready": 1},
+            "rounds": rounds, "final_table": final_table, "length": {"unit": "hands", "count": 1},
+            "prize_shares": SHARES, "timers": {"discard": discard, "claim": 2, "decide": 2, "ready": 1},
             "starts_at": (datetime.now(UTC) + timedelta(seconds=starts_in)).isoformat(),
         })
         assert made.status_code == 201, made.text
@@ -254,3 +255,35 @@ def test_a_short_event_seats_the_player_shows_the_rounds_and_ends_with_places_an
     assert visitor.inner_text(f".ev-item.finished[data-event='{event['id']}'] .ev-winner") == f"冠军：{winner}"
     visitor.screenshot(path=str(screenshots / "events-card-finished-phone-zh.png"), full_page=True)
     _pictures(page, screenshots, "event-finished", "#ev-board")
+
+
+def test_the_final_table_says_so_and_anyone_watches_it_from_the_event_page(
+    context_for: Callable[..., Page], quick_server: Server
+) -> None:
+    """One player entered: the final table seats them with three bots (docs/tournaments.md,
+    "The final table"), and the event's page offers to watch it while it plays."""
+    server = quick_server
+    page = context_for(PHONE)
+    register(page, server.base, "决赛选手")
+    visitor = context_for(PHONE)
+    register(visitor, server.base, "看热闹的")
+    boss = _operator(server)
+    event = _event(server, boss, "冬至杯", starts_in=8, rounds=1, final_table=True, discard=10)
+    _enter(server, event["id"], server.token("决赛选手"))
+    page.goto(f"{server.base}/#/event/{event['id']}")
+    page.wait_for_url(re.compile(r"#/table/"), timeout=30_000)
+    first_table = page.url.rsplit("/", 1)[-1]
+    page.wait_for_selector("#cup-strip")
+    assert page.inner_text("#cup-strip") == "冬至杯 · 第1轮/共1轮"
+    page.click("#autoplay")
+    page.wait_for_function("t => !location.hash.endsWith(t)", arg=first_table, timeout=60_000)
+    final_table = page.url.rsplit("/", 1)[-1]
+    page.wait_for_selector(f"#table-view[data-table='{final_table}'] #cup-strip.final")
+    assert page.inner_text("#cup-strip") == "冬至杯 · 决赛"
+    # the player plays on their timers here: the final table lasts; anyone may watch it
+    visitor.goto(f"{server.base}/#/event/{event['id']}")
+    visitor.wait_for_selector("#ev-watch")
+    assert visitor.inner_text("#event-status") == "决赛"
+    assert visitor.get_attribute("#ev-watch", "href", timeout=5_000).startswith(f"#/watch/{final_table}/")
+    visitor.click("#ev-watch")
+    visitor.wait_for_selector(f"#table-view[data-watching='1'][data-table='{final_table}']")
