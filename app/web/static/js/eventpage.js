@@ -115,6 +115,7 @@ export async function renderEventPage(main, { id, me }) {
   main.append(h("p", { class: "ev-crumb" }, h("a", { href: "#/lobby" }, `‹ ${t("ev_back")}`)), body, error);
   let client = null;
   let leaving = false;
+  let over = false; // finished or cancelled: read once
 
   function socket(on) {
     if (on && !client) {
@@ -146,6 +147,7 @@ export async function renderEventPage(main, { id, me }) {
     }
     if (!document.body.contains(body) || leaving) return;
     if (body.contains(document.activeElement) && document.activeElement.tagName === "BUTTON") return;
+    over = ev.status === "finished" || ev.status === "cancelled";
     const status = ev.status === "open" ? "upcoming" : ev.status;
     const top = h("section", { class: "card ev-top", dataset: { status: ev.status } },
       h("div", { class: "ev-title-row" }, h("h1", { id: "event-name" }, ev.name),
@@ -172,6 +174,6 @@ export async function renderEventPage(main, { id, me }) {
   }
   const alive = (fn) => () => (document.body.contains(body) && !leaving ? fn() : stop());
   timers.push(setInterval(alive(() => tickCountdowns(body)), TICK_MS));
-  timers.push(setInterval(alive(load), READ_MS));
+  timers.push(setInterval(alive(() => { if (!over) load(); }), READ_MS)); // an event over changes no more
   await load();
 }
