@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import sqlite3
 from collections import Counter
 from contextlib import closing
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from app.protocol import (
@@ -58,7 +59,8 @@ from tests.wsclient import Pacer, open_socket
 server = test_ws_hand.server
 database = test_ws_hand.database
 
-EXAMPLES = 150
+EXAMPLES = 150  # hostile examples in all, over PROBES tables at once
+PROBES = 3  # the server takes 20 messages a second per socket: three sockets, three times
 HANDS = 4  # privacy: hands each table plays at least (and 丽水 one after a reseat)
 
 
@@ -257,11 +259,13 @@ async def _table_waiting_for(http: httpx.AsyncClient, server: str, name: str,
     return player, table_id
 
 
-async def hostile_frames_change_nothing(server: str) -> None:
+async def hostile_frames_change_nothing(
+    server: str, name: str, examples: int, start: int
+) -> None:
     long = {"discard": 300, "claim": 300, "decide": 300, "ready": 1}
     async with asyncio.timeout(240), \
             httpx.AsyncClient(base_url=f"http://{server}", timeout=30) as http:
-        player, table_id = await _table_waiting_for(http, server, "hostile", long)
+        player, table_id = await _table_waiting_for(http, server, name, long)
         pump = asyncio.create_task(player.pump())
         probe = Probe(player, table_id)
 
@@ -308,8 +312,9 @@ async def hostile_frames_change_nothing(server: str) -> None:
             assert pongs == sum(e[1] for e in expected), (frames, received)
             assert player.ws is not None and player.ws.close_code is None
 
-        @settings(max_examples=EXAMPLES, deadline=None, database=None,
+        @settings(max_examples=examples, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck))
+        @seed(start)  # each probe's own: the probes' examples differ
         @given(st.lists(hostile.frames(), min_size=1, max_size=3))
         def property_(frames: list[str | bytes]) -> None:
             asyncio.run_coroutine_threadsafe(one_example(frames), loop).result()
@@ -325,7 +330,7 @@ async def hostile_frames_change_nothing(server: str) -> None:
         while (message := await player.inbox.get())["type"] != "event" or message["seq"] <= seq:
             assert message["type"] != "error", message
         assert message["seq"] == seq + 1
-        print(f"hostile examples: {EXAMPLES}; replies by code: {sorted(replies.items())}")
+        print(f"hostile examples at {name} (seed {start}): {examples}; replies by code: {sorted(replies.items())}")
         assert player.ws is not None
         await player.ws.close()
         await pump
@@ -472,6 +477,9 @@ async def _play_and_watch(player: Player, table_id: str, variant: str, answer: b
                 watch.seats[hand_id] = seat
                 in_hand = None
                 hands += 1
+                # 准备 at once (the bots are ready): the next hand is dealt without waiting
+                # out the ready timer, so a 丽水 table reaches its reseat sooner
+                await send({"type": "ready", "table_id": table_id})
                 if variant == "lishui" and any(  # read aside: the loop serves 20 sockets
                         n < int(hand_id.rsplit("-", 1)[1])
                         for n in await asyncio.to_thread(_reseats, database, table_id)):
@@ -752,7 +760,10 @@ async def test_hostile_frames_and_privacy_on_one_server(server: str, database: P
     computing: the hostile client on its pacing under the server's 20 messages a second,
     the privacy tables on their 1 s timers, the spectated ones on their bots; together they
     take about the time of the longest. A failure names its property in its traceback."""
+    start = random.getrandbits(64)
     async with asyncio.TaskGroup() as both:
-        both.create_task(hostile_frames_change_nothing(server))
+        for n in range(PROBES):  # each on a table and socket of its own
+            both.create_task(hostile_frames_change_nothing(
+                server, f"hostile{n}", EXAMPLES // PROBES, start + n))
         both.create_task(no_seat_sees_another_seats_tiles(server, database))
         both.create_task(a_spectator_sees_only_the_public_view(server, database))
