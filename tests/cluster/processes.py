@@ -21,7 +21,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from app.loadtest.servers import free_port
-from tests.wsclient import table_socket
+from tests.wsclient import Pacer, table_socket
 
 Message = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,6 +114,9 @@ class Player:
     got_at: list[float] = field(default_factory=list)  # when each message arrived
     errors: list[str] = field(default_factory=list)
     reconnects: int = 0
+    # its answers stay under the server's 20 messages a second per socket: a dropped answer
+    # (rate_limited) would leave the prompt to its timer
+    pacer: Pacer = field(default_factory=Pacer)
 
 
 async def register(http: httpx.AsyncClient, name: str, node: str) -> Player:
@@ -196,4 +199,5 @@ async def _handle(
             "type": "action", "table_id": player.table_id,
             "seq": max(player.last_seq, message["seq"]), "action": message["legal_actions"][0],
         }
+        await player.pacer.wait()
         await ws.send(json.dumps(answer))
