@@ -19,7 +19,6 @@ import asyncio
 import json
 
 import httpx
-import pytest
 from redis.asyncio import Redis
 from websockets.asyncio.client import ClientConnection
 
@@ -33,12 +32,6 @@ FIRST_SECONDS = 30.0  # a loaded machine
 # short turns: a new socket on the owner gets the next event, at the latest when the
 # prompt nobody answers times out
 TIMERS = {"discard": 1, "claim": 1, "decide": 1, "ready": 1}
-
-
-@pytest.fixture
-def node_env() -> dict[str, str]:
-    # every run opens eight sockets from one address: more than the default 60 a minute
-    return {"WS_CONNECTS_PER_ADDRESS": "10000", "REQUESTS_PER_ADDRESS": "10000"}
 
 
 async def _first_of_table(ws: ClientConnection, table_id: str) -> list[str]:
