@@ -172,24 +172,32 @@ def _sqlite_at_head(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture
-def database_url(
-    backend: str, tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[str]:
-    """A database of `backend` migrated to head, with nothing in it."""
+def migrated_database_url(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, name: str = "test.db"
+) -> str:
+    """A database of `backend` migrated to head, with nothing in it: a copy of the
+    session's migrated SQLite file (named `name`), or PostgreSQL's tables emptied (migrated
+    again only when a test changed the schema)."""
     if backend == "sqlite":
-        path = tmp_path / "test.db"
+        path = tmp_path / name
         head: Path = request.getfixturevalue("_sqlite_at_head")
         with closing(sqlite3.connect(head)) as source, closing(sqlite3.connect(path)) as copy:
             source.backup(copy)  # the whole database, whatever its journal holds
-        yield f"sqlite:///{path}"
-        return
+        return f"sqlite:///{path}"
     assert POSTGRES_URL is not None
     if not asyncio.run(_empty_postgres_at_head(POSTGRES_URL)):
         url = empty_database_url(backend, tmp_path)
         migrate.upgrade(url)
         asyncio.run(_remember_postgres_schema(url))
-    yield POSTGRES_URL
+    return POSTGRES_URL
+
+
+@pytest.fixture
+def database_url(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """A database of `backend` migrated to head, with nothing in it."""
+    yield migrated_database_url(backend, tmp_path, request)
 
 
 @pytest.fixture

@@ -13,9 +13,8 @@ import pytest
 from redis.asyncio import Redis
 
 from app.loadtest.servers import UNTHROTTLED
-from app.store import migrate
 from tests.cluster.processes import ROOT, Node, two_nodes
-from tests.conftest import POSTGRES_URL, empty_database_url
+from tests.conftest import POSTGRES_URL, migrated_database_url
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL")
 LEASE_MS = 1500  # the node processes' lease: a killed owner's tables move within ~2 s
@@ -61,14 +60,12 @@ async def redis(redis_url: str, prefix: str) -> AsyncIterator[Redis]:
 
 
 @pytest.fixture
-def cluster_database(tmp_path: Path) -> str:
-    """A migrated database the node processes share: PostgreSQL when configured."""
-    url = (
-        empty_database_url("postgresql", tmp_path) if POSTGRES_URL
-        else f"sqlite:///{tmp_path / 'cluster.db'}"
-    )
-    migrate.upgrade(url)
-    return url
+def cluster_database(tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A migrated database the node processes share, with nothing in it: PostgreSQL when
+    configured. Made as the other tests' databases are (tests/conftest.py): the migrations
+    run once per session, not at each test (a few seconds each on PostgreSQL)."""
+    backend = "postgresql" if POSTGRES_URL else "sqlite"
+    return migrated_database_url(backend, tmp_path, request, name="cluster.db")
 
 
 @pytest.fixture
