@@ -192,7 +192,13 @@ class Tournaments:
             log.info("tournament %s: nobody registered; cancelled", tournament_id)
             return
         bots = await self._free_bots(session, seats - players)
-        if await rounds.begin(session, tournament_id, bots, self.now()):
+        try:
+            started = await rounds.begin(session, tournament_id, bots, self.now())
+        except rounds.NotEnoughBots as short:  # tried again at the next step
+            log.warning("tournament %s: cannot start yet: %s (BOT_POOL_SIZE %d)", tournament_id,
+                        short, self.bot_pool_size)
+            return
+        if started:
             log.info("tournament %s: started, %d players and %d house bots", tournament_id,
                      players, seats - players)
             await self._tell(tournament_id)
