@@ -37,9 +37,9 @@ def test_the_pages_around_the_table_read_in_english(
     page.wait_for_selector("#rooms-card #room-opts .room-opt", state="attached")
     assert leaks(page) == []
     unfold(page, "rooms")
-    # a private room's length in 版 reads as games of four rounds, not "ban"
+    # a private room's length in 圈 and 版 reads as wind rounds and games, not "quan", "ban"
     units = page.eval_on_selector_all("#room-unit option", "els => els.map(e => e.textContent)")
-    assert units == ["hands", "games (4 rounds each)"]
+    assert units == ["hands", "wind rounds", "games (4 rounds each)"]
     page.click("#room-rules summary")
     for variant, option in VARIANTS.items():  # every house rule of every variant, in English
         page.select_option("#room-variant", variant)

@@ -126,7 +126,9 @@ def test_the_card_lists_an_event_with_its_countdown_and_registering_counts_the_p
     summary.wait_for()
     page.wait_for_function(
         "() => /冬至杯 · \\d\\d:\\d\\d后开赛/.test(document.querySelector('#lobby-events .section-note').textContent)")
-    box = page.locator(".quick-level.chosen .quick-start").bounding_box()
+    start = page.locator(".quick-level.chosen .quick-start")
+    start.wait_for()  # the levels come with the lobby's first answer
+    box = start.bounding_box()
     assert box is not None and box["y"] + box["height"] <= PHONE["height"]  # quick match still first
     summary.click()
     item = page.locator(f".ev-item[data-event='{cup['id']}']")

@@ -2,10 +2,10 @@
 tables play. Slow: about 25-45 s on the 2-core machine (four server starts).
 
 Two nodes of the old build (`BUILD_COMMIT=old`) share PostgreSQL, at the old release's
-schema (migration 0006), and Redis, behind a proxy (tests/ops/balancer.py) through which
+schema (migration 0011), and Redis, behind a proxy (tests/ops/balancer.py) through which
 the players connect. Two tables play, each with two players and two house bots, one table
 opened on each node. The runbook's steps, as written: its migration block runs once while
-both old nodes serve (0007, an expand migration: a new table); then each node in turn is
+both old nodes serve (0012, an expand migration: new columns, a CHECK widened); then each node in turn is
 taken out of the proxy while a hand is under way at its table, stopped with SIGTERM, and
 replaced by a node of the new build (`BUILD_COMMIT=new`, a new NODE_ID) that joins the proxy
 once `/ready` answers. Afterwards: every hand dealt was stored exactly once (the hands in
@@ -73,7 +73,7 @@ pytestmark = [
     pytest.mark.skipif(REDIS_URL is None, reason="TEST_REDIS_URL is not set"),
 ]
 
-OLD_SCHEMA = "0006"  # the running release's head; the new release brings 0007
+OLD_SCHEMA = "0011"  # the running release's head; the new release brings 0012
 # the house bots' pace: the test's players answer every prompt at once, and a table of
 # bots at full speed prompts them past the 20 messages a second a socket may send
 BOT_DELAY_MS = "100"
@@ -324,10 +324,12 @@ async def test_a_rolling_upgrade_loses_no_hand(cluster: Cluster, database: str) 
 
     async with httpx.AsyncClient(base_url=f"http://{cluster.nodes['b2'].address}") as http:
         levels = await http.get("/quick-match/levels")
+        events = await http.get("/tournaments?status=running")
         scraped = await http.get("/metrics")
     assert 'commit="new"' in next(  # the node in service is the new build
         line for line in scraped.text.splitlines() if line.startswith("mahjong_build_info{"))
-    # the migration step ran: the new release's quick-match levels (0007) are served
+    # the migration step ran: the events are read with the new release's columns (0012)
+    assert events.status_code == 200 and events.json() == [], events.text
     assert levels.status_code == 200, levels.text
     assert [level["key"] for level in levels.json()["levels"]] == [
         "beginner", "intermediate", "advanced"]
