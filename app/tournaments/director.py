@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 LEASE_SECONDS = 10.0
 OPENING_AT_ONCE = 8  # a round's tables opened (rooms made, entrants seated) at once
+STOP_SECONDS = 5.0  # how long a stopping node waits for its directors
 
 
 def _now() -> datetime:
@@ -93,20 +94,27 @@ class Tournaments:
             self._watcher = asyncio.create_task(self._watch(), name="tournaments")
 
     async def stop(self) -> None:
+        """Cancel the looking and the directing, waiting at most `STOP_SECONDS` for them
+        (a step cut short is taken again by the next director)."""
         tasks = [t for t in (self._watcher, *self._directing.values(), *self._tasks) if t]
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=STOP_SECONDS)
+            if pending:
+                log.warning("tournaments: %d tasks did not stop in %s s", len(pending),
+                            STOP_SECONDS)
         self._watcher = None
         self._directing.clear()
 
     async def _watch(self) -> None:
+        """Look every `poll` seconds, the first time one `poll` after the start."""
         while True:
+            await asyncio.sleep(self.poll)
             try:
                 await self.look()
             except Exception:
                 log.exception("tournaments: looking for events to direct failed")
-            await asyncio.sleep(self.poll)
 
     async def look(self) -> list[int]:
         """Take the lease of every event due or running that no node directs now, and
