@@ -60,8 +60,11 @@ async def test_a_burst_of_endings_is_stored_in_batches_and_every_hand_is_paid(
             for account in accounts[4 * t: 4 * t + 4]:
                 registry.connections.connect(account, sinks[account])
                 await registry.sit(live.table_id, account, bot=True)
-        # bots play at once: every table ends a hand within moments of the others
-        await until(lambda: stored >= 4 * TABLES, 60, "four hands per table stored")
+        # bots play at once: every table ends a hand within moments of the others; a hand
+        # is shown once stored (through its table's inbox): the registry stops after both
+        await until(lambda: stored >= 4 * TABLES
+                    and len(shown_ended(sinks.values())) >= 4 * TABLES, 60,
+                    "four hands per table stored and shown")
     finally:
         await registry.stop()
     await until(lambda: in_flight == 0, 10, "the last stores to finish")
