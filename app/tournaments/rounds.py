@@ -44,6 +44,7 @@ class Standings:
     final_scores: Mapping[int, Score] | None
     entrants: Mapping[int, Entrant]
     rounds_done: int  # Swiss rounds with every table done
+    tables: Sequence[TournamentTable]  # every table of the event, in round and table order
 
 
 async def locked(session: AsyncSession, tournament_id: int) -> Tournament | None:
@@ -156,7 +157,7 @@ async def standings(session: AsyncSession, tournament: Tournament) -> Standings:
     final = swiss.Table(1, seats_of(final_round[0])) if final_round else None
     final_scores = _round_scores(every, tournament.rounds + 1) if final_round else None
     return Standings(swiss.standings(first, scores) if first else (), final, final_scores,
-                     await entrants(session, tournament.id), len(swiss_rounds))
+                     await entrants(session, tournament.id), len(swiss_rounds), every)
 
 
 def _round_scores(every: Sequence[TournamentTable], round_number: int) -> dict[int, Score]:

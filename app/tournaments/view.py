@@ -38,7 +38,7 @@ async def shown(session: AsyncSession, tournament: Tournament) -> Shown:
     points there once it is done) and every table of every round, in the caller's
     transaction."""
     now = await rounds.standings(session, tournament)
-    every = await rounds.tables(session, tournament.id)
+    every = now.tables
     entries = {e.number: e for e in (await session.execute(select(TournamentEntry).where(
         TournamentEntry.tournament_id == tournament.id))).scalars() if e.number is not None}
     names = {int(i): str(n) for i, n in (await session.execute(
